@@ -1,0 +1,18 @@
+"""rams_env: the Rams card game (Loo family) as a reinforcement-learning environment."""
+
+from __future__ import annotations
+
+from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_index, card_name, make_config
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Action",
+    "Game",
+    "IllegalActionError",
+    "Phase",
+    "RulesConfig",
+    "card_index",
+    "card_name",
+    "make_config",
+]

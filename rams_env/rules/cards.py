@@ -1,0 +1,58 @@
+"""Cards as small ints: ``suit * 13 + rank``, suits C D H S, ranks 2..A (RULES.md section 1)."""
+
+from __future__ import annotations
+
+SUITS = "CDHS"
+RANKS = "23456789TJQKA"
+NUM_CARDS = 52
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+JACK, QUEEN, KING, ACE = 9, 10, 11, 12
+SEVEN = 5  # rank index of the lowest card of the 32-card deck
+
+# Russian ace values by suit index (C, D, H, S): clubs 10, diamonds 15, hearts 20, spades 5.
+ACE_VALUES = (10, 15, 20, 5)
+BLACK_JACKS = frozenset({CLUBS * 13 + JACK, SPADES * 13 + JACK})
+RED_JACKS = frozenset({DIAMONDS * 13 + JACK, HEARTS * 13 + JACK})
+
+
+def card_index(name: str) -> int:
+    """Index of a card written rank then suit, e.g. ``card_index("TH") == 34``."""
+    if not isinstance(name, str) or len(name) != 2:
+        raise ValueError(f"not a card name: {name!r} (expected rank then suit, like 'TH')")
+    rank, suit = name[0].upper(), name[1].upper()
+    if rank not in RANKS or suit not in SUITS:
+        raise ValueError(f"not a card name: {name!r} (ranks {RANKS}, suits {SUITS})")
+    return SUITS.index(suit) * 13 + RANKS.index(rank)
+
+
+def card_name(index: int) -> str:
+    """Name of a card index, e.g. ``card_name(34) == "TH"``."""
+    if not isinstance(index, int) or not 0 <= index < NUM_CARDS:
+        raise ValueError(f"not a card index: {index!r} (expected 0..51)")
+    return RANKS[index % 13] + SUITS[index // 13]
+
+
+def deck_cards(deck_size: int) -> list[int]:
+    """The cards of a 52- or 32-card deck, in index order."""
+    if deck_size == 52:
+        return list(range(NUM_CARDS))
+    if deck_size == 32:
+        return [c for c in range(NUM_CARDS) if c % 13 >= SEVEN]
+    raise ValueError(f"deck_size must be 52 or 32, got {deck_size!r}")
+
+
+def ace_value(cards: list[int]) -> int:
+    """Sum of the russian values of the aces among ``cards``."""
+    return sum(ACE_VALUES[c // 13] for c in cards if c % 13 == ACE)
+
+
+def counted_jacks(cards: list[int]) -> tuple[int, ...]:
+    """The jacks of a dealt hand that score in russian: complete black and red pairs, sorted."""
+    jacks = {c for c in cards if c % 13 == JACK}
+    counted = (BLACK_JACKS if jacks >= BLACK_JACKS else set()) | (RED_JACKS if jacks >= RED_JACKS else set())
+    return tuple(sorted(counted))
+
+
+def jack_bonus(cards: list[int]) -> int:
+    """Russian jacks write-off for a dealt hand: 10 for all four, 5 for a black or red pair, else 0."""
+    return {0: 0, 2: 5, 4: 10}[len(counted_jacks(cards))]

@@ -1,0 +1,152 @@
+"""Rule options: one frozen dataclass, four named presets, validated in one place."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+SWEDISH, RUSSIAN = "swedish", "russian"
+END_AFTER_DEAL, END_AT_ZERO = "after_deal", "at_zero"
+INDIVIDUAL, UNANIMOUS = "individual", "unanimous"
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """Every rule option that RULES.md lets vary. Build one with :func:`make_config`."""
+
+    variant: str = "mattmar"  # preset this configuration was built from
+    num_players: int = 4  # seats at the table
+    min_players: int = 3  # fewest seats the variant allows
+    max_players: int = 7  # most seats the variant allows
+    deck_size: int = 52  # 52 cards, or 32 (ranks 7..A)
+    start_score: int = 10  # score (record) every player starts a rams with; lower is better
+    family: str = SWEDISH  # "swedish" or "russian": trick legality, dealer's buying and scoring
+    bids: bool = True  # forehand may bid better cards and swing (section 3)
+    better_cards: str = INDIVIDUAL  # acceptance of "better cards": "individual" (HD) or "unanimous"
+    end: str = END_AFTER_DEAL  # Swedish rams end: "after_deal" (mattmar) or "at_zero" (norrlandsknack)
+    ramsar_per_match: int = 6  # ramsar in a match (1: the match is one rams / russian game)
+    flight_cap: int = 10  # Swedish: a flight never lifts a score above this
+    flight_fine: int = 5  # points added for taking no trick after knocking (both families)
+    forced_knock_at_one: bool = True  # Swedish: a player at 1 point must knock
+    forced_knock_at_two: bool = True  # Swedish: at 2 points, no second pass in a row
+    forced_knock_with_ace: bool = False  # russian: a player dealt an ace may not pass
+    overtake_duty: bool = True  # Swedish: following suit, beat the trick if you can; overtrump
+    trump_ace_lead: bool = True  # Swedish: trump ace led at first lead, played to a trump lead
+    forced_trump_lead: bool = True  # Swedish: while someone is at 1 point, others lead trump
+    honour_leads: bool = False  # russian: lead trump A, K, then Q; ace on a led K, Q or J
+    jacks: bool = False  # russian: jacks write-off and going out on jacks
+    russian_specials: bool = False  # russian: four aces, five of one suit
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    @property
+    def swedish(self) -> bool:
+        """True for the Swedish family (mattmar, norrlandsknack, rams32)."""
+        return self.family == SWEDISH
+
+    @property
+    def max_deal_actions(self) -> int:
+        """Upper bound on the actions of one deal (bids, answers, knocks, buying, play)."""
+        n = self.num_players
+        bidding = (2 * n + 1) if self.bids else 0  # two bids, n - 1 answers each, NO_BID
+        buying = n * 7 + 1  # at most 6 discards + DRAW each, + russian dealer's extra discard
+        return bidding + n + buying + 5 * n
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of every option (JSON-serialisable)."""
+        return dataclasses.asdict(self)
+
+
+_SWEDISH_BASE: dict[str, Any] = {}
+PRESETS: dict[str, dict[str, Any]] = {
+    "mattmar": dict(_SWEDISH_BASE),
+    "norrlandsknack": dict(_SWEDISH_BASE, end=END_AT_ZERO, ramsar_per_match=1),
+    "rams32": dict(_SWEDISH_BASE, deck_size=32, max_players=6),
+    "russian": dict(
+        family=RUSSIAN,
+        start_score=100,
+        bids=False,
+        ramsar_per_match=1,
+        forced_knock_at_one=False,
+        forced_knock_at_two=False,
+        forced_knock_with_ace=True,
+        overtake_duty=False,
+        trump_ace_lead=False,
+        forced_trump_lead=False,
+        honour_leads=True,
+        jacks=True,
+        russian_specials=True,
+    ),
+}
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(RulesConfig) if f.name != "variant")
+
+
+def make_config(variant: str = "mattmar", num_players: int | None = None, **options: Any) -> RulesConfig:
+    """Build the configuration of a preset with some options overridden by keyword.
+
+    Raises ``ValueError`` naming an unknown preset, an unknown option or an impossible value.
+    """
+    if variant not in PRESETS:
+        raise ValueError(f"unknown variant {variant!r}; choose one of {sorted(PRESETS)}")
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(
+            f"unknown rule option(s) {unknown} for variant {variant!r}; known options: {list(OPTION_NAMES)}"
+        )
+    fields: dict[str, Any] = dict(PRESETS[variant], variant=variant)
+    if num_players is not None:
+        fields["num_players"] = num_players
+    fields.update(options)
+    if variant == "russian" and "deck_size" not in options:
+        # Russian seed: the full deck with four or more players, 32 cards with three.
+        players = fields.get("num_players", 4)
+        fields["deck_size"] = 32 if players == 3 else 52
+    return RulesConfig(**fields)
+
+
+def _validate(cfg: RulesConfig) -> None:
+    def fail(option: str, why: str) -> None:
+        raise ValueError(f"invalid rule option {option}={getattr(cfg, option)!r}: {why}")
+
+    for name in OPTION_NAMES:
+        field_type = type(getattr(RulesConfig, name, None)) if hasattr(RulesConfig, name) else None
+        value = getattr(cfg, name)
+        if field_type is bool and not isinstance(value, bool):
+            fail(name, "must be True or False")
+        if field_type is int and (isinstance(value, bool) or not isinstance(value, int)):
+            fail(name, "must be an int")
+    if cfg.family not in (SWEDISH, RUSSIAN):
+        fail("family", f"must be {SWEDISH!r} or {RUSSIAN!r}")
+    if cfg.deck_size not in (52, 32):
+        fail("deck_size", "must be 52 or 32")
+    if not 3 <= cfg.min_players <= cfg.max_players <= 7:
+        fail("max_players", "player range must lie within 3..7")
+    if not cfg.min_players <= cfg.num_players <= cfg.max_players:
+        fail("num_players", f"variant {cfg.variant!r} is for {cfg.min_players} to {cfg.max_players} players")
+    if 5 * cfg.num_players + 1 > cfg.deck_size:
+        need = 5 * cfg.num_players + 1
+        fail("num_players", f"{cfg.num_players} players need {need} cards, the deck has {cfg.deck_size}")
+    if cfg.better_cards not in (INDIVIDUAL, UNANIMOUS):
+        fail("better_cards", f"must be {INDIVIDUAL!r} or {UNANIMOUS!r}")
+    if cfg.end not in (END_AFTER_DEAL, END_AT_ZERO):
+        fail("end", f"must be {END_AFTER_DEAL!r} or {END_AT_ZERO!r}")
+    if cfg.ramsar_per_match < 1:
+        fail("ramsar_per_match", "must be at least 1")
+    if cfg.family == RUSSIAN:
+        if cfg.start_score not in (100, 150, 200):
+            fail("start_score", "the russian record starts at 100, 150 or 200")
+        if cfg.bids:
+            fail("bids", "russian has no forehand bids")
+        if cfg.end != END_AFTER_DEAL:
+            fail("end", "the russian game is checked at the end of each deal")
+        if cfg.overtake_duty or cfg.trump_ace_lead or cfg.forced_trump_lead:
+            fail("overtake_duty", "Swedish trick rules do not combine with the russian family")
+    else:
+        if not 1 <= cfg.start_score <= cfg.flight_cap:
+            fail("start_score", f"Swedish scores start between 1 and the flight cap {cfg.flight_cap}")
+        if cfg.honour_leads or cfg.jacks or cfg.russian_specials or cfg.forced_knock_with_ace:
+            fail("honour_leads", "russian rules do not combine with the Swedish family")
+    if cfg.flight_fine < 0:
+        fail("flight_fine", "must not be negative")
