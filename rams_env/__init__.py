@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .env import RamsEnv, env, raw_env
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_index, card_name, make_config
 
 __version__ = "0.1.0"
@@ -11,8 +12,11 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "Phase",
+    "RamsEnv",
     "RulesConfig",
     "card_index",
     "card_name",
+    "env",
     "make_config",
+    "raw_env",
 ]

@@ -1,0 +1,225 @@
+"""Observation encoding: one flat float32 vector with named slices, relative to the observer.
+
+Seats are relative: relative seat ``r`` is the player ``r`` places clockwise from the observer
+(0 is the observer). Per-seat fields are padded to ``MAX_PLAYERS`` so one network serves every
+seat and table size. Only what the observer may know is encoded (RULES.md section 8).
+
+Layout (``ObservationEncoder.slices`` gives the same table in code; P = 7):
+
+{table}
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import Game, Phase, RulesConfig
+from .rules.actions import NUM_ACTIONS, Action
+from .rules.cards import ace_value
+from .rules.config import PRESETS
+
+MAX_PLAYERS = 7
+ENCODER_VERSION = 1
+P = MAX_PLAYERS
+
+# (name, size, meaning). The single source of the layout: offsets and length derive from it.
+FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("hand", 52, "own hand, by card index"),
+    ("trump", 4, "trump suit (C D H S)"),
+    ("turned_card", 52, "the turned-up card while its place is public"),
+    ("turned_at", 2, "that card is in the dealer's hand / on the table"),
+    ("phase", 6, "bid, answer, knock, buy, play, over"),
+    ("to_act", P, "relative seat to act"),
+    ("dealer", P, "relative seat of the dealer"),
+    ("seats", P, "relative seats present at the table"),
+    ("variant", len(PRESETS), "preset: mattmar, norrlandsknack, rams32, russian"),
+    ("deck32", 1, "1 when the deck has 32 cards"),
+    ("better_bid", 3, "better cards: bid made, answers pending, exchange happened"),
+    ("swing_bid", 3, "swing: bid made, answers pending, trump changed"),
+    ("better_answers", 2 * P, "better cards: accepted by relative seat, then rejected"),
+    ("swing_answers", 2 * P, "swing: accepted by relative seat, then rejected"),
+    ("knocked", P, "relative seats that knocked (a credited dealer counts)"),
+    ("passed", P, "relative seats that passed"),
+    ("discarded", P, "cards discarded by relative seat / 6"),
+    ("drawn", P, "cards drawn by relative seat / 5"),
+    ("pending_discards", 1, "discards of the player buying now, not yet replaced / 6"),
+    ("take_pending", 1, "russian dealer must discard once more, then takes the turned card"),
+    ("trick", P * 52, "current trick: card played by each relative seat"),
+    ("trick_leader", P, "relative seat that led the current trick"),
+    ("played", P * 52, "cards of completed tricks, by the relative seat that played them"),
+    ("out_of_play", 52, "cards known out of play: face-up ones and own face-down ones"),
+    ("shown", 52, "cards shown (russian jacks, five of a suit, four aces)"),
+    ("shown_by", P, "relative seats that showed cards"),
+    ("tricks", P, "tricks taken this deal by relative seat / 5"),
+    ("tricks_done", 1, "completed tricks this deal / 5"),
+    ("scores", P, "score / start score, clipped to [-2, 2]"),
+    ("at_one", P, "live score exactly 1 (forced trump lead for the others)"),
+    ("flights", P, "flights this rams / 5, clipped to 2"),
+    ("passed_last_deal", P, "passed in the previous deal of this rams"),
+    ("must_knock", 1, "the observer may not pass this deal"),
+    ("queen_due", 1, "russian: observer won the last trick with trump K/A"),
+    ("talon", 1, "cards left in the talon / deck size"),
+    ("own_jacks", 1, "russian jacks write-off of the observer's dealt hand / 10"),
+    ("own_aces", 1, "russian value of the aces in the observer's hand / 50"),
+    ("progress", 2, "rams number / ramsar per match, deal of the rams / 20 (clipped)"),
+    ("totals", P, "match totals / (start score x ramsar), clipped to [-2, 2]"),
+)
+
+_PHASE_INDEX = {Phase.BID: 0, Phase.ANSWER: 1, Phase.KNOCK: 2, Phase.BUY: 3, Phase.PLAY: 4}
+_VARIANTS = tuple(PRESETS)
+_BID_BETTER, _BID_SWING = int(Action.BID_BETTER), int(Action.BID_SWING)
+
+
+def _offsets() -> tuple[dict[str, slice], int]:
+    slices, at = {}, 0
+    for name, size, _ in FIELDS:
+        slices[name] = slice(at, at + size)
+        at += size
+    return slices, at
+
+
+SLICES, OBS_SIZE = _offsets()
+_O = {name: s.start for name, s in SLICES.items()}
+
+
+def layout_table() -> str:
+    """The index table of the layout as markdown."""
+    rows = ["| slice | indices | size | meaning |", "|---|---|---|---|"]
+    for name, size, meaning in FIELDS:
+        s = SLICES[name]
+        rows.append(f"| `{name}` | {s.start}-{s.stop - 1} | {size} | {meaning} |")
+    rows.append(f"| total | | {OBS_SIZE} | |")
+    return "\n".join(rows)
+
+
+__doc__ = __doc__.format(table=layout_table())
+
+
+class ObservationEncoder:
+    """Encodes what one seat may know of a :class:`Game` into a flat float32 vector."""
+
+    version = ENCODER_VERSION
+    size = OBS_SIZE
+
+    def __init__(self, config: RulesConfig) -> None:
+        if config.num_players > MAX_PLAYERS:
+            raise ValueError(f"at most {MAX_PLAYERS} players can be encoded")
+        self.config = config
+        self.slices: dict[str, slice] = dict(SLICES)
+
+    def view(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """The named slice of an encoded observation."""
+        return obs[..., self.slices[name]]
+
+    def encode(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Encode ``seat``'s knowledge of ``game`` (into ``out`` if given)."""
+        cfg, n = self.config, game.n
+        obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
+        if out is not None:
+            obs.fill(0.0)
+        ones: list[int] = []
+        add = ones.append
+        o = _O
+
+        def rel(s: int) -> int:
+            return (s - seat) % n
+
+        for c in game.hands[seat]:
+            add(o["hand"] + c)
+        add(o["trump"] + game.trump)
+        if game.turned_public:
+            add(o["turned_card"] + game.turned)
+            add(o["turned_at"] + (0 if game.turned_at == "dealer" else 1))
+        phase = game.phase
+        if phase in _PHASE_INDEX:
+            add(o["phase"] + _PHASE_INDEX[phase])
+            add(o["to_act"] + rel(game.current))
+        else:
+            add(o["phase"] + 5)
+        add(o["dealer"] + rel(game.dealer))
+        for r in range(n):
+            add(o["seats"] + r)
+        add(o["variant"] + _VARIANTS.index(cfg.variant))
+        if cfg.deck_size == 32:
+            add(o["deck32"])
+        for bid, answers, happened in game.bid_log:
+            self._bid(ones, bid, answers, rel, done=True, happened=happened)
+        if game.pending_bid:
+            self._bid(ones, game.pending_bid, game.answers, rel, done=False, happened=False)
+        for s, a in enumerate(game.active):
+            if a is True:
+                add(o["knocked"] + rel(s))
+            elif a is False:
+                add(o["passed"] + rel(s))
+        if game.take_pending:
+            add(o["take_pending"])
+        for s, c in game.trick:
+            add(o["trick"] + 52 * rel(s) + c)
+        if game.trick:
+            add(o["trick_leader"] + rel(game.trick[0][0]))
+        base = o["played"]
+        for cards, _ in game.completed:
+            for s, c in cards:
+                add(base + 52 * rel(s) + c)
+        for c in game.out_public:
+            add(o["out_of_play"] + c)
+        for c in game.out_hidden[seat]:
+            add(o["out_of_play"] + c)
+        for s, _, cards in game.shown:
+            add(o["shown_by"] + rel(s))
+            for c in cards:
+                add(o["shown"] + c)
+        scores = game.scores
+        for s in range(n):
+            if scores[s] == 1:
+                add(o["at_one"] + rel(s))
+            if game.passed_prev[s]:
+                add(o["passed_last_deal"] + rel(s))
+        if phase == Phase.KNOCK and game.current == seat and game.must_knock(seat):
+            add(o["must_knock"])
+        if game.queen_due == seat:
+            add(o["queen_due"])
+        obs[ones] = 1.0
+
+        start = float(cfg.start_score)
+        total_scale = start * cfg.ramsar_per_match
+        for s in range(n):
+            r = rel(s)
+            obs[o["discarded"] + r] = game.discards[s] / 6.0
+            obs[o["drawn"] + r] = game.draws[s] / 5.0
+            obs[o["tricks"] + r] = game.tricks_won[s] / 5.0
+            obs[o["scores"] + r] = min(2.0, max(-2.0, scores[s] / start))
+            obs[o["flights"] + r] = min(2.0, game.rams_flights[s] / 5.0)
+            obs[o["totals"] + r] = min(2.0, max(-2.0, game.totals[s] / total_scale))
+        obs[o["pending_discards"]] = game.pending_discards / 6.0
+        obs[o["tricks_done"]] = len(game.completed) / 5.0
+        obs[o["talon"]] = game.talon_size / cfg.deck_size
+        obs[o["own_jacks"]] = game.jacks[seat] / 10.0
+        obs[o["own_aces"]] = ace_value(game.hands[seat]) / 50.0 if cfg.russian_specials else 0.0
+        obs[o["progress"]] = game.rams_number / cfg.ramsar_per_match
+        obs[o["progress"] + 1] = min(1.0, game.deal_in_rams / 20.0)
+        return obs
+
+    @staticmethod
+    def _bid(ones: list[int], bid: int, answers, rel, done: bool, happened: bool) -> None:
+        o = _O
+        prefix = "better" if bid == _BID_BETTER else "swing"
+        head = o[prefix + "_bid"]
+        ones.append(head)
+        if not done:
+            ones.append(head + 1)
+        elif happened:
+            ones.append(head + 2)
+        ans = o[prefix + "_answers"]
+        for s, accepted in answers:
+            ones.append(ans + rel(s) + (0 if accepted else P))
+
+
+def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """int8 mask of the 60 actions: the legal ones for ``seat`` if it is to act, else all zeros."""
+    mask = np.zeros(NUM_ACTIONS, np.int8) if out is None else out
+    if out is not None:
+        mask.fill(0)
+    if game.current == seat:
+        mask[game.legal_actions()] = 1
+    return mask

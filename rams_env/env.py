@@ -1,0 +1,241 @@
+"""PettingZoo AEC environment for Rams (CONTRACT.md)."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .encoding import OBS_SIZE, ObservationEncoder, action_mask
+from .render import render_table
+from .rules import Game, IllegalActionError, Phase, make_config
+from .rules.actions import NUM_ACTIONS, action_name
+
+EPISODES = ("deal", "rams", "match")
+REWARDS = ("points", "win")
+ILLEGAL = ("raise", "terminate")
+RESET_OPTIONS = ("deck", "dealer", "scores")
+OBS_LOW, OBS_HIGH = -2.0, 2.0
+
+
+class RamsEnv(AECEnv):
+    """Rams as a PettingZoo AEC environment; ``player_i`` sits in seat ``i``.
+
+    ``illegal_action="raise"`` (default) raises on an illegal action; ``"terminate"`` ends the
+    episode instead, with ``illegal_reward`` for the offender and 0 for the others (PettingZoo's
+    TerminateIllegalWrapper semantics). Other keywords override rule options (``start_score``...).
+    """
+
+    metadata = {"name": "rams_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        variant: str = "mattmar",
+        num_players: int = 4,
+        episode: str = "deal",
+        reward: str = "points",
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        **rule_options: Any,
+    ) -> None:
+        super().__init__()
+        self.config = make_config(variant, num_players, **rule_options)
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if reward == "win" and episode == "deal":
+            raise ValueError('reward="win" needs episode="rams" or "match" (a single deal has no winner)')
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if illegal_action not in ILLEGAL:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
+        self.episode, self.reward_kind, self.render_mode = episode, reward, render_mode
+        self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(self.config)
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._seeder = random.Random()
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode; ``options`` may hold ``deck``, ``dealer`` and ``scores``."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(RESET_OPTIONS), key=str)
+        if unknown:
+            # A warning, not an error: PettingZoo's api_test passes {"options": 1} to check the
+            # signature. Bad values of the known options raise ValueError.
+            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=2)
+        if seed is not None:
+            self._seeder = random.Random(seed)
+        game_seed = self._seeder.getrandbits(63)
+        self.game = Game(
+            self.config,
+            seed=game_seed,
+            deck=options.get("deck"),
+            dealer=options.get("dealer"),
+            scores=options.get("scores"),
+        )
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {"score": 0, "tricks": 0} for a in self.agents}
+        self._obs_cache: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
+        self._steps = 0
+        self._update_infos()
+        if self.game.phase == Phase.GAME_OVER:  # russian: going out on jacks in the first deal
+            self.agent_selection = self.possible_agents[0]
+            self._end_episode(win_rewards=True)
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        assert game is not None, "call reset() before step()"
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        before = list(game.scores)
+        try:
+            game.apply(action)  # type: ignore[arg-type]
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{agent}: {err}") from None
+            self._terminate_illegal(agent, action)
+            return
+        self._steps += 1
+        if self.reward_kind == "points":
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(before[i] - game.scores[i])
+        phase = game.phase
+        if phase == Phase.DEAL_OVER:
+            if self.episode == "deal" or (self.episode == "rams" and game.rams_over):
+                self._end_episode(win_rewards=self.episode == "rams")
+            else:
+                game.next_deal()  # a new rams' fresh scores are no reward
+                if game.phase == Phase.GAME_OVER:
+                    self._end_episode(win_rewards=True)
+        elif phase == Phase.GAME_OVER:
+            self._end_episode(win_rewards=True)
+        if not self.terminations[agent]:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._update_infos()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_episode(self, win_rewards: bool) -> None:
+        game = self.game
+        if self.reward_kind == "win" and win_rewards:
+            winners = game.winners if game.winners is not None else game.rams_winners()
+            losers = [s for s in range(game.n) if s not in winners]
+            for s, a in enumerate(self.possible_agents):
+                self.rewards[a] += 1.0 / len(winners) if s in winners else -1.0 / len(losers) if losers else 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+
+    def _terminate_illegal(self, agent: str, action: Any) -> None:
+        legal = self.game.legal_actions()
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        self.rewards[agent] = self.illegal_reward
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.infos[agent]["illegal_action"] = action_name(action) if isinstance(action, int) else repr(action)
+        self.infos[agent]["legal_actions"] = [action_name(a) for a in legal]
+        self._accumulate_rewards()
+
+    def _update_infos(self) -> None:
+        game = self.game
+        for i, a in enumerate(self.possible_agents):
+            info = self.infos.get(a)
+            if info is not None:
+                info["score"] = game.scores[i]
+                info["tricks"] = game.tricks_won[i]
+
+    # ------------------------------------------------------------------ observing
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``."""
+        cached = self._obs_cache.get(agent)
+        if cached is not None and cached[0] == self._steps:
+            return {"observation": cached[1]["observation"].copy(), "action_mask": cached[1]["action_mask"].copy()}
+        seat = self._seat[agent]
+        game = self.game
+        obs = {"observation": self.encoder.encode(game, seat), "action_mask": self._mask(seat)}
+        self._obs_cache[agent] = (self._steps, obs)
+        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+
+    def _mask(self, seat: int) -> np.ndarray:
+        if self.terminations.get(self.possible_agents[seat]):
+            return np.zeros(NUM_ACTIONS, np.int8)
+        return action_mask(self.game, seat)
+
+    def view(self, agent: str | int) -> dict[str, Any]:
+        """Plain dict of what ``agent`` (name or seat) may know (CONTRACT.md)."""
+        seat = self._seat[agent] if isinstance(agent, str) else agent
+        return self.game.view(seat)
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to act (empty once the episode is over)."""
+        if self.terminations.get(self.agent_selection):
+            return []
+        return self.game.legal_actions()
+
+    # ------------------------------------------------------------------ rendering
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            return None
+        viewer = self._seat.get(self.agent_selection, 0)
+        text = render_table(self.game, viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(**kwargs: Any) -> RamsEnv:
+    """The unwrapped environment (same arguments as :func:`env`)."""
+    return RamsEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's standard wrappers (bounds check, call order)."""
+    environment: AECEnv = raw_env(**kwargs)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment
