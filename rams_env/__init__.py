@@ -20,3 +20,13 @@ __all__ = [
     "make_config",
     "raw_env",
 ]
+
+
+def _register_gymnasium() -> None:
+    import gymnasium
+
+    if "rams_env/Rams-v0" not in gymnasium.registry:
+        gymnasium.register(id="rams_env/Rams-v0", entry_point="rams_env.gym_env:RamsGymEnv")
+
+
+_register_gymnasium()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -31,7 +31,11 @@ class RamsEnv(AECEnv):
     TerminateIllegalWrapper semantics). Other keywords override rule options (``start_score``...).
     """
 
-    metadata = {"name": "rams_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "rams_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
