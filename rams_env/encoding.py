@@ -65,7 +65,6 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("totals", P, "match totals / (start score x ramsar), clipped to [-2, 2]"),
 )
 
-_PHASE_INDEX = {Phase.BID: 0, Phase.ANSWER: 1, Phase.KNOCK: 2, Phase.BUY: 3, Phase.PLAY: 4}
 _VARIANTS = tuple(PRESETS)
 _BID_BETTER, _BID_SWING = int(Action.BID_BETTER), int(Action.BID_SWING)
 
@@ -80,6 +79,28 @@ def _offsets() -> tuple[dict[str, slice], int]:
 
 SLICES, OBS_SIZE = _offsets()
 _O = {name: s.start for name, s in SLICES.items()}
+(_HAND, _TRUMP, _TURNED, _TURNED_AT, _PHASE, _TO_ACT, _DEALER, _SEATS, _VARIANT, _DECK32) = (
+    _O[k]
+    for k in ("hand", "trump", "turned_card", "turned_at", "phase", "to_act", "dealer", "seats", "variant", "deck32")
+)
+(_BETTER_BID, _SWING_BID, _BETTER_ANSWERS, _SWING_ANSWERS, _KNOCKED, _PASSED, _TAKE_PENDING) = (
+    _O[k] for k in ("better_bid", "swing_bid", "better_answers", "swing_answers", "knocked", "passed", "take_pending")
+)
+(_TRICK, _TRICK_LEADER, _PLAYED, _OUT, _SHOWN, _SHOWN_BY, _AT_ONE, _PASSED_LAST, _MUST_KNOCK, _QUEEN_DUE) = (
+    _O[k]
+    for k in (
+        "trick",
+        "trick_leader",
+        "played",
+        "out_of_play",
+        "shown",
+        "shown_by",
+        "at_one",
+        "passed_last_deal",
+        "must_knock",
+        "queen_due",
+    )
+)
 
 
 def layout_table() -> str:
@@ -106,6 +127,19 @@ class ObservationEncoder:
             raise ValueError(f"at most {MAX_PLAYERS} players can be encoded")
         self.config = config
         self.slices: dict[str, slice] = dict(SLICES)
+        n = config.num_players
+        self._rel = [[(s - seat) % n for s in range(n)] for seat in range(n)]
+        self._order = [[(seat + r) % n for r in range(n)] for seat in range(n)]
+        self._static_ones = [_SEATS + r for r in range(n)] + [_VARIANT + _VARIANTS.index(config.variant)]
+        if config.deck_size == 32:
+            self._static_ones.append(_DECK32)
+        self._start_score = float(config.start_score)
+        self._total_scale = float(config.start_score * config.ramsar_per_match)
+        per_seat = ("discarded", "drawn", "tricks", "scores", "flights", "totals")
+        scalars = ("pending_discards", "tricks_done", "talon", "own_jacks", "own_aces")
+        index = [SLICES[name].start + r for name in per_seat for r in range(n)]
+        index += [SLICES[name].start for name in scalars] + [SLICES["progress"].start, SLICES["progress"].start + 1]
+        self._value_index = np.array(index, np.intp)
 
     def view(self, obs: np.ndarray, name: str) -> np.ndarray:
         """The named slice of an encoded observation."""
@@ -117,102 +151,96 @@ class ObservationEncoder:
         obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
         if out is not None:
             obs.fill(0.0)
-        ones: list[int] = []
+        rel = self._rel[seat]  # rel[absolute seat] = relative seat
+        ones = [_HAND + c for c in game.hands[seat]]
         add = ones.append
-        o = _O
-
-        def rel(s: int) -> int:
-            return (s - seat) % n
-
-        for c in game.hands[seat]:
-            add(o["hand"] + c)
-        add(o["trump"] + game.trump)
+        add(_TRUMP + game.trump)
         if game.turned_public:
-            add(o["turned_card"] + game.turned)
-            add(o["turned_at"] + (0 if game.turned_at == "dealer" else 1))
+            add(_TURNED + game.turned)
+            add(_TURNED_AT + (0 if game.turned_at == "dealer" else 1))
         phase = game.phase
-        if phase in _PHASE_INDEX:
-            add(o["phase"] + _PHASE_INDEX[phase])
-            add(o["to_act"] + rel(game.current))
+        if phase <= Phase.PLAY:
+            add(_PHASE + phase)
+            add(_TO_ACT + rel[game.current])
         else:
-            add(o["phase"] + 5)
-        add(o["dealer"] + rel(game.dealer))
-        for r in range(n):
-            add(o["seats"] + r)
-        add(o["variant"] + _VARIANTS.index(cfg.variant))
-        if cfg.deck_size == 32:
-            add(o["deck32"])
+            add(_PHASE + 5)
+        add(_DEALER + rel[game.dealer])
+        ones.extend(self._static_ones)
         for bid, answers, happened in game.bid_log:
-            self._bid(ones, bid, answers, rel, done=True, happened=happened)
+            _encode_bid(ones, bid, answers, rel, True, happened)
         if game.pending_bid:
-            self._bid(ones, game.pending_bid, game.answers, rel, done=False, happened=False)
+            _encode_bid(ones, game.pending_bid, game.answers, rel, False, False)
         for s, a in enumerate(game.active):
-            if a is True:
-                add(o["knocked"] + rel(s))
-            elif a is False:
-                add(o["passed"] + rel(s))
+            if a is not None:
+                add((_KNOCKED if a else _PASSED) + rel[s])
         if game.take_pending:
-            add(o["take_pending"])
-        for s, c in game.trick:
-            add(o["trick"] + 52 * rel(s) + c)
-        if game.trick:
-            add(o["trick_leader"] + rel(game.trick[0][0]))
-        base = o["played"]
+            add(_TAKE_PENDING)
+        trick = game.trick
+        if trick:
+            for s, c in trick:
+                add(_TRICK + 52 * rel[s] + c)
+            add(_TRICK_LEADER + rel[trick[0][0]])
         for cards, _ in game.completed:
             for s, c in cards:
-                add(base + 52 * rel(s) + c)
+                add(_PLAYED + 52 * rel[s] + c)
         for c in game.out_public:
-            add(o["out_of_play"] + c)
+            add(_OUT + c)
         for c in game.out_hidden[seat]:
-            add(o["out_of_play"] + c)
+            add(_OUT + c)
         for s, _, cards in game.shown:
-            add(o["shown_by"] + rel(s))
+            add(_SHOWN_BY + rel[s])
             for c in cards:
-                add(o["shown"] + c)
+                add(_SHOWN + c)
         scores = game.scores
-        for s in range(n):
-            if scores[s] == 1:
-                add(o["at_one"] + rel(s))
-            if game.passed_prev[s]:
-                add(o["passed_last_deal"] + rel(s))
+        if 1 in scores:
+            for s in range(n):
+                if scores[s] == 1:
+                    add(_AT_ONE + rel[s])
+        if True in game.passed_prev:
+            for s in range(n):
+                if game.passed_prev[s]:
+                    add(_PASSED_LAST + rel[s])
         if phase == Phase.KNOCK and game.current == seat and game.must_knock(seat):
-            add(o["must_knock"])
+            add(_MUST_KNOCK)
         if game.queen_due == seat:
-            add(o["queen_due"])
+            add(_QUEEN_DUE)
         obs[ones] = 1.0
 
-        start = float(cfg.start_score)
-        total_scale = start * cfg.ramsar_per_match
-        for s in range(n):
-            r = rel(s)
-            obs[o["discarded"] + r] = game.discards[s] / 6.0
-            obs[o["drawn"] + r] = game.draws[s] / 5.0
-            obs[o["tricks"] + r] = game.tricks_won[s] / 5.0
-            obs[o["scores"] + r] = min(2.0, max(-2.0, scores[s] / start))
-            obs[o["flights"] + r] = min(2.0, game.rams_flights[s] / 5.0)
-            obs[o["totals"] + r] = min(2.0, max(-2.0, game.totals[s] / total_scale))
-        obs[o["pending_discards"]] = game.pending_discards / 6.0
-        obs[o["tricks_done"]] = len(game.completed) / 5.0
-        obs[o["talon"]] = game.talon_size / cfg.deck_size
-        obs[o["own_jacks"]] = game.jacks[seat] / 10.0
-        obs[o["own_aces"]] = ace_value(game.hands[seat]) / 50.0 if cfg.russian_specials else 0.0
-        obs[o["progress"]] = game.rams_number / cfg.ramsar_per_match
-        obs[o["progress"] + 1] = min(1.0, game.deal_in_rams / 20.0)
+        # Per-seat numbers, in relative seat order, written with one fancy assignment.
+        order = self._order[seat]
+        start, total = self._start_score, self._total_scale
+        values = [game.discards[s] / 6.0 for s in order]
+        values += [game.draws[s] / 5.0 for s in order]
+        values += [game.tricks_won[s] / 5.0 for s in order]
+        values += [_clip(scores[s] / start) for s in order]
+        values += [min(2.0, game.rams_flights[s] / 5.0) for s in order]
+        values += [_clip(game.totals[s] / total) for s in order]
+        values += [
+            game.pending_discards / 6.0,
+            len(game.completed) / 5.0,
+            game.talon_size / cfg.deck_size,
+            game.jacks[seat] / 10.0,
+            ace_value(game.hands[seat]) / 50.0 if cfg.russian_specials else 0.0,
+            game.rams_number / cfg.ramsar_per_match,
+            min(1.0, game.deal_in_rams / 20.0),
+        ]
+        obs[self._value_index] = values
         return obs
 
-    @staticmethod
-    def _bid(ones: list[int], bid: int, answers, rel, done: bool, happened: bool) -> None:
-        o = _O
-        prefix = "better" if bid == _BID_BETTER else "swing"
-        head = o[prefix + "_bid"]
-        ones.append(head)
-        if not done:
-            ones.append(head + 1)
-        elif happened:
-            ones.append(head + 2)
-        ans = o[prefix + "_answers"]
-        for s, accepted in answers:
-            ones.append(ans + rel(s) + (0 if accepted else P))
+
+def _clip(x: float) -> float:
+    return -2.0 if x < -2.0 else 2.0 if x > 2.0 else x
+
+
+def _encode_bid(ones: list[int], bid: int, answers, rel: list[int], done: bool, happened: bool) -> None:
+    head, ans = (_BETTER_BID, _BETTER_ANSWERS) if bid == _BID_BETTER else (_SWING_BID, _SWING_ANSWERS)
+    ones.append(head)
+    if not done:
+        ones.append(head + 1)
+    elif happened:
+        ones.append(head + 2)
+    for s, accepted in answers:
+        ones.append(ans + rel[s] + (0 if accepted else P))
 
 
 def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:

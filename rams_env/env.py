@@ -110,13 +110,13 @@ class RamsEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"score": 0, "tricks": 0} for a in self.agents}
-        self._obs_cache: dict[str, tuple[int, dict[str, np.ndarray]]] = {}
-        self._steps = 0
+        self._rewarded = False
         self._update_infos()
         if self.game.phase == Phase.GAME_OVER:  # russian: going out on jacks in the first deal
             self.agent_selection = self.possible_agents[0]
             self._end_episode(win_rewards=True)
-            self._accumulate_rewards()
+            if self._rewarded:
+                self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[self.game.current_player]
 
@@ -126,11 +126,14 @@ class RamsEnv(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        assert game is not None, "call reset() before step()"
+        rewards = self.rewards
         self._cumulative_rewards[agent] = 0.0
-        for a in self.rewards:
-            self.rewards[a] = 0.0
-        before = list(game.scores)
+        if self._rewarded:
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewarded = False
+        before = game.scores[:]
+        tricks_before = len(game.completed)
         try:
             game.apply(action)  # type: ignore[arg-type]
         except IllegalActionError as err:
@@ -138,24 +141,28 @@ class RamsEnv(AECEnv):
                 raise IllegalActionError(f"{agent}: {err}") from None
             self._terminate_illegal(agent, action)
             return
-        self._steps += 1
-        if self.reward_kind == "points":
-            for i, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(before[i] - game.scores[i])
         phase = game.phase
-        if phase == Phase.DEAL_OVER:
-            if self.episode == "deal" or (self.episode == "rams" and game.rams_over):
+        if self.reward_kind == "points" and before != game.scores:
+            for i, a in enumerate(self.possible_agents):
+                rewards[a] = float(before[i] - game.scores[i])
+            self._rewarded = True
+        if phase >= Phase.DEAL_OVER:
+            if phase == Phase.GAME_OVER:
+                self._end_episode(win_rewards=True)
+            elif self.episode == "deal" or (self.episode == "rams" and game.rams_over):
                 self._end_episode(win_rewards=self.episode == "rams")
             else:
+                self._update_infos()
                 game.next_deal()  # a new rams' fresh scores are no reward
-                if game.phase == Phase.GAME_OVER:
+                if game.phase == Phase.GAME_OVER:  # russian: going out on jacks at the deal
                     self._end_episode(win_rewards=True)
-        elif phase == Phase.GAME_OVER:
-            self._end_episode(win_rewards=True)
+            self._update_infos()
+        elif tricks_before != len(game.completed):
+            self._update_infos()
         if not self.terminations[agent]:
-            self.agent_selection = self.possible_agents[game.current_player]
-        self._update_infos()
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[game.current]
+        if self._rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -166,6 +173,7 @@ class RamsEnv(AECEnv):
             losers = [s for s in range(game.n) if s not in winners]
             for s, a in enumerate(self.possible_agents):
                 self.rewards[a] += 1.0 / len(winners) if s in winners else -1.0 / len(losers) if losers else 0.0
+            self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
 
     def _terminate_illegal(self, agent: str, action: Any) -> None:
@@ -173,6 +181,7 @@ class RamsEnv(AECEnv):
         for a in self.rewards:
             self.rewards[a] = 0.0
         self.rewards[agent] = self.illegal_reward
+        self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent]["illegal_action"] = action_name(action) if isinstance(action, int) else repr(action)
         self.infos[agent]["legal_actions"] = [action_name(a) for a in legal]
@@ -189,14 +198,8 @@ class RamsEnv(AECEnv):
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``."""
-        cached = self._obs_cache.get(agent)
-        if cached is not None and cached[0] == self._steps:
-            return {"observation": cached[1]["observation"].copy(), "action_mask": cached[1]["action_mask"].copy()}
         seat = self._seat[agent]
-        game = self.game
-        obs = {"observation": self.encoder.encode(game, seat), "action_mask": self._mask(seat)}
-        self._obs_cache[agent] = (self._steps, obs)
-        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+        return {"observation": self.encoder.encode(self.game, seat), "action_mask": self._mask(seat)}
 
     def _mask(self, seat: int) -> np.ndarray:
         if self.terminations.get(self.possible_agents[seat]):
@@ -237,9 +240,19 @@ def raw_env(**kwargs: Any) -> RamsEnv:
     return RamsEnv(**kwargs)
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with ``last()`` answered by the env itself (one call, not five)."""
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            return super().last(observe)
+        return self.env.last(observe)
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's standard wrappers (bounds check, call order)."""
-    environment: AECEnv = raw_env(**kwargs)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
-    return environment
+    """The environment wrapped in PettingZoo's order enforcing (calls before ``reset()`` fail).
+
+    PettingZoo's ``AssertOutOfBoundsWrapper`` is left out: the engine rejects every illegal
+    action itself, with a message naming the action and the legal ones.
+    """
+    return _OrderEnforcing(raw_env(**kwargs))
