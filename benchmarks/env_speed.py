@@ -1,0 +1,133 @@
+"""Environment speed against peers: random legal play, the acting player's observation read at
+every step, measured in one run with alternating rounds so that the peers share the noise.
+
+Run: ``pip install -e ".[bench]" && python -m benchmarks.env_speed [--rounds 5 --seconds 1]``.
+Peers: PettingZoo ``texas_holdem_v4`` (needs rlcard) and OpenSpiel ``hearts`` through pyspiel
+with ``open_spiel.python.observation.make_observation`` (hearts only has an information-state
+tensor, so that is the observation read). A peer that is not installed is reported as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import rams_env
+
+
+def rams_runner(variant: str = "mattmar", num_players: int = 4) -> Callable[[float], int]:
+    """Steps of rams_env.env() in about ``seconds``: observation and mask at every step."""
+    env = rams_env.env(variant=variant, num_players=num_players)
+    chooser = random.Random(0)
+    env.reset(seed=0)
+
+    def run(seconds: float) -> int:
+        steps, deadline = 0, time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            env.reset()
+            for _ in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[chooser.randrange(len(legal))]))
+                steps += 1
+        return steps
+
+    return run
+
+
+def texas_runner() -> Callable[[float], int]:
+    """Steps of PettingZoo texas_holdem_v4, same loop."""
+    from pettingzoo.classic import texas_holdem_v4
+
+    env = texas_holdem_v4.env()
+    chooser = random.Random(0)
+    env.reset(seed=0)
+
+    def run(seconds: float) -> int:
+        steps, deadline = 0, time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            env.reset()
+            for _ in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[chooser.randrange(len(legal))]))
+                steps += 1
+        return steps
+
+    return run
+
+
+def hearts_runner() -> Callable[[float], int]:
+    """Player decisions of OpenSpiel hearts, the acting player's observation tensor read each time."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("hearts")
+    observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    chooser = random.Random(0)
+
+    def run(seconds: float) -> int:
+        steps, deadline = 0, time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[chooser.randrange(len(outcomes))][0])
+                    continue
+                observation.set_from(state, state.current_player())
+                legal = state.legal_actions()
+                state.apply_action(legal[chooser.randrange(len(legal))])
+                steps += 1
+        return steps
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per contender")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per contender per round")
+    args = parser.parse_args()
+    makers = {
+        "rams_env.env() mattmar 4p": rams_runner,
+        "pettingzoo texas_holdem_v4": texas_runner,
+        "open_spiel hearts (make_observation)": hearts_runner,
+    }
+    runners, rates = {}, {}
+    for name, make in makers.items():
+        try:
+            runners[name] = make()
+            rates[name] = []
+        except ImportError as err:
+            print(f"{name}: not installed ({err}); pip install -e '.[bench]'")
+    for _ in range(args.rounds):
+        for name, run in runners.items():
+            start = time.perf_counter()
+            steps = run(args.seconds)
+            rates[name].append(steps / (time.perf_counter() - start))
+    ours = statistics.median(rates["rams_env.env() mattmar 4p"])
+    print(
+        f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+        f"{args.rounds} rounds x {args.seconds:g} s, median steps/s"
+    )
+    print(f"{'contender':<40}{'steps/s':>12}{'rams_env / it':>15}")
+    for name, values in rates.items():
+        rate = statistics.median(values)
+        print(f"{name:<40}{rate:>12,.0f}{ours / rate:>14.2f}x")
+
+
+if __name__ == "__main__":
+    main()
