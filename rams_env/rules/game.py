@@ -797,6 +797,8 @@ class Game:
             "bids": bids,
             "discarded": list(self.discards),
             "drawn": list(self.draws),
+            "pending_discards": self.pending_discards,
+            "take_pending": self.take_pending,
             "completed_tricks": [
                 {"cards": [[s, card_name(c)] for s, c in cards], "winner": w} for cards, w in self.completed
             ],
