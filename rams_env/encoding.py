@@ -26,8 +26,8 @@ P = MAX_PLAYERS
 FIELDS: tuple[tuple[str, int, str], ...] = (
     ("hand", 52, "own hand, by card index"),
     ("trump", 4, "trump suit (C D H S)"),
-    ("turned_card", 52, "the turned-up card while its place is public"),
-    ("turned_at", 2, "that card is in the dealer's hand / on the table"),
+    ("turned_card", 52, "the card turned up for trump this deal (its identity stays public)"),
+    ("turned_at", 2, "while its place is public: in the dealer's hand / on the table"),
     ("phase", 6, "bid, answer, knock, buy, play, over"),
     ("to_act", P, "relative seat to act"),
     ("dealer", P, "relative seat of the dealer"),
@@ -155,8 +155,8 @@ class ObservationEncoder:
         ones = [_HAND + c for c in game.hands[seat]]
         add = ones.append
         add(_TRUMP + game.trump)
+        add(_TURNED + game.turned)
         if game.turned_public:
-            add(_TURNED + game.turned)
             add(_TURNED_AT + (0 if game.turned_at == "dealer" else 1))
         phase = game.phase
         if phase <= Phase.PLAY:
