@@ -101,6 +101,7 @@ _O = {name: s.start for name, s in SLICES.items()}
         "queen_due",
     )
 )
+_OWN_ACES, _TRICKS_DONE, _TRICKS, _SCORES = (_O[k] for k in ("own_aces", "tricks_done", "tricks", "scores"))
 
 
 def layout_table() -> str:
@@ -251,3 +252,72 @@ def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndar
     if game.current == seat:
         mask[game.legal_actions()] = 1
     return mask
+
+
+class ObservationCache:
+    """Per-seat observation buffers kept current by small updates during trick play.
+
+    Any action outside trick play (and the end of a deal) invalidates every buffer; a stale
+    buffer is encoded from scratch when next read. During play, :meth:`after_play` applies the
+    few entries a played card changes to each buffer that is current, so reading an
+    observation costs a copy instead of a full encoding. ``tests/test_encoding_cache.py``
+    checks it against :meth:`ObservationEncoder.encode` at every step.
+    """
+
+    def __init__(self, encoder: ObservationEncoder) -> None:
+        n = encoder.config.num_players
+        self.encoder = encoder
+        self.buffers = np.zeros((n, OBS_SIZE), np.float32)
+        self.current = [False] * n
+        self._rel = encoder._rel
+
+    def invalidate(self) -> None:
+        """Mark every buffer stale."""
+        self.current = [False] * len(self.current)
+
+    def get(self, game: Game, seat: int) -> np.ndarray:
+        """The buffer of ``seat`` (a view: copy it before handing it out)."""
+        buffer = self.buffers[seat]
+        if not self.current[seat]:
+            self.encoder.encode(game, seat, out=buffer)
+            self.current[seat] = True
+        return buffer
+
+    def after_play(self, game: Game, seat: int, card: int, tricks_before: int, turned_was_public: bool) -> None:
+        """Update the current buffers after ``seat`` played ``card`` and play goes on."""
+        completed = len(game.completed) != tricks_before
+        lost_turned = turned_was_public and not game.turned_public
+        now = game.current
+        for o, fresh in enumerate(self.current):
+            if not fresh:
+                continue
+            rel = self._rel[o]
+            buf = self.buffers[o]
+            buf[_TO_ACT + rel[seat]] = 0.0
+            buf[_TO_ACT + rel[now]] = 1.0
+            if lost_turned:
+                buf[_TURNED_AT] = 0.0
+            if o == seat:
+                buf[_HAND + card] = 0.0
+                if self.encoder.config.russian_specials and card % 13 == 12:
+                    buf[_OWN_ACES] = ace_value(game.hands[seat]) / 50.0
+            if not completed:
+                buf[_TRICK + 52 * rel[seat] + card] = 1.0
+                if len(game.trick) == 1:
+                    buf[_TRICK_LEADER + rel[seat]] = 1.0
+                continue
+            cards, _ = game.completed[-1]
+            for s, c in cards:
+                at = 52 * rel[s] + c
+                buf[_TRICK + at] = 0.0
+                buf[_PLAYED + at] = 1.0
+            buf[_TRICK_LEADER : _TRICK_LEADER + P] = 0.0
+            buf[_TRICKS_DONE] = len(game.completed) / 5.0
+            scores, start = game.scores, self.encoder._start_score
+            buf[_AT_ONE : _AT_ONE + P] = 0.0
+            for s in range(game.n):
+                buf[_TRICKS + rel[s]] = game.tricks_won[s] / 5.0
+                buf[_SCORES + rel[s]] = _clip(scores[s] / start)
+                if scores[s] == 1:
+                    buf[_AT_ONE + rel[s]] = 1.0
+            buf[_QUEEN_DUE] = 1.0 if game.queen_due == o else 0.0

@@ -11,7 +11,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .encoding import OBS_SIZE, ObservationEncoder, action_mask
+from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder, action_mask
 from .render import render_table
 from .rules import Game, IllegalActionError, Phase, make_config
 from .rules.actions import NUM_ACTIONS, action_name
@@ -66,6 +66,7 @@ class RamsEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.encoder = ObservationEncoder(self.config)
+        self._cache = ObservationCache(self.encoder)
         self.observation_spaces = {
             a: spaces.Dict(
                 {
@@ -111,6 +112,7 @@ class RamsEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"score": 0, "tricks": 0} for a in self.agents}
         self._rewarded = False
+        self._cache.invalidate()
         self._update_infos()
         if self.game.phase == Phase.GAME_OVER:  # russian: going out on jacks in the first deal
             self.agent_selection = self.possible_agents[0]
@@ -134,6 +136,7 @@ class RamsEnv(AECEnv):
             self._rewarded = False
         before = game.scores[:]
         tricks_before = len(game.completed)
+        playing, turned_public = game.phase == Phase.PLAY, game.turned_public
         try:
             game.apply(action)  # type: ignore[arg-type]
         except IllegalActionError as err:
@@ -142,6 +145,10 @@ class RamsEnv(AECEnv):
             self._terminate_illegal(agent, action)
             return
         phase = game.phase
+        if playing and phase == Phase.PLAY:
+            self._cache.after_play(game, self._seat[agent], action, tricks_before, turned_public)
+        else:
+            self._cache.invalidate()
         if self.reward_kind == "points" and before != game.scores:
             for i, a in enumerate(self.possible_agents):
                 rewards[a] = float(before[i] - game.scores[i])
@@ -199,7 +206,7 @@ class RamsEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``."""
         seat = self._seat[agent]
-        return {"observation": self.encoder.encode(self.game, seat), "action_mask": self._mask(seat)}
+        return {"observation": self._cache.get(self.game, seat).copy(), "action_mask": self._mask(seat)}
 
     def _mask(self, seat: int) -> np.ndarray:
         if self.terminations.get(self.possible_agents[seat]):

@@ -36,7 +36,9 @@ class RamsGymEnv(gymnasium.Env):
     ``learner_seat`` is a seat or ``"random"`` (drawn at each reset); ``opponents`` is one policy
     for every other seat or a list with one per other seat, in seat order. A policy is a callable
     ``observation -> action`` or an object with ``act(observation)``; the observation is
-    ``env.observe(agent)`` of the PettingZoo env. An illegal action of the learner ends the
+    ``env.observe(agent)`` of the PettingZoo env. ``reset()`` skips episodes that end before
+    the learner's first decision; rewards the learner receives before that decision come with
+    its first ``step()``. An illegal action of the learner ends the
     episode with ``illegal_reward`` (default -1) unless ``illegal_action="raise"``, so that
     unmasked learners (and ``check_env``) can explore. Other keywords go to :class:`RamsEnv`.
     """
@@ -76,6 +78,7 @@ class RamsGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._learner = "player_0"
         self._last_mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._carry = 0.0
 
     def _policies_for(self, seat: int) -> list[Policy | None]:
         if self._opponents:
@@ -94,6 +97,13 @@ class RamsGymEnv(gymnasium.Env):
         self._policies = self._policies_for(seat)
         self.aec.reset(seed=aec_seed, options=options)
         self._advance()
+        while self.aec.terminations[self._learner]:
+            # The episode ended before the learner had a decision (say everyone before the dealer
+            # passed): it teaches nothing, so deal the next one from the same generator.
+            self.aec.reset()
+            self._advance()
+        # Rewards the learner got before its first decision are paid with its first step.
+        self._carry = float(self.aec._cumulative_rewards[self._learner])
         return self._observe()
 
     def step(self, action: int):
@@ -104,7 +114,8 @@ class RamsGymEnv(gymnasium.Env):
             raise RuntimeError("internal error: the learner is not to act")
         aec.step(int(action))
         self._advance()
-        reward = float(aec._cumulative_rewards[learner])
+        reward = float(aec._cumulative_rewards[learner]) + self._carry
+        self._carry = 0.0
         obs, info = self._observe()
         return obs, reward, bool(aec.terminations[learner]), False, info
 

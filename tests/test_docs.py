@@ -1,5 +1,6 @@
 """The README documents the observation layout exactly as the encoder builds it."""
 
+import itertools
 from pathlib import Path
 
 from rams_env.encoding import OBS_SIZE, SLICES, layout_table
@@ -14,7 +15,7 @@ def test_readme_holds_the_current_layout_table():
 def test_slices_tile_the_vector_without_gaps():
     edges = sorted((s.start, s.stop) for s in SLICES.values())
     assert edges[0][0] == 0 and edges[-1][1] == OBS_SIZE
-    assert all(a[1] == b[0] for a, b in zip(edges, edges[1:]))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(edges))
 
 
 def test_ci_runs_the_readme_test_command():
