@@ -21,9 +21,9 @@ import numpy as np
 import rams_env
 
 
-def rams_runner(variant: str = "mattmar", num_players: int = 4) -> Callable[[float], int]:
-    """Steps of rams_env.env() in about ``seconds``: observation and mask at every step."""
-    env = rams_env.env(variant=variant, num_players=num_players)
+def aec_runner(env) -> Callable[[float], int]:
+    """Steps of a PettingZoo AEC env with action masks in about ``seconds``: observation and mask
+    read at every step, a uniformly random legal action."""
     chooser = random.Random(0)
     env.reset(seed=0)
 
@@ -42,31 +42,18 @@ def rams_runner(variant: str = "mattmar", num_players: int = 4) -> Callable[[flo
         return steps
 
     return run
+
+
+def rams_runner(variant: str = "mattmar", num_players: int = 4) -> Callable[[float], int]:
+    """rams_env.env() with the default (points) rewards, one deal per episode."""
+    return aec_runner(rams_env.env(variant=variant, num_players=num_players))
 
 
 def texas_runner() -> Callable[[float], int]:
-    """Steps of PettingZoo texas_holdem_v4, same loop."""
+    """PettingZoo texas_holdem_v4 (needs pettingzoo[classic])."""
     from pettingzoo.classic import texas_holdem_v4
 
-    env = texas_holdem_v4.env()
-    chooser = random.Random(0)
-    env.reset(seed=0)
-
-    def run(seconds: float) -> int:
-        steps, deadline = 0, time.perf_counter() + seconds
-        while time.perf_counter() < deadline:
-            env.reset()
-            for _ in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[chooser.randrange(len(legal))]))
-                steps += 1
-        return steps
-
-    return run
+    return aec_runner(texas_holdem_v4.env())
 
 
 def hearts_runner() -> Callable[[float], int]:

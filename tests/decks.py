@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rams_env.rules import card_name, deck_cards, make_config
+from rams_env.rules import Game, card_name, deck_cards, make_config
 
 
 def stack_deck(
@@ -39,3 +39,16 @@ def stack_deck(
     deck += list(talon or []) + rest
     assert sorted(deck) == sorted(card_name(c) for c in deck_cards(cfg.deck_size))
     return deck
+
+
+def card_places(game: Game) -> list[int]:
+    """Every card the engine holds, once for every place it lies in (RULES.md sections 2-6)."""
+    cards = [c for hand in game.hands for c in hand]
+    cards += game.talon[game.talon_pos :]
+    cards += [c for _, c in game.trick]
+    cards += [c for trick, _ in game.completed for _, c in trick]
+    cards += game.out_public
+    cards += [c for pile in game.out_hidden for c in pile]
+    if game.turned_at == "table":  # russian: the turned card lies on the table until taken
+        cards.append(game.turned)
+    return cards

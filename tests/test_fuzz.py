@@ -17,23 +17,11 @@ import time
 import pytest
 
 from rams_env.rules import Game, Phase, make_config
+from tests.decks import card_places
 from tests.oracle import PRESET_PLAYERS, Shadow, card_str, deck_of, rigged_deck, settlement
 
 DEALS = 10_000
 DEALS_PER_TABLE = 4
-
-
-def card_places(game: Game) -> list[int]:
-    """Every card the engine holds, once for every place it lies in."""
-    cards = [c for hand in game.hands for c in hand]
-    cards += game.talon[game.talon_pos :]
-    cards += [c for _, c in game.trick]
-    cards += [c for trick, _ in game.completed for _, c in trick]
-    cards += game.out_public
-    cards += [c for pile in game.out_hidden for c in pile]
-    if game.turned_at == "table":
-        cards.append(game.turned)
-    return cards
 
 
 def fuzz(variant: str, deals: int, seed: int = 0) -> dict[str, int]:

@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rams_env.rules import Game, IllegalActionError, Phase, make_config
+from tests.decks import card_places
 from tests.oracle import PRESET_PLAYERS, Shadow, card_str, deck_of, rigged_deck, settlement
 
 CASES = [(variant, n) for variant, counts in PRESET_PLAYERS.items() for n in counts]
@@ -40,19 +41,6 @@ PROPERTY = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-def card_places(game: Game) -> list[int]:
-    """Every card the engine holds, once for every place it lies in (RULES.md sections 2-6)."""
-    cards = [c for hand in game.hands for c in hand]
-    cards += game.talon[game.talon_pos :]
-    cards += [c for _, c in game.trick]
-    cards += [c for trick, _ in game.completed for _, c in trick]
-    cards += game.out_public
-    cards += [c for pile in game.out_hidden for c in pile]
-    if game.turned_at == "table":  # russian: the turned card lies on the table until taken
-        cards.append(game.turned)
-    return cards
 
 
 def check_cards(game: Game, deck: list[str]) -> None:
