@@ -247,13 +247,43 @@ def raw_env(**kwargs: Any) -> RamsEnv:
     return RamsEnv(**kwargs)
 
 
+def _forwarded(name: str) -> property:
+    """A hot attribute read straight from the raw env once reset() has been called."""
+
+    def get(self: _OrderEnforcing) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, doc=f"The raw env's ``{name}``.")
+
+
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcing, with ``last()`` answered by the env itself (one call, not five)."""
+    """PettingZoo's order enforcing with its checks kept, and the hot paths (``last``, ``step``,
+    the attributes the agent iterator reads) answered without chains of ``__getattr__``."""
+
+    def __init__(self, env: RamsEnv) -> None:
+        super().__init__(env)
+        self._raw = env
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    rewards = _forwarded("rewards")
+    infos = _forwarded("infos")
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             return super().last(observe)
-        return self.env.last(observe)
+        return self._raw.last(observe)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self._raw.step(action)
+        else:
+            super().step(action)
 
 
 def env(**kwargs: Any) -> AECEnv:
