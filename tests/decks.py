@@ -52,3 +52,13 @@ def card_places(game: Game) -> list[int]:
     if game.turned_at == "table":  # russian: the turned card lies on the table until taken
         cards.append(game.turned)
     return cards
+
+
+def check_result(game: Game, shadow) -> None:
+    """At the end of a game, the engine's winners and russian settlement match the oracle's model."""
+    from tests.oracle import settlement
+
+    result = game.result()
+    assert result["winners"] == shadow.winners
+    if not shadow.swedish:
+        assert result["settlement"] == settlement(shadow.scores, shadow.winners)

@@ -17,8 +17,8 @@ import time
 import pytest
 
 from rams_env.rules import Game, Phase, make_config
-from tests.decks import card_places
-from tests.oracle import PRESET_PLAYERS, Shadow, card_str, deck_of, rigged_deck, settlement
+from tests.decks import card_places, check_result
+from tests.oracle import PRESET_PLAYERS, Shadow, card_str, deck_of, rigged_deck
 
 DEALS = 10_000
 DEALS_PER_TABLE = 4
@@ -65,10 +65,7 @@ def fuzz(variant: str, deals: int, seed: int = 0) -> dict[str, int]:
             assert view["tricks"] == shadow.tricks and view["active"] == shadow.active
             assert (game.phase == Phase.GAME_OVER) == shadow.game_over
             if shadow.game_over:
-                result = game.result()
-                assert result["winners"] == shadow.winners
-                if not shadow.swedish:
-                    assert result["settlement"] == settlement(shadow.scores, shadow.winners)
+                check_result(game, shadow)
                 break
             game.next_deal()
             shadow.next_deal()

@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rams_env.rules import Game, IllegalActionError, Phase, make_config
-from tests.decks import card_places
-from tests.oracle import PRESET_PLAYERS, Shadow, card_str, deck_of, rigged_deck, settlement
+from tests.decks import card_places, check_result
+from tests.oracle import PRESET_PLAYERS, Shadow, card_str, deck_of, rigged_deck
 
 CASES = [(variant, n) for variant, counts in PRESET_PLAYERS.items() for n in counts]
 OVER = (Phase.DEAL_OVER, Phase.GAME_OVER)
@@ -121,10 +121,7 @@ class Table:
             assert view["flights"] == shadow.flights
         assert (game.phase == Phase.GAME_OVER) == shadow.game_over
         if shadow.game_over:
-            result = game.result()
-            assert result["winners"] == shadow.winners
-            if not shadow.swedish:
-                assert result["settlement"] == settlement(shadow.scores, shadow.winners)
+            check_result(game, shadow)
         if over and shadow.rams_over and self.variant in ("mattmar", "rams32"):
             assert view["rams_over"]
             assert game.result()["ramsar"][-1]["winners"] == shadow.rams_winners
