@@ -1,0 +1,19 @@
+"""Uniformly random legal play."""
+
+from __future__ import annotations
+
+import random
+
+from .base import Observation, ObservationAgent, legal_from_mask
+
+
+class RandomAgent(ObservationAgent):
+    """Picks uniformly among the legal actions of ``observation["action_mask"]``."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, observation: Observation) -> int:
+        """A uniformly random legal action."""
+        legal = legal_from_mask(observation)
+        return int(legal[self.rng.randrange(legal.size)])

@@ -1,0 +1,253 @@
+"""Shared training pieces: the policy network, the masked categorical, checkpoint I/O, the policy agent.
+
+Training scripts and :func:`rams_env.agents.load_agent` import this one module, so they cannot drift
+apart. It imports torch; ``rams_env`` itself does not import it.
+
+Checkpoint layout (plain data only, read with ``torch.load(..., weights_only=True)``)::
+
+    {"format": "rams_env.checkpoint", "format_version": 1,
+     "encoder_version": int, "obs_size": int, "num_actions": int,
+     "config": {rules options as plain data}, "network": {"hidden": [int, ...]},
+     "model": state_dict, ...}
+
+Training adds more keys (optimizer state, step counters, RNG states, arguments); loading ignores them.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from .agents.base import Observation, ObservationAgent, legal_from_mask, observation_vector
+from .encoding import ENCODER_VERSION, OBS_SIZE
+from .rules import RulesConfig
+from .rules.actions import NUM_ACTIONS
+
+CHECKPOINT_FORMAT = "rams_env.checkpoint"
+CHECKPOINT_VERSION = 1
+DEFAULT_HIDDEN = (256, 256)
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable rams_env checkpoint (missing, damaged, foreign or mismatched)."""
+
+
+class PolicyNet(nn.Module):
+    """MLP torso with a policy-logits head and a value head."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = DEFAULT_HIDDEN) -> None:
+        super().__init__()
+        hidden = tuple(int(h) for h in hidden)
+        if obs_size < 1 or num_actions < 1 or not hidden or min(hidden) < 1:
+            raise ValueError(
+                f"PolicyNet needs positive sizes: obs_size={obs_size}, num_actions={num_actions}, hidden={hidden}"
+            )
+        self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
+        layers: list[nn.Module] = []
+        width = obs_size
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.torso = nn.Sequential(*layers)
+        self.policy_head = nn.Linear(width, num_actions)
+        self.value_head = nn.Linear(width, 1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits [..., num_actions], value [...])`` for a batch of observations ``[..., obs_size]``."""
+        features = self.torso(obs)
+        return self.policy_head(features), self.value_head(features).squeeze(-1)
+
+
+class MaskedCategorical:
+    """A categorical over the legal actions only: illegal actions get probability exactly zero.
+
+    ``mask`` is boolean (or 0/1) with the shape of ``logits``; every row needs a legal action.
+    Entropy and log-probabilities are computed over the legal actions alone.
+    """
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
+        mask = mask.to(dtype=torch.bool, device=logits.device)
+        if mask.shape != logits.shape:
+            raise ValueError(f"mask shape {tuple(mask.shape)} differs from logits shape {tuple(logits.shape)}")
+        if not bool(mask.any(dim=-1).all()):
+            raise ValueError("every row of the mask needs at least one legal action")
+        self.mask = mask
+        # A finite floor (not -inf) keeps 0 * log p at 0 in the entropy and its gradient free of NaN;
+        # exp of it underflows to exactly 0.
+        self.logits = torch.where(mask, logits, torch.finfo(logits.dtype).min)
+        self.log_probs = torch.log_softmax(self.logits, dim=-1)
+        self.probs = torch.where(mask, self.log_probs.exp(), 0.0)
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        """Actions drawn from the distribution (shape of the batch)."""
+        flat = self.probs.reshape(-1, self.probs.shape[-1])
+        drawn = torch.multinomial(flat, 1, generator=generator).squeeze(-1)
+        return drawn.reshape(self.probs.shape[:-1])
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        """Log-probability of ``actions`` (shape of the batch)."""
+        return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        """Entropy over the legal actions (shape of the batch)."""
+        return -torch.where(self.mask, self.probs * self.log_probs, 0.0).sum(-1)
+
+    def mode(self) -> torch.Tensor:
+        """The most probable legal action (shape of the batch)."""
+        return self.logits.argmax(dim=-1)
+
+
+# ---------------------------------------------------------------------------- checkpoints
+def make_checkpoint(net: PolicyNet, config: RulesConfig, **extra: Any) -> dict[str, Any]:
+    """The checkpoint payload of ``net`` trained for ``config``; ``extra`` keys are added as given."""
+    reserved = {"format", "format_version", "encoder_version", "obs_size", "num_actions", "config", "network", "model"}
+    clash = sorted(reserved & set(extra))
+    if clash:
+        raise ValueError(f"extra checkpoint keys {clash} are reserved by the checkpoint format")
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "format_version": CHECKPOINT_VERSION,
+        "encoder_version": ENCODER_VERSION,
+        "obs_size": net.obs_size,
+        "num_actions": net.num_actions,
+        "config": config.to_dict(),
+        "network": {"hidden": list(net.hidden)},
+        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        **extra,
+    }
+
+
+def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) -> None:
+    """Write ``payload`` atomically: a temporary file in the same folder, flushed, fsynced, renamed."""
+    if not isinstance(payload, Mapping) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f'a checkpoint payload must be a dict with "format": {CHECKPOINT_FORMAT!r} (make_checkpoint)')
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make the checkpoint private to its writer
+        with os.fdopen(fd, "wb") as f:
+            torch.save(dict(payload), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_checkpoint(path: str | os.PathLike[str], expect_config: RulesConfig | None = None) -> dict[str, Any]:
+    """Read and check a checkpoint; ``CheckpointError`` says what is wrong with a refused file."""
+    where = str(path)
+    if not Path(path).is_file():
+        raise CheckpointError(f"checkpoint {where!r} does not exist (or is not a file)")
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise CheckpointError(
+            f"{where!r} is not a rams_env checkpoint: it holds Python objects, not plain data "
+            "(refused without unpickling them)"
+        ) from None
+    except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
+        raise CheckpointError(
+            f"{where!r} is damaged or not a torch checkpoint file ({type(err).__name__}: {err})"
+        ) from None
+    if not isinstance(payload, dict) or "format" not in payload:
+        raise CheckpointError(f'{where!r} is not a rams_env checkpoint (no "format" marker)')
+    if payload["format"] != CHECKPOINT_FORMAT:
+        raise CheckpointError(
+            f'{where!r} is not a rams_env checkpoint ("format" is {payload["format"]!r}, not {CHECKPOINT_FORMAT!r})'
+        )
+    version = payload.get("format_version")
+    if version != CHECKPOINT_VERSION:
+        raise CheckpointError(
+            f"{where!r} has checkpoint format version {version!r}; this rams_env reads version {CHECKPOINT_VERSION}"
+        )
+    for key, ours in (("encoder_version", ENCODER_VERSION), ("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
+        if payload.get(key) != ours:
+            raise CheckpointError(
+                f"{where!r} was written for {key}={payload.get(key)!r}; this rams_env has {key}={ours} "
+                "(the network does not fit these observations or actions)"
+            )
+    for key in ("config", "network", "model"):
+        if not isinstance(payload.get(key), dict):
+            raise CheckpointError(f"{where!r} is damaged: {key!r} is missing or not a dict")
+    config = checkpoint_config(payload, where)
+    if expect_config is not None and config != expect_config:
+        ours, theirs = expect_config.to_dict(), config.to_dict()
+        diff = ", ".join(f"{k}={theirs[k]!r} (expected {ours[k]!r})" for k in ours if ours[k] != theirs.get(k))
+        raise CheckpointError(f"{where!r} was trained for other rules: {diff}")
+    return payload
+
+
+def checkpoint_config(payload: Mapping[str, Any], where: str = "checkpoint") -> RulesConfig:
+    """The rules configuration recorded in a checkpoint payload."""
+    try:
+        return RulesConfig(**payload["config"])
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{where!r} records an invalid rules configuration: {err}") from None
+
+
+def network_from_checkpoint(payload: Mapping[str, Any], where: str = "checkpoint") -> PolicyNet:
+    """The :class:`PolicyNet` of a checked payload, its weights loaded."""
+    hidden = payload["network"].get("hidden")
+    if not isinstance(hidden, (list, tuple)) or not all(isinstance(h, int) and h > 0 for h in hidden) or not hidden:
+        raise CheckpointError(f"{where!r} is damaged: network hidden sizes {hidden!r} are not a list of positive ints")
+    net = PolicyNet(payload["obs_size"], payload["num_actions"], hidden)
+    try:
+        net.load_state_dict(payload["model"])
+    except (RuntimeError, KeyError, TypeError) as err:
+        raise CheckpointError(f"{where!r} is damaged: its weights do not fit the network ({err})") from None
+    net.eval()
+    return net
+
+
+# ---------------------------------------------------------------------------- agent
+class PolicyAgent(ObservationAgent):
+    """Plays a :class:`PolicyNet`: the masked argmax (``greedy``) or a sample of the masked policy."""
+
+    def __init__(self, net: PolicyNet, config: RulesConfig, greedy: bool = True, seed: int | None = None) -> None:
+        self.net = net.eval()
+        self.config = config
+        self.variant = config.variant
+        self.num_players = config.num_players
+        self.greedy = greedy
+        self.generator = torch.Generator()
+        if seed is not None:
+            self.generator.manual_seed(seed)
+        else:
+            self.generator.seed()
+
+    def act(self, observation: Observation) -> int:
+        """The policy's action among the legal ones."""
+        legal = legal_from_mask(observation)
+        vector = observation_vector(observation)
+        mask = torch.zeros(NUM_ACTIONS, dtype=torch.bool)
+        mask[torch.from_numpy(legal)] = True
+        with torch.no_grad():
+            logits, _ = self.net(torch.from_numpy(vector))
+            dist = MaskedCategorical(logits, mask)
+            action = dist.mode() if self.greedy else dist.sample(self.generator)
+        return int(action)
+
+
+def load_policy_agent(
+    path: str | os.PathLike[str],
+    expect_config: RulesConfig | None = None,
+    greedy: bool = True,
+    seed: int | None = None,
+) -> PolicyAgent:
+    """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`load_checkpoint`)."""
+    payload = load_checkpoint(path, expect_config)
+    where = str(path)
+    return PolicyAgent(network_from_checkpoint(payload, where), checkpoint_config(payload, where), greedy, seed)

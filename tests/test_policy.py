@@ -1,0 +1,198 @@
+"""The shared training pieces: masked categorical, policy network, checkpoint I/O and load_agent."""
+
+from __future__ import annotations
+
+import collections
+import math
+import pickle
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from rams_env.agents import load_agent, observe
+from rams_env.encoding import OBS_SIZE
+from rams_env.policy import (
+    CHECKPOINT_FORMAT,
+    CheckpointError,
+    MaskedCategorical,
+    PolicyNet,
+    load_checkpoint,
+    make_checkpoint,
+    save_checkpoint,
+)
+from rams_env.rules import Game, Phase, make_config
+from rams_env.rules.actions import NUM_ACTIONS
+
+
+def tiny_checkpoint(tmp_path, variant: str = "mattmar", n: int = 4, seed: int = 0, **extra):
+    """Save a tiny randomly initialised network for ``variant`` / ``n``; return its path."""
+    torch.manual_seed(seed)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(16,))
+    path = tmp_path / f"{variant}_{n}.pt"
+    save_checkpoint(path, make_checkpoint(net, make_config(variant, n), **extra))
+    return path
+
+
+# ---------------------------------------------------------------------------- MaskedCategorical
+def test_masked_categorical_zero_probability_and_legal_samples():
+    logits = torch.tensor([[5.0, 0.0, 1.0, -2.0], [0.0, 0.0, 0.0, 9.0]])
+    mask = torch.tensor([[False, True, True, False], [True, False, False, False]])
+    dist = MaskedCategorical(logits, mask)
+    assert torch.all(dist.probs[~mask] == 0.0)
+    assert torch.allclose(dist.probs.sum(-1), torch.ones(2))
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(200):
+        sample = dist.sample(gen)
+        assert bool(mask[torch.arange(2), sample].all())
+    assert dist.mode().tolist() == [2, 0]
+
+
+def test_masked_categorical_entropy_and_log_prob_by_hand():
+    logits = torch.tensor([math.log(1.0), math.log(3.0), 100.0, 7.0])
+    mask = torch.tensor([True, True, False, False])
+    dist = MaskedCategorical(logits, mask)
+    p = (0.25, 0.75)  # the two legal actions, weights 1 and 3
+    assert dist.entropy().item() == pytest.approx(-(p[0] * math.log(p[0]) + p[1] * math.log(p[1])), rel=1e-6)
+    assert dist.log_prob(torch.tensor(1)).item() == pytest.approx(math.log(0.75), rel=1e-6)
+    one_legal = MaskedCategorical(torch.tensor([3.0, -1.0, 2.0]), torch.tensor([False, True, False]))
+    assert one_legal.entropy().item() == 0.0
+
+
+def test_masked_categorical_gradients_are_finite():
+    logits = torch.randn(3, 6, requires_grad=True)
+    mask = torch.tensor([[1, 0, 1, 0, 0, 0], [0, 0, 0, 0, 0, 1], [1, 1, 1, 1, 1, 1]])
+    dist = MaskedCategorical(logits, mask)
+    (dist.entropy().sum() + dist.log_prob(torch.tensor([2, 5, 0])).sum()).backward()
+    assert torch.isfinite(logits.grad).all()
+    assert torch.all(logits.grad[mask == 0] == 0.0)
+
+
+def test_masked_categorical_rejects_bad_masks():
+    with pytest.raises(ValueError, match="at least one legal action"):
+        MaskedCategorical(torch.zeros(2, 3), torch.tensor([[1, 0, 0], [0, 0, 0]]))
+    with pytest.raises(ValueError, match="shape"):
+        MaskedCategorical(torch.zeros(2, 3), torch.ones(2, 4))
+
+
+def test_policy_net_shapes():
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(32, 16))
+    logits, value = net(torch.zeros(5, OBS_SIZE))
+    assert logits.shape == (5, NUM_ACTIONS) and value.shape == (5,)
+    with pytest.raises(ValueError, match="hidden"):
+        PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=())
+
+
+# ---------------------------------------------------------------------------- checkpoints
+def test_checkpoint_round_trip_keeps_extra_keys(tmp_path):
+    path = tiny_checkpoint(tmp_path, step=12, args={"lr": 0.001})
+    payload = load_checkpoint(path, expect_config=make_config("mattmar", 4))
+    assert payload["format"] == CHECKPOINT_FORMAT and payload["step"] == 12 and payload["args"] == {"lr": 0.001}
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left behind
+
+
+def test_make_checkpoint_refuses_reserved_extra_keys():
+    with pytest.raises(ValueError, match="reserved"):
+        make_checkpoint(PolicyNet(OBS_SIZE, NUM_ACTIONS, (4,)), make_config("mattmar", 4), model={})
+
+
+@pytest.mark.parametrize(("variant", "n"), [("mattmar", 4), ("norrlandsknack", 3), ("rams32", 6), ("russian", 7)])
+def test_load_agent_plays_only_legal_actions(tmp_path, variant, n):
+    agent = load_agent(tiny_checkpoint(tmp_path, variant, n), greedy=False, seed=1)
+    assert (agent.variant, agent.num_players) == (variant, n)
+    rng = random.Random(n)
+    for seed in range(3):
+        game = Game(make_config(variant, n), seed=seed)
+        while game.phase != Phase.GAME_OVER and game.deal_number < 3:
+            if game.phase == Phase.DEAL_OVER:
+                game.next_deal()
+                continue
+            seat = game.current_player
+            action = agent.act_game(game, seat) if rng.random() < 0.5 else agent.act(observe(game, seat))
+            assert action in game.legal_actions()
+            game.apply(action)
+
+
+def test_greedy_agent_takes_the_masked_argmax(tmp_path):
+    agent = load_agent(tiny_checkpoint(tmp_path))
+    game = Game(make_config("mattmar", 4), seed=3)
+    obs = observe(game, game.current_player)
+    with torch.no_grad():
+        logits, _ = agent.net(torch.from_numpy(obs["observation"]))
+    legal = np.flatnonzero(obs["action_mask"])
+    assert agent.act(obs) == int(legal[int(torch.argmax(logits[legal]))])
+
+
+def test_refuses_a_missing_file(tmp_path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_agent(tmp_path / "nothing.pt")
+
+
+def test_refuses_a_damaged_file(tmp_path):
+    path = tiny_checkpoint(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="damaged"):
+        load_agent(path)
+
+
+def test_refuses_a_text_file(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("these are not the weights you are looking for\n")
+    with pytest.raises(CheckpointError, match="damaged or not a torch checkpoint"):
+        load_agent(path)
+
+
+def test_refuses_a_plain_tensor(tmp_path):
+    path = tmp_path / "tensor.pt"
+    torch.save(torch.zeros(3), path)
+    with pytest.raises(CheckpointError, match='no "format" marker'):
+        load_agent(path)
+
+
+def test_refuses_a_pickled_object_without_unpickling_it(tmp_path):
+    path = tmp_path / "object.pkl"
+    path.write_bytes(pickle.dumps(collections.Counter("abc")))
+    with pytest.raises(CheckpointError, match="Python objects"):
+        load_agent(path)
+
+
+def test_refuses_a_foreign_format_and_a_newer_version(tmp_path):
+    path = tmp_path / "foreign.pt"
+    torch.save({"format": "someone.else", "model": {}}, path)
+    with pytest.raises(CheckpointError, match="not a rams_env checkpoint"):
+        load_agent(path)
+    payload = load_checkpoint(tiny_checkpoint(tmp_path))
+    torch.save(dict(payload, format_version=2), path)
+    with pytest.raises(CheckpointError, match="format version 2"):
+        load_agent(path)
+
+
+@pytest.mark.parametrize(("key", "value"), [("encoder_version", 0), ("obs_size", OBS_SIZE + 1)])
+def test_refuses_another_encoder(tmp_path, key, value):
+    path = tmp_path / "old.pt"
+    torch.save(dict(load_checkpoint(tiny_checkpoint(tmp_path)), **{key: value}), path)
+    with pytest.raises(CheckpointError, match=key):
+        load_agent(path)
+
+
+def test_refuses_weights_that_do_not_fit(tmp_path):
+    path = tmp_path / "bad_weights.pt"
+    torch.save(dict(load_checkpoint(tiny_checkpoint(tmp_path)), network={"hidden": [17]}), path)
+    with pytest.raises(CheckpointError, match="do not fit"):
+        load_agent(path)
+
+
+def test_refuses_a_config_mismatch(tmp_path):
+    path = tiny_checkpoint(tmp_path, "mattmar", 4)
+    with pytest.raises(CheckpointError, match=r"num_players=4 \(expected 5\)"):
+        load_agent(path, expect_config=make_config("mattmar", 5))
+    with pytest.raises(CheckpointError, match="variant='mattmar'"):
+        load_agent(path, expect_config=make_config("rams32", 4))
+
+
+def test_save_checkpoint_refuses_a_payload_without_the_marker(tmp_path):
+    with pytest.raises(ValueError, match="format"):
+        save_checkpoint(tmp_path / "x.pt", {"model": {}})
+    assert not list(tmp_path.iterdir())
