@@ -1,0 +1,631 @@
+"""Duplicate evaluation of agents on fixed deal sets, and a league rated with OpenSkill.
+
+Duplicate deals: every deck of a deal set is played once by the baseline alone (all seats) and, for
+each tested agent and each seat, with that agent in the seat and the baseline in the others. The
+duplicate advantage of a deck is the tested agent's points minus the baseline's points in the same
+seat on the same deck, averaged over the seats; its confidence interval is a bootstrap over decks.
+
+Points are a seat's rewards (``reward="points"``) summed over the episode: score before a deal less
+score after it, so higher is better. An episode is one deal, one rams or one match (CONTRACT.md).
+
+Agents are given either as an instance (used as it is for every game: deterministic agents) or as a
+factory called with ``seed=`` for every game (``RandomAgent``, ``functools.partial(SearchAgent,
+simulations=200)``). The agent in seat ``s`` on deck ``i`` gets a seed derived from ``(seed, i, s)``
+whichever agent it is, so a rerun gives identical numbers and an agent evaluated against itself has
+an advantage of exactly 0 (common random numbers).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import multiprocessing
+import os
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from .encoding import ObservationEncoder, action_mask
+from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
+
+EPISODES = ("deal", "rams", "match")
+Z95 = 1.959963984540054  # standard normal quantile of 0.975
+KNOCK = int(Action.KNOCK)
+
+# An agent (it has ``act``), or a factory called as ``factory(seed=...)`` that builds one per game.
+AgentSource = Any
+
+# Streams of derived seeds, kept apart so that no two uses share numbers.
+_DEALS, _AGENTS, _LINEUPS = 0, 1, 2
+
+
+# ----------------------------------------------------------------------------- statistics
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (``successes`` may be fractional: shared wins)."""
+    if trials <= 0:
+        raise ValueError(f"trials must be positive, got {trials}")
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must lie in 0..trials={trials}, got {successes}")
+    p = successes / trials
+    z2 = z * z
+    denom = 1.0 + z2 / trials
+    center = (p + z2 / (2 * trials)) / denom
+    half = z / denom * math.sqrt(p * (1.0 - p) / trials + z2 / (4 * trials * trials))
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def bootstrap_interval(
+    values: Sequence[float] | np.ndarray, resamples: int = 10_000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` (seeded, reproducible)."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"values must be a non-empty 1-d sample, got shape {x.shape}")
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    rng = np.random.default_rng(seed)
+    m = x.size
+    means = np.empty(resamples)
+    chunk = max(1, 2_000_000 // m)  # bounded memory for the index matrix
+    for start in range(0, resamples, chunk):
+        k = min(chunk, resamples - start)
+        means[start : start + k] = x[rng.integers(0, m, size=(k, m))].mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [tail, 1.0 - tail])
+    return float(lo), float(hi)
+
+
+# ----------------------------------------------------------------------------- deal sets
+def derive_seed(*words: int) -> int:
+    """A 63-bit seed derived reproducibly from non-negative integers (numpy ``SeedSequence``)."""
+    for w in words:
+        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 0:
+            raise ValueError(f"seeds must be non-negative ints, got {w!r}")
+    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Deck ``index`` of a deal set: the first deal's deck (top card first), first dealer and game seed."""
+
+    index: int
+    deck: tuple[str, ...]
+    dealer: int
+    seed: int  # seeds the game's generator, which shuffles the later deals of a rams or match
+
+    def game(self, config: RulesConfig) -> Game:
+        """A fresh game starting with this deal."""
+        return Game(config, self.seed, deck=list(self.deck), dealer=self.dealer)
+
+
+def deal_set(config: RulesConfig, seed: int, count: int) -> list[Deal]:
+    """``count`` decks; deck ``i`` and its first dealer depend only on ``(seed, i)`` and the config."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count (number of decks) must be a positive int, got {count!r}")
+    return [_deal(config, seed, i) for i in range(count)]
+
+
+def _deal(config: RulesConfig, seed: int, index: int) -> Deal:
+    rng = random.Random(derive_seed(seed, _DEALS, index))
+    cards = deck_cards(config.deck_size)
+    rng.shuffle(cards)
+    dealer = rng.randrange(config.num_players)
+    return Deal(index, tuple(card_name(c) for c in cards), dealer, rng.getrandbits(63))
+
+
+# ----------------------------------------------------------------------------- playing
+@dataclass
+class GameRecord:
+    """Per-seat outcome of one episode: points, deals, knocks, flights and win shares."""
+
+    points: list[int]
+    deals: int
+    knocks: list[int]
+    flights: list[int]
+    wins: list[float] | None  # 1/k for each of k winners; None for episode="deal"
+
+
+def _is_factory(source: Any) -> bool:
+    return isinstance(source, type) or not hasattr(source, "act")
+
+
+def _check_source(name: str, source: Any) -> None:
+    if not _is_factory(source):
+        return
+    if not callable(source):
+        raise TypeError(f"agent {name!r} is neither an agent (with act) nor a factory: {source!r}")
+
+
+def build_agent(source: AgentSource, seed: int) -> Any:
+    """The agent of ``source`` for one game: the instance itself, or ``source(seed=seed)``."""
+    if not _is_factory(source):
+        return source
+    agent = source(seed=seed)
+    if not hasattr(agent, "act"):
+        raise TypeError(f"agent factory {source!r} returned {agent!r}, which has no act(observation)")
+    return agent
+
+
+def _actor(agent: Any, encoder: ObservationEncoder) -> Callable[[Game, int], int]:
+    act_game = getattr(agent, "act_game", None)
+    if act_game is not None:
+        return act_game
+
+    def act(game: Game, seat: int) -> int:
+        return agent.act({"observation": encoder.encode(game, seat), "action_mask": action_mask(game, seat)})
+
+    return act
+
+
+def play_episode(
+    game: Game,
+    agents: Sequence[Any],
+    episode: str = "deal",
+    encoder: ObservationEncoder | None = None,
+    names: Sequence[str] | None = None,
+) -> GameRecord:
+    """Play ``game`` to the end of the episode with ``agents[seat]`` in each seat; the record of it."""
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    n = game.n
+    if len(agents) != n:
+        raise ValueError(f"need one agent per seat ({n}), got {len(agents)}")
+    encoder = encoder or ObservationEncoder(game.config)
+    acts = [_actor(a, encoder) for a in agents]
+    points, knocks, deals = [0] * n, [0] * n, 0
+    while True:
+        before = list(game.scores)
+        deals += 1
+        while (seat := game.current) >= 0:
+            action = acts[seat](game, seat)
+            knocked = action == KNOCK and game.phase == Phase.KNOCK
+            try:
+                game.apply(action)
+            except IllegalActionError as err:
+                who = names[seat] if names is not None else type(agents[seat]).__name__
+                raise IllegalActionError(f"agent {who!r} in seat {seat}: {err}") from None
+            knocks[seat] += knocked
+        points = [p + b - s for p, b, s in zip(points, before, game.scores, strict=True)]
+        if game.is_over or episode == "deal" or (episode == "rams" and game.rams_over):
+            break
+        game.next_deal()
+    wins = None
+    if episode != "deal":
+        winners = game.winners if game.is_over else game.rams_winners()
+        wins = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+    return GameRecord(points, deals, knocks, list(game.flights), wins)
+
+
+def _play(
+    config: RulesConfig,
+    deal: Deal,
+    lineup: Sequence[tuple[str, AgentSource]],
+    seed: int,
+    episode: str,
+    encoder: ObservationEncoder,
+) -> GameRecord:
+    agents = [build_agent(src, derive_seed(seed, _AGENTS, deal.index, s)) for s, (_, src) in enumerate(lineup)]
+    return play_episode(deal.game(config), agents, episode, encoder, [name for name, _ in lineup])
+
+
+# ----------------------------------------------------------------------------- duplicate evaluation
+@dataclass
+class AgentReport:
+    """Statistics of one agent over its games (for the baseline: over its baseline-only games)."""
+
+    name: str
+    games: int
+    deals: int
+    points_per_deal: float
+    flight_rate: float  # flights per deal played
+    knock_rate: float  # knocks per deal played
+    advantage: float | None = None  # mean duplicate advantage per deck (points per episode)
+    advantage_ci: tuple[float, float] | None = None
+    win_rate: float | None = None  # episode "rams" / "match": shared wins per game
+    win_rate_ci: tuple[float, float] | None = None
+    per_deck: np.ndarray | None = field(default=None, repr=False)  # duplicate advantage of each deck
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (the per-deck advantages left out)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "per_deck"}
+        for key in ("advantage_ci", "win_rate_ci"):
+            if out[key] is not None:
+                out[key] = list(out[key])
+        return out
+
+
+def _tally(name: str, records: Sequence[GameRecord], seats: Sequence[int]) -> AgentReport:
+    """Pool the given seat of each record."""
+    deals = sum(r.deals for r in records)
+    points = sum(r.points[s] for r, s in zip(records, seats, strict=True))
+    flights = sum(r.flights[s] for r, s in zip(records, seats, strict=True))
+    knocks = sum(r.knocks[s] for r, s in zip(records, seats, strict=True))
+    report = AgentReport(name, len(records), deals, points / deals, flights / deals, knocks / deals)
+    if records[0].wins is not None:
+        wins = sum(r.wins[s] for r, s in zip(records, seats, strict=True))  # type: ignore[index]
+        report.win_rate = wins / len(records)
+        report.win_rate_ci = wilson_interval(wins, len(records))
+    return report
+
+
+@dataclass
+class Evaluation:
+    """Result of :func:`evaluate`: one report per tested agent, and the baseline's."""
+
+    config: RulesConfig
+    episode: str
+    decks: int
+    seed: int
+    baseline: AgentReport
+    agents: list[AgentReport]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-serialisable data."""
+        return {
+            "kind": "duplicate",
+            "config": self.config.to_dict(),
+            "variant": self.config.variant,
+            "num_players": self.config.num_players,
+            "episode": self.episode,
+            "decks": self.decks,
+            "seed": self.seed,
+            "advantage_unit": f"points per {self.episode} (tested agent minus baseline, same deck and seat)",
+            "confidence": 0.95,
+            "baseline": self.baseline.to_dict(),
+            "agents": [a.to_dict() for a in self.agents],
+        }
+
+    def table(self) -> str:
+        """A printable table of every agent's statistics."""
+        cfg = self.config
+        head = (
+            f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: {self.decks} decks (seed {self.seed}), "
+            f"duplicate against {self.baseline.name!r}; advantage in points per {self.episode}, 95% CIs"
+        )
+        rows = [(a.name, a) for a in self.agents] + [(f"{self.baseline.name} (baseline)", self.baseline)]
+        return head + "\n" + _format_rows(rows)
+
+    def save_json(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_dict` as JSON."""
+        _write_json(path, self.to_dict())
+
+    def plot(self, path: str | os.PathLike[str]) -> None:
+        """A PNG of each agent's duplicate advantage with its 95% interval."""
+        rows = [(a.name, a.advantage, a.advantage_ci) for a in self.agents]
+        cfg = self.config
+        _plot_intervals(
+            path,
+            rows,
+            xlabel=f"duplicate advantage over {self.baseline.name!r} (points per {self.episode})",
+            title=f"{cfg.variant} {cfg.num_players}p, {self.decks} decks, 95% bootstrap CI",
+            zero_line=True,
+        )
+
+
+def evaluate(
+    agents: Mapping[str, AgentSource],
+    baseline: AgentSource,
+    config: RulesConfig,
+    *,
+    decks: int = 100,
+    seed: int = 0,
+    episode: str = "deal",
+    baseline_name: str = "baseline",
+    resamples: int = 10_000,
+    workers: int = 1,
+    progress: bool = True,
+) -> Evaluation:
+    """Duplicate evaluation of ``agents`` (name -> agent or factory) against ``baseline`` on ``decks`` decks.
+
+    Plays ``decks * (1 + num_players * len(agents))`` episodes; ``workers > 1`` splits the decks over
+    processes (the sources must then be picklable) with the same numbers as one process.
+    """
+    if not agents:
+        raise ValueError("evaluate needs at least one agent to test")
+    _check_common(config, decks, seed, episode, workers)
+    for name, src in {**agents, baseline_name: baseline}.items():
+        _check_source(name, src)
+    n = config.num_players
+    named = list(agents.items())
+    job = _DuplicateJob(config, seed, episode, named, (baseline_name, baseline))
+    per_deck = job.games_per_deck
+    by_deck = _run(job, decks, workers, progress, per_deck, "duplicate")
+    base_records = [d[0] for d in by_deck]
+    baseline_report = _tally(baseline_name, [r for r in base_records for _ in range(n)], list(range(n)) * decks)
+    reports = []
+    for k, (name, _) in enumerate(named):
+        tested = [d[1 + k * n + s] for d in by_deck for s in range(n)]
+        report = _tally(name, tested, list(range(n)) * decks)
+        adv = np.array([np.mean([d[1 + k * n + s].points[s] - d[0].points[s] for s in range(n)]) for d in by_deck])
+        report.per_deck = adv
+        report.advantage = float(adv.mean())
+        report.advantage_ci = bootstrap_interval(adv, resamples, seed)
+        reports.append(report)
+    return Evaluation(config, episode, decks, seed, baseline_report, reports)
+
+
+@dataclass(frozen=True)
+class _DuplicateJob:
+    """The games of one deck: baseline alone, then each agent in each seat (picklable for workers)."""
+
+    config: RulesConfig
+    seed: int
+    episode: str
+    agents: list[tuple[str, AgentSource]]
+    baseline: tuple[str, AgentSource]
+
+    @property
+    def games_per_deck(self) -> int:
+        return 1 + self.config.num_players * len(self.agents)
+
+    def lineups(self, index: int) -> Iterator[list[tuple[str, AgentSource]]]:
+        n = self.config.num_players
+        yield [self.baseline] * n
+        for agent in self.agents:
+            for seat in range(n):
+                lineup = [self.baseline] * n
+                lineup[seat] = agent
+                yield lineup
+
+
+@dataclass(frozen=True)
+class _LeagueJob:
+    """The games of one deck in a league: one line-up of the pool, rotated through every seat."""
+
+    config: RulesConfig
+    seed: int
+    episode: str
+    agents: list[tuple[str, AgentSource]]
+
+    @property
+    def games_per_deck(self) -> int:
+        return self.config.num_players
+
+    def lineups(self, index: int) -> Iterator[list[tuple[str, AgentSource]]]:
+        n, k = self.config.num_players, len(self.agents)
+        rng = random.Random(derive_seed(self.seed, _LINEUPS, index))
+        if k >= n:
+            pool = rng.sample(self.agents, n)
+        else:  # everyone sits at the table, some twice or more
+            pool = self.agents + rng.choices(self.agents, k=n - k)
+            rng.shuffle(pool)
+        for shift in range(n):
+            yield [pool[(s - shift) % n] for s in range(n)]
+
+
+def _play_decks(job: _DuplicateJob | _LeagueJob, indices: Sequence[int]) -> list[list[GameRecord]]:
+    encoder = ObservationEncoder(job.config)
+    out = []
+    for i in indices:
+        deal = _deal(job.config, job.seed, i)
+        out.append([_play(job.config, deal, lineup, job.seed, job.episode, encoder) for lineup in job.lineups(i)])
+    return out
+
+
+def _run(
+    job: _DuplicateJob | _LeagueJob, decks: int, workers: int, progress: bool, per_deck: int, desc: str
+) -> list[list[GameRecord]]:
+    """Records of every deck, in deck order, computed here or in ``workers`` processes."""
+    bar = tqdm(total=decks * per_deck, desc=desc, unit="game", disable=not progress, dynamic_ncols=True)
+    results: list[list[GameRecord]] = []
+    with bar:
+        if workers == 1:
+            for i in range(decks):
+                results += _play_decks(job, [i])
+                bar.update(per_deck)
+            return results
+        size = max(1, min(64, decks // (workers * 8)))
+        chunks = [list(range(s, min(decks, s + size))) for s in range(0, decks, size)]
+        ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold torch threads
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            for chunk, records in zip(chunks, pool.map(_play_decks, [job] * len(chunks), chunks), strict=True):
+                results += records
+                bar.update(per_deck * len(chunk))
+    return results
+
+
+def _check_common(config: RulesConfig, decks: int, seed: int, episode: str, workers: int) -> None:
+    if not isinstance(config, RulesConfig):
+        raise TypeError(f"config must be a RulesConfig (make_config(...)), got {type(config).__name__}")
+    if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
+        raise ValueError(f"decks must be a positive int, got {decks!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+
+
+# ----------------------------------------------------------------------------- league
+@dataclass
+class LeagueEntry:
+    """One agent's OpenSkill rating and statistics over the league games it sat in."""
+
+    report: AgentReport
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """Conservative rating mu - 3 sigma (the ranking key)."""
+        return self.mu - 3.0 * self.sigma
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data."""
+        return {**self.report.to_dict(), "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal}
+
+
+@dataclass
+class League:
+    """Result of :func:`league`: the agents ranked by OpenSkill (Plackett-Luce) ordinal."""
+
+    config: RulesConfig
+    episode: str
+    decks: int
+    seed: int
+    entries: list[LeagueEntry]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-serialisable data."""
+        return {
+            "kind": "league",
+            "config": self.config.to_dict(),
+            "variant": self.config.variant,
+            "num_players": self.config.num_players,
+            "episode": self.episode,
+            "decks": self.decks,
+            "seed": self.seed,
+            "rating": "openskill PlackettLuce, ranked by ordinal = mu - 3 sigma",
+            "agents": [e.to_dict() for e in self.entries],
+        }
+
+    def table(self) -> str:
+        """A printable table: rating first, then the per-deal statistics."""
+        cfg = self.config
+        lines = [
+            f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: league over {self.decks} decks "
+            f"(seed {self.seed}), OpenSkill Plackett-Luce",
+            f"{'agent':<20}{'mu':>8}{'sigma':>8}{'ordinal':>9}",
+        ]
+        lines += [f"{e.report.name:<20}{e.mu:>8.2f}{e.sigma:>8.2f}{e.ordinal:>9.2f}" for e in self.entries]
+        return "\n".join(lines) + "\n\n" + _format_rows([(e.report.name, e.report) for e in self.entries])
+
+    def save_json(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_dict` as JSON."""
+        _write_json(path, self.to_dict())
+
+    def plot(self, path: str | os.PathLike[str]) -> None:
+        """A PNG of each agent's rating mu with mu +- 3 sigma."""
+        rows = [(e.report.name, e.mu, (e.mu - 3 * e.sigma, e.mu + 3 * e.sigma)) for e in self.entries]
+        cfg = self.config
+        _plot_intervals(
+            path,
+            rows,
+            xlabel="OpenSkill mu (bars: mu +- 3 sigma)",
+            title=f"{cfg.variant} {cfg.num_players}p league, {self.decks} decks",
+            zero_line=False,
+        )
+
+
+def league(
+    agents: Mapping[str, AgentSource],
+    config: RulesConfig,
+    *,
+    decks: int = 100,
+    seed: int = 0,
+    episode: str = "deal",
+    workers: int = 1,
+    progress: bool = True,
+) -> League:
+    """Rate several agents sitting at one table: per deck one seeded line-up, rotated through every seat.
+
+    With at least as many agents as seats a line-up is a seeded sample of them; with fewer, every agent
+    sits and some sit twice. Each game ranks the agents at the table by their mean points in it.
+    """
+    from openskill.models import PlackettLuce
+
+    if len(agents) < 2:
+        raise ValueError(f"a league needs at least 2 agents, got {len(agents)}")
+    _check_common(config, decks, seed, episode, workers)
+    for name, src in agents.items():
+        _check_source(name, src)
+    named = list(agents.items())
+    job = _LeagueJob(config, seed, episode, named)
+    by_deck = _run(job, decks, workers, progress, job.games_per_deck, "league")
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name, _ in named}
+    seats: dict[str, tuple[list[GameRecord], list[int]]] = {name: ([], []) for name, _ in named}
+    for i, records in enumerate(by_deck):
+        for lineup, record in zip(job.lineups(i), records, strict=True):
+            points: dict[str, list[int]] = {}
+            for s, (name, _) in enumerate(lineup):
+                points.setdefault(name, []).append(record.points[s])
+                seats[name][0].append(record)
+                seats[name][1].append(s)
+            names = list(points)
+            rated = model.rate([[ratings[m]] for m in names], scores=[float(np.mean(points[m])) for m in names])
+            for m, team in zip(names, rated, strict=True):
+                ratings[m] = team[0]
+    entries = [
+        LeagueEntry(_tally(name, *seats[name]), ratings[name].mu, ratings[name].sigma)
+        for name, _ in named
+        if seats[name][0]
+    ]
+    entries.sort(key=lambda e: e.ordinal, reverse=True)
+    return League(config, episode, decks, seed, entries)
+
+
+# ----------------------------------------------------------------------------- output
+def _ci(ci: tuple[float, float] | None, fmt: str) -> str:
+    return "" if ci is None else f"[{ci[0]:{fmt}}, {ci[1]:{fmt}}]"
+
+
+def _format_rows(rows: Sequence[tuple[str, AgentReport]]) -> str:
+    """Aligned lines of (label, report); advantage and win-rate columns only where some row has them."""
+    reports = [r for _, r in rows]
+    show_win = any(r.win_rate is not None for r in reports)
+    show_adv = any(r.advantage is not None for r in reports)
+    width = max(12, *(len(label) + 2 for label, _ in rows))
+    head = f"{'agent':<{width}}{'games':>8}{'deals':>9}{'pts/deal':>10}"
+    if show_adv:
+        head += f"{'advantage':>11}  {'95% CI':<18}"
+    head += f"{'flights/deal':>14}{'knocks/deal':>13}"
+    if show_win:
+        head += f"{'win rate':>10}  {'95% CI':<16}"
+    lines = [head.rstrip()]
+    for label, r in rows:
+        line = f"{label:<{width}}{r.games:>8}{r.deals:>9}{r.points_per_deal:>10.3f}"
+        if show_adv:
+            adv = "" if r.advantage is None else f"{r.advantage:+.3f}"
+            line += f"{adv:>11}  {_ci(r.advantage_ci, '+.3f'):<18}"
+        line += f"{r.flight_rate:>14.3f}{r.knock_rate:>13.3f}"
+        if show_win:
+            win = "" if r.win_rate is None else f"{r.win_rate:.3f}"
+            line += f"{win:>10}  {_ci(r.win_rate_ci, '.3f'):<16}"
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+
+def _plot_intervals(
+    path: str | os.PathLike[str],
+    rows: Sequence[tuple[str, float | None, tuple[float, float] | None]],
+    xlabel: str,
+    title: str,
+    zero_line: bool,
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(rows)))
+    try:
+        for y, (_, value, ci) in enumerate(rows):
+            lo, hi = ci if ci is not None else (value, value)
+            ax.errorbar([value], [y], xerr=[[value - lo], [hi - value]], fmt="o", capsize=4, color="C0")
+        if zero_line:
+            ax.axvline(0.0, color="grey", linewidth=1, linestyle="--")
+        ax.set_yticks(range(len(rows)), [name for name, _, _ in rows])
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        ax.invert_yaxis()
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        fig.tight_layout()
+        fig.savefig(path, format="png", dpi=100)
+    finally:
+        plt.close(fig)
