@@ -102,6 +102,9 @@ _O = {name: s.start for name, s in SLICES.items()}
     )
 )
 _OWN_ACES, _TRICKS_DONE, _TRICKS, _SCORES = (_O[k] for k in ("own_aces", "tricks_done", "tricks", "scores"))
+_DISCARDED, _DRAWN, _PENDING, _TALON = (_O[k] for k in ("discarded", "drawn", "pending_discards", "talon"))
+_KNOCK_ACTION, _DRAW_ACTION = int(Action.KNOCK), int(Action.DRAW)
+_MASK_MEMO_SIZE = 1 << 14  # distinct legal sets remembered by ObservationCache.mask
 
 
 def layout_table() -> str:
@@ -255,13 +258,14 @@ def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndar
 
 
 class ObservationCache:
-    """Per-seat observation buffers kept current by small updates during trick play.
+    """Per-seat observation buffers kept current by small updates after the frequent actions.
 
-    Any action outside trick play (and the end of a deal) invalidates every buffer; a stale
-    buffer is encoded from scratch when next read. During play, :meth:`after_play` applies the
-    few entries a played card changes to each buffer that is current, so reading an
-    observation costs a copy instead of a full encoding. ``tests/test_encoding_cache.py``
-    checks it against :meth:`ObservationEncoder.encode` at every step.
+    Knocks and passes within the knock round, discards and draws within buying, and cards played
+    within trick play each change a few entries; :meth:`after` applies them to every buffer that
+    is current, so reading an observation costs a copy instead of a full encoding. Any other
+    action (bids, phase changes, shown cards, the end of a deal) marks every buffer stale, and a
+    stale buffer is encoded from scratch when next read. ``tests/test_encoding_cache.py`` checks
+    the buffers against :meth:`ObservationEncoder.encode` at every step of every preset.
     """
 
     def __init__(self, encoder: ObservationEncoder) -> None:
@@ -270,6 +274,9 @@ class ObservationCache:
         self.buffers = np.zeros((n, OBS_SIZE), np.float32)
         self.current = [False] * n
         self._rel = encoder._rel
+        self._aces = encoder.config.russian_specials
+        self._talon_scale = float(encoder.config.deck_size)
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
     def invalidate(self) -> None:
         """Mark every buffer stale."""
@@ -283,8 +290,108 @@ class ObservationCache:
             self.current[seat] = True
         return buffer
 
-    def after_play(self, game: Game, seat: int, card: int, tricks_before: int, turned_was_public: bool) -> None:
-        """Update the current buffers after ``seat`` played ``card`` and play goes on."""
+    def mask(self, game: Game, seat: int) -> np.ndarray:
+        """A fresh :func:`action_mask` of ``seat``, built once per distinct legal set."""
+        if game.current != seat:
+            return np.zeros(NUM_ACTIONS, np.int8)
+        legal = tuple(game.legal_actions())
+        mask = self._masks.get(legal)
+        if mask is None:
+            if len(self._masks) >= _MASK_MEMO_SIZE:
+                self._masks.clear()
+            mask = self._masks[legal] = action_mask(game, seat)
+        return mask.copy()
+
+    @staticmethod
+    def before(game: Game) -> tuple:
+        """What :meth:`after` needs to know of the state before an action."""
+        return game.phase, game.current, len(game.completed), game.turned_public, len(game.shown), game.take_pending
+
+    def after(self, game: Game, action: int, before: tuple) -> None:
+        """Bring the current buffers up to date after ``action`` (applied to the ``before`` state)."""
+        phase, seat, tricks_before, turned_was_public, shown_before, take_was_pending = before
+        now = game.phase
+        if len(game.shown) != shown_before or True not in self.current:
+            self.invalidate()
+        elif phase == Phase.PLAY and now == Phase.PLAY:
+            self._after_play(game, seat, action, tricks_before, turned_was_public)
+        elif phase == Phase.KNOCK and now in (Phase.KNOCK, Phase.BUY):
+            self._after_knock(game, seat, action, turned_was_public)
+        elif phase == Phase.BUY and now in (Phase.BUY, Phase.PLAY):
+            self._after_buy(game, seat, action, turned_was_public, take_was_pending)
+        else:
+            self.invalidate()
+            return
+        if now != phase:
+            for o, fresh in enumerate(self.current):
+                if fresh:
+                    self.buffers[o, _PHASE + phase] = 0.0
+                    self.buffers[o, _PHASE + now] = 1.0
+
+    def _move_turn(self, buf: np.ndarray, rel: list[int], seat: int, now: int) -> None:
+        buf[_TO_ACT + rel[seat]] = 0.0
+        buf[_TO_ACT + rel[now]] = 1.0
+
+    def _after_knock(self, game: Game, seat: int, action: int, turned_was_public: bool) -> None:
+        knocked = action == _KNOCK_ACTION
+        now = game.current
+        lost_turned = turned_was_public and not game.turned_public
+        next_must_knock = game.phase == Phase.KNOCK and game.must_knock(now)
+        for o, fresh in enumerate(self.current):
+            if not fresh:
+                continue
+            rel, buf = self._rel[o], self.buffers[o]
+            self._move_turn(buf, rel, seat, now)
+            buf[(_KNOCKED if knocked else _PASSED) + rel[seat]] = 1.0
+            if lost_turned:
+                buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
+            if o == seat:
+                buf[_MUST_KNOCK] = 0.0
+                if not knocked:  # the hand is thrown in, face down
+                    buf[_HAND : _HAND + 52] = 0.0
+                    buf[[_OUT + c for c in game.out_hidden[seat]]] = 1.0
+                    buf[_OWN_ACES] = 0.0
+            elif o == now and next_must_knock:
+                buf[_MUST_KNOCK] = 1.0
+
+    def _after_buy(
+        self, game: Game, seat: int, action: int, turned_was_public: bool, take_was_pending: bool
+    ) -> None:
+        now = game.current
+        lost_turned = turned_was_public and not game.turned_public
+        discarded = action != _DRAW_ACTION
+        pending = game.pending_discards / 6.0
+        for o, fresh in enumerate(self.current):
+            if not fresh:
+                continue
+            rel, buf = self._rel[o], self.buffers[o]
+            buf[_PENDING] = pending
+            if lost_turned:
+                buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
+            if discarded:
+                buf[_DISCARDED + rel[seat]] = game.discards[seat] / 6.0
+                if o == seat:
+                    buf[_HAND + action] = 0.0
+                    buf[_OUT + action] = 1.0
+                if take_was_pending:  # the russian dealer's last discard: he takes the turned card
+                    self._move_turn(buf, rel, seat, now)
+                    buf[_TAKE_PENDING] = 0.0
+                    buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
+                    if game.turned_public:
+                        buf[_TURNED_AT + (0 if game.turned_at == "dealer" else 1)] = 1.0
+                    if o == seat:
+                        buf[_HAND + game.turned] = 1.0
+            else:
+                self._move_turn(buf, rel, seat, now)
+                buf[_DRAWN + rel[seat]] = game.draws[seat] / 5.0
+                buf[_TALON] = game.talon_size / self._talon_scale
+                buf[_TAKE_PENDING] = 1.0 if game.take_pending else 0.0
+                if o == seat:
+                    buf[[_HAND + c for c in game.hands[seat]]] = 1.0
+            if o == seat and self._aces:
+                buf[_OWN_ACES] = ace_value(game.hands[seat]) / 50.0
+
+    def _after_play(self, game: Game, seat: int, card: int, tricks_before: int, turned_was_public: bool) -> None:
         completed = len(game.completed) != tricks_before
         lost_turned = turned_was_public and not game.turned_public
         now = game.current
@@ -293,13 +400,12 @@ class ObservationCache:
                 continue
             rel = self._rel[o]
             buf = self.buffers[o]
-            buf[_TO_ACT + rel[seat]] = 0.0
-            buf[_TO_ACT + rel[now]] = 1.0
+            self._move_turn(buf, rel, seat, now)
             if lost_turned:
                 buf[_TURNED_AT] = 0.0
             if o == seat:
                 buf[_HAND + card] = 0.0
-                if self.encoder.config.russian_specials and card % 13 == 12:
+                if self._aces and card % 13 == 12:
                     buf[_OWN_ACES] = ace_value(game.hands[seat]) / 50.0
             if not completed:
                 buf[_TRICK + 52 * rel[seat] + card] = 1.0

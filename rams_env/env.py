@@ -11,7 +11,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder, action_mask
+from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
 from .render import render_table
 from .rules import Game, IllegalActionError, Phase, make_config
 from .rules.actions import NUM_ACTIONS, action_name
@@ -136,7 +136,7 @@ class RamsEnv(AECEnv):
             self._rewarded = False
         before = game.scores[:]
         tricks_before = len(game.completed)
-        playing, turned_public = game.phase == Phase.PLAY, game.turned_public
+        before_action = self._cache.before(game)
         try:
             game.apply(action)  # type: ignore[arg-type]
         except IllegalActionError as err:
@@ -144,11 +144,8 @@ class RamsEnv(AECEnv):
                 raise IllegalActionError(f"{agent}: {err}") from None
             self._terminate_illegal(agent, action)
             return
+        self._cache.after(game, action, before_action)  # type: ignore[arg-type]
         phase = game.phase
-        if playing and phase == Phase.PLAY:
-            self._cache.after_play(game, self._seat[agent], action, tricks_before, turned_public)
-        else:
-            self._cache.invalidate()
         if self.reward_kind == "points" and before != game.scores:
             for i, a in enumerate(self.possible_agents):
                 rewards[a] = float(before[i] - game.scores[i])
@@ -211,7 +208,7 @@ class RamsEnv(AECEnv):
     def _mask(self, seat: int) -> np.ndarray:
         if self.terminations.get(self.possible_agents[seat]):
             return np.zeros(NUM_ACTIONS, np.int8)
-        return action_mask(self.game, seat)
+        return self._cache.mask(self.game, seat)
 
     def view(self, agent: str | int) -> dict[str, Any]:
         """Plain dict of what ``agent`` (name or seat) may know (CONTRACT.md)."""

@@ -11,8 +11,10 @@ from rams_env.encoding import SLICES
 CASES = [("mattmar", 4), ("mattmar", 7), ("norrlandsknack", 3), ("rams32", 5), ("russian", 4), ("russian", 3)]
 
 
+@pytest.mark.parametrize("watchers", ["all", "some"])
 @pytest.mark.parametrize(("variant", "players"), CASES)
-def test_cached_observation_equals_fresh_encoding(variant, players):
+def test_cached_observation_equals_fresh_encoding(variant, players, watchers):
+    """Every seat observed at every step, or a random few (so stale and current buffers mix)."""
     env = rams_env.raw_env(variant=variant, num_players=players, episode="match")
     chooser = random.Random(7)
     env.reset(seed=11)
@@ -23,6 +25,8 @@ def test_cached_observation_equals_fresh_encoding(variant, players):
             env.reset()
             continue
         for seat, name in enumerate(env.possible_agents):
+            if watchers == "some" and chooser.random() < 0.6:
+                continue
             cached = env.observe(name)["observation"]
             fresh = env.encoder.encode(env.game, seat)
             if not np.array_equal(cached, fresh):
