@@ -12,12 +12,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
+from .episode import check_episode, end_of_deal, win_rewards
 from .render import render_table
 from .rules import Game, IllegalActionError, Phase, make_config
 from .rules.actions import NUM_ACTIONS, action_name
 
-EPISODES = ("deal", "rams", "match")
-REWARDS = ("points", "win")
 ILLEGAL = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "dealer", "scores")
 OBS_LOW, OBS_HIGH = -2.0, 2.0
@@ -50,12 +49,7 @@ class RamsEnv(AECEnv):
     ) -> None:
         super().__init__()
         self.config = make_config(variant, num_players, **rule_options)
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if reward == "win" and episode == "deal":
-            raise ValueError('reward="win" needs episode="rams" or "match" (a single deal has no winner)')
+        check_episode(episode, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if illegal_action not in ILLEGAL:
@@ -116,7 +110,7 @@ class RamsEnv(AECEnv):
         self._update_infos()
         if self.game.phase == Phase.GAME_OVER:  # russian: going out on jacks in the first deal
             self.agent_selection = self.possible_agents[0]
-            self._end_episode(win_rewards=True)
+            self._end_episode()
             if self._rewarded:
                 self._accumulate_rewards()
         else:
@@ -151,15 +145,8 @@ class RamsEnv(AECEnv):
                 rewards[a] = float(before[i] - game.scores[i])
             self._rewarded = True
         if phase >= Phase.DEAL_OVER:
-            if phase == Phase.GAME_OVER:
-                self._end_episode(win_rewards=True)
-            elif self.episode == "deal" or (self.episode == "rams" and game.rams_over):
-                self._end_episode(win_rewards=self.episode == "rams")
-            else:
-                self._update_infos()
-                game.next_deal()  # a new rams' fresh scores are no reward
-                if game.phase == Phase.GAME_OVER:  # russian: going out on jacks at the deal
-                    self._end_episode(win_rewards=True)
+            if end_of_deal(game, self.episode):
+                self._end_episode()
             self._update_infos()
         elif tricks_before != len(game.completed):
             self._update_infos()
@@ -170,13 +157,10 @@ class RamsEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _end_episode(self, win_rewards: bool) -> None:
-        game = self.game
-        if self.reward_kind == "win" and win_rewards:
-            winners = game.winners if game.winners is not None else game.rams_winners()
-            losers = [s for s in range(game.n) if s not in winners]
-            for s, a in enumerate(self.possible_agents):
-                self.rewards[a] += 1.0 / len(winners) if s in winners else -1.0 / len(losers) if losers else 0.0
+    def _end_episode(self) -> None:
+        if self.reward_kind == "win":
+            for a, r in zip(self.possible_agents, win_rewards(self.game), strict=True):
+                self.rewards[a] += r
             self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
 
