@@ -18,6 +18,8 @@ an advantage of exactly 0 (common random numbers).
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import json
 import math
 import multiprocessing
@@ -113,12 +115,85 @@ def deal_set(config: RulesConfig, seed: int, count: int) -> list[Deal]:
     return [_deal(config, seed, i) for i in range(count)]
 
 
+def agent_seed(seed: int, deck: int, seat: int) -> int:
+    """Seed of the agent in ``seat`` on deck ``deck`` of the deal set ``seed`` (whichever agent sits there)."""
+    return derive_seed(seed, _AGENTS, deck, seat)
+
+
 def _deal(config: RulesConfig, seed: int, index: int) -> Deal:
     rng = random.Random(derive_seed(seed, _DEALS, index))
     cards = deck_cards(config.deck_size)
     rng.shuffle(cards)
     dealer = rng.randrange(config.num_players)
     return Deal(index, tuple(card_name(c) for c in cards), dealer, rng.getrandbits(63))
+
+
+# ----------------------------------------------------------------------------- agents by name
+BUILTIN_AGENTS = ("random", "heuristic", "search")
+AGENT_SPEC_HELP = (
+    "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
+    "for any SearchAgent keyword), or the path of a checkpoint file"
+)
+
+
+def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
+    """The agent (or per-game factory) named by ``spec`` (see ``AGENT_SPEC_HELP``); ``ValueError`` if bad.
+
+    A class whose constructor takes ``seed`` becomes a factory, so that the evaluation seeds it per
+    game; a checkpoint is loaded once (greedy), checked against ``config`` when given.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.partition(":")
+    if name not in BUILTIN_AGENTS:
+        if os.path.isfile(spec):
+            from .agents import load_agent
+
+            return load_agent(spec, expect_config=config)
+        if os.sep in spec or "." in spec:
+            raise ValueError(f"agent {spec!r}: no checkpoint file at that path")
+        raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}")
+    from . import agents
+
+    cls = {"random": "RandomAgent", "heuristic": "HeuristicAgent", "search": "SearchAgent"}[name]
+    if not hasattr(agents, cls):
+        raise ValueError(f"agent {spec!r}: rams_env.agents has no {cls} yet")
+    factory = getattr(agents, cls)
+    options = _spec_options(spec, rest, "simulations" if name == "search" else None)
+    if "seed" in options:
+        raise ValueError(f"agent {spec!r}: the seed is set per game by the evaluation, not in the spec")
+    seeded = "seed" in inspect.signature(factory).parameters
+    try:
+        source = functools.partial(factory, **options) if seeded else factory(**options)
+        build_agent(source, 0)  # reject bad keywords now, not in the middle of an evaluation
+    except TypeError as err:
+        raise ValueError(f"agent {spec!r}: {err}") from None
+    return source
+
+
+def _spec_options(spec: str, text: str, positional: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    if "=" not in text and positional is not None:
+        text = f"{positional}={text}"
+    options: dict[str, Any] = {}
+    for item in text.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ValueError(f"agent {spec!r}: options must be key=value pairs separated by commas, got {item!r}")
+        options[key.strip()] = _parse_value(value.strip())
+    return options
+
+
+def _parse_value(text: str) -> Any:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 # ----------------------------------------------------------------------------- playing
@@ -154,7 +229,8 @@ def build_agent(source: AgentSource, seed: int) -> Any:
     return agent
 
 
-def _actor(agent: Any, encoder: ObservationEncoder) -> Callable[[Game, int], int]:
+def actor_for(agent: Any, encoder: ObservationEncoder) -> Callable[[Game, int], int]:
+    """``f(game, seat) -> action``: the agent's ``act_game`` if it has one, else ``act`` on the encoded view."""
     act_game = getattr(agent, "act_game", None)
     if act_game is not None:
         return act_game
@@ -179,7 +255,7 @@ def play_episode(
     if len(agents) != n:
         raise ValueError(f"need one agent per seat ({n}), got {len(agents)}")
     encoder = encoder or ObservationEncoder(game.config)
-    acts = [_actor(a, encoder) for a in agents]
+    acts = [actor_for(a, encoder) for a in agents]
     points, knocks, deals = [0] * n, [0] * n, 0
     while True:
         before = list(game.scores)
@@ -212,7 +288,7 @@ def _play(
     episode: str,
     encoder: ObservationEncoder,
 ) -> GameRecord:
-    agents = [build_agent(src, derive_seed(seed, _AGENTS, deal.index, s)) for s, (_, src) in enumerate(lineup)]
+    agents = [build_agent(src, agent_seed(seed, deal.index, s)) for s, (_, src) in enumerate(lineup)]
     return play_episode(deal.game(config), agents, episode, encoder, [name for name, _ in lineup])
 
 

@@ -1,0 +1,514 @@
+"""The ``rams`` command line: ``rams eval``, ``rams play`` and ``rams replay``.
+
+Subcommands are :class:`Command` entries. Other packages add theirs (``rams train``) through the
+entry-point group ``rams_env.commands``, each entry point naming a :class:`Command`, e.g. in their
+``pyproject.toml``: ``[project.entry-points."rams_env.commands"] train = "training.cli:COMMAND"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, TextIO
+
+from .encoding import ObservationEncoder
+from .evaluation import (
+    AGENT_SPEC_HELP,
+    EPISODES,
+    actor_for,
+    agent_seed,
+    agent_source,
+    build_agent,
+    deal_set,
+    evaluate,
+    league,
+)
+from .render import render_table
+from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
+
+COMMAND_GROUP = "rams_env.commands"
+LOG_FORMAT = "rams_env game log"
+LOG_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: ``configure`` adds its arguments to its parser, ``run`` does it and returns the exit code."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+class CommandError(Exception):
+    """A failure to report as one line on stderr (bad file, bad value), never as a traceback."""
+
+
+# ----------------------------------------------------------------------------- shared arguments
+def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--variant", default="mattmar", choices=sorted(PRESETS), help="rules preset (default mattmar)")
+    parser.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a rule option, e.g. --option start_score=150 (repeatable)",
+    )
+    parser.add_argument("--episode", default="deal", choices=EPISODES, help="episode: deal, rams or match")
+
+
+def _config(args: argparse.Namespace) -> RulesConfig:
+    options: dict[str, Any] = {}
+    for item in args.option:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise CommandError(f"--option needs KEY=VALUE, got {item!r}")
+        options[key] = _option_value(value)
+    try:
+        return make_config(args.variant, args.players, **options)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+
+
+def _option_value(text: str) -> Any:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _agent(spec: str, config: RulesConfig) -> Any:
+    try:
+        return agent_source(spec, config)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+
+
+def _nonnegative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _nonnegative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive integer, got 0")
+    return value
+
+
+# ----------------------------------------------------------------------------- rams eval
+def _configure_eval(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_SPEC_HELP)
+    parser.add_argument("--baseline", default=None, metavar="AGENT", help="baseline agent (default random)")
+    _add_rules_arguments(parser)
+    parser.add_argument("--decks", type=_positive, default=200, help="decks in the deal set (default 200)")
+    parser.add_argument("--seed", type=_nonnegative, default=0, help="seed of the deal set (default 0)")
+    parser.add_argument("--league", action="store_true", help="rate the agents against each other (OpenSkill)")
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG plot of the results")
+    parser.add_argument("--workers", type=_positive, default=1, help="processes to split the decks over (default 1)")
+    parser.add_argument("--resamples", type=_positive, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    config = _config(args)
+    if len(set(args.agents)) != len(args.agents):
+        raise CommandError(f"an agent is named twice: {' '.join(args.agents)}")
+    agents = {spec: _agent(spec, config) for spec in args.agents}
+    progress = not args.no_progress
+    if args.league:
+        if args.baseline is not None:
+            raise CommandError("--baseline has no meaning with --league (every agent is rated against the others)")
+        if len(agents) < 2:
+            raise CommandError("--league needs at least 2 agents")
+        result: Any = league(
+            agents,
+            config,
+            decks=args.decks,
+            seed=args.seed,
+            episode=args.episode,
+            workers=args.workers,
+            progress=progress,
+        )
+    else:
+        baseline = args.baseline or "random"
+        result = evaluate(
+            agents,
+            _agent(baseline, config),
+            config,
+            decks=args.decks,
+            seed=args.seed,
+            episode=args.episode,
+            baseline_name=baseline,
+            resamples=args.resamples,
+            workers=args.workers,
+            progress=progress,
+        )
+    print(result.table())
+    if args.json:
+        result.save_json(args.json)
+        print(f"wrote {args.json}")
+    if args.plot:
+        result.plot(args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- rams play
+def _configure_play(parser: argparse.ArgumentParser) -> None:
+    _add_rules_arguments(parser)
+    parser.add_argument("--seat", type=_nonnegative, default=0, help="your seat (default 0)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=["heuristic"],
+        metavar="AGENT",
+        help="the other seats' agents in seat order, or one for all (default heuristic); " + AGENT_SPEC_HELP,
+    )
+    parser.add_argument("--seed", type=_nonnegative, default=None, help="seed of the deal (default: a fresh one)")
+    parser.add_argument("--save", metavar="PATH", help="write the game log as JSON (also when you quit early)")
+    parser.add_argument("--replay", metavar="LOG", help="replay a saved game log instead of playing")
+
+
+class _Quit(Exception):
+    """The person asked to leave."""
+
+
+@dataclass
+class _Move:
+    """Parsing of one line of input: an action, or the message explaining why not."""
+
+    action: int | None
+    message: str = ""
+
+
+_PHASE_HINT = {
+    Phase.BID: "Forehand's bid: bid better cards, bid a swing, or make no (further) bid.",
+    Phase.ANSWER: "Answer the bid: accept or reject.",
+    Phase.KNOCK: "Knock (play this deal) or pass.",
+    Phase.BUY: "Buying: discard a card, or DRAW to replace the cards discarded.",
+    Phase.PLAY: "Play a card.",
+}
+
+
+def parse_move(text: str, legal: Sequence[int]) -> _Move:
+    """Read a move typed by a person: its number in ``legal`` (from 1), a card name or an action name."""
+    word = text.strip()
+    if not word:
+        return _Move(None, "Please type a move: its number, a card like TH, or a name like PASS.")
+    if word.isdigit():
+        k = int(word)
+        if 1 <= k <= len(legal):
+            return _Move(legal[k - 1])
+        return _Move(None, f"There is no move number {k}: choose 1 to {len(legal)}.")
+    token = word.upper().replace("-", "_").replace(" ", "_")
+    if token.startswith("10") and len(token) == 3:
+        token = "T" + token[2]
+    action: int | None = None
+    if len(token) == 2:
+        try:
+            action = card_index(token)
+        except ValueError:
+            action = None
+    if action is None and token in Action.__members__:
+        action = int(Action[token])
+    if action is None:
+        return _Move(None, f"Unknown move {word!r}: type a number 1 to {len(legal)}, a card like TH, or a name.")
+    if action not in legal:
+        return _Move(None, f"{action_name(action)} is not a legal move now; legal: {_legal_names(legal)}.")
+    return _Move(action)
+
+
+def _legal_names(legal: Sequence[int]) -> str:
+    return ", ".join(action_name(a) for a in legal)
+
+
+def _menu(game: Game, legal: Sequence[int]) -> str:
+    hint = _PHASE_HINT.get(game.phase, "")
+    items = "  ".join(f"{k}) {action_name(a)}" for k, a in enumerate(legal, 1))
+    return f"{hint}\nYour moves: {items}\n(type a number or a name; 'help' repeats this, 'quit' leaves)"
+
+
+def _ask(game: Game, ask: Callable[[str], str], out: TextIO) -> int:
+    legal = game.legal_actions()
+    print(_menu(game, legal), file=out)
+    while True:
+        text = ask("your move> ")
+        if text.strip().lower() in ("quit", "exit", "q"):
+            raise _Quit
+        if text.strip().lower() in ("help", "?", "h"):
+            print(_menu(game, legal), file=out)
+            continue
+        move = parse_move(text, legal)
+        if move.action is not None:
+            return move.action
+        print(move.message, file=out)
+
+
+def describe(game: Game, seat: int, action: int, viewer: int) -> str:
+    """What ``viewer`` sees of ``seat``'s action, said before it is applied (discards stay face down)."""
+    who = "you" if seat == viewer else f"player_{seat}"
+    phase = game.phase
+    if phase == Phase.KNOCK:
+        return f"{who}: {'knock' if action == Action.KNOCK else 'pass'}"
+    if phase == Phase.BID:
+        said = {Action.BID_BETTER: "bid better cards", Action.BID_SWING: "bid a swing", Action.NO_BID: "no bid"}
+        return f"{who}: {said[Action(action)]}"
+    if phase == Phase.ANSWER:
+        return f"{who}: {'accept' if action == Action.ACCEPT else 'reject'}"
+    if phase == Phase.BUY:
+        if action == Action.DRAW:
+            return f"{who}: draw {game.pending_discards - (1 if game.config.swedish and seat == game.dealer else 0)}"
+        return f"{who}: discard {action_name(action)}" if seat == viewer else f"{who}: discard a card"
+    return f"{who}: play {action_name(action)}"
+
+
+def _after(game: Game, tricks_before: int, scores_before: list[int], viewer: int) -> list[str]:
+    """Public news after an action: a completed trick, the end of a deal or of the game."""
+    lines = []
+    if len(game.completed) > tricks_before:
+        cards, winner = game.completed[-1]
+        shown = " ".join(action_name(c) for _, c in cards)
+        lines.append(f"  trick ({shown}) taken by {'you' if winner == viewer else f'player_{winner}'}")
+    if game.phase >= Phase.DEAL_OVER:
+        points = "  ".join(
+            f"player_{s}: {b - a:+d}" for s, (b, a) in enumerate(zip(scores_before, game.scores, strict=True))
+        )
+        lines.append(f"deal over ({game.deal_reason}); points this deal: {points}")
+        if game.rams_over:
+            winners = ", ".join("you" if s == viewer else f"player_{s}" for s in game.rams_log[-1][1])
+            lines.append(f"the rams is over; won by {winners}")
+    return lines
+
+
+def _play_loop(
+    game: Game,
+    actors: list[Callable[[Game, int], int] | None],
+    episode: str,
+    viewer: int,
+    ask: Callable[[str], str],
+    out: TextIO,
+    log: list[list[Any]],
+) -> None:
+    """Play to the end of the episode; ``actors[viewer] is None`` means the person at the keyboard decides."""
+    while True:
+        scores_before = list(game.scores)
+        while (seat := game.current) >= 0:
+            actor = actors[seat]
+            if actor is None:
+                print("\n" + render_table(game, viewer), file=out)
+                action = _ask(game, ask, out)
+            else:
+                action = actor(game, seat)
+            line = describe(game, seat, action, viewer)
+            tricks_before = len(game.completed)
+            game.apply(action)
+            log.append([seat, action_name(action)])
+            print(line, file=out)
+            for news in _after(game, tricks_before, scores_before, viewer):
+                print(news, file=out)
+        if game.is_over or episode == "deal" or (episode == "rams" and game.rams_over):
+            break
+        game.next_deal()
+        print("\n--- next deal ---", file=out)
+    print("\n" + render_table(game, viewer), file=out)
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    if args.replay:
+        return _replay(args.replay, None, sys.stdout)
+    config = _config(args)
+    n = config.num_players
+    if args.seat >= n:
+        raise CommandError(f"--seat must be a seat 0..{n - 1}, got {args.seat}")
+    specs = list(args.agents)
+    if len(specs) == 1:
+        specs *= n - 1
+    if len(specs) != n - 1:
+        raise CommandError(f"--agents needs one agent for all other seats or {n - 1} (one per seat), got {len(specs)}")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    deal = deal_set(config, seed, 1)[0]
+    others = iter(specs)
+    names = ["you" if s == args.seat else next(others) for s in range(n)]
+    encoder = ObservationEncoder(config)
+    actors: list[Callable[[Game, int], int] | None] = [
+        None
+        if s == args.seat
+        else actor_for(build_agent(_agent(names[s], config), agent_seed(seed, deal.index, s)), encoder)
+        for s in range(n)
+    ]
+    game = deal.game(config)
+    log: list[list[Any]] = []
+    print(f"Rams {config.variant}, {n} players, seed {seed}; you are player_{args.seat}.")
+    print("Seats: " + ", ".join(f"player_{s} = {name}" for s, name in enumerate(names)))
+    status = 0
+    try:
+        _play_loop(game, actors, args.episode, args.seat, input, sys.stdout, log)
+    except (_Quit, EOFError):
+        print("\nYou left the game.")
+    except KeyboardInterrupt:
+        print("\nInterrupted.")
+        status = 130
+    if args.save:
+        record = {
+            "format": LOG_FORMAT,
+            "version": LOG_VERSION,
+            "config": config.to_dict(),
+            "episode": args.episode,
+            "seed": deal.seed,
+            "deck": list(deal.deck),
+            "dealer": deal.dealer,
+            "scores": [config.start_score] * n,
+            "seats": names,
+            "human_seat": args.seat,
+            "actions": log,
+            "complete": game.phase >= Phase.DEAL_OVER,
+            "final_scores": list(game.scores),
+        }
+        with open(args.save, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
+        print(f"saved the game log to {args.save}")
+    return status
+
+
+# ----------------------------------------------------------------------------- rams replay
+def _configure_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", metavar="LOG", help="a game log written by rams play --save")
+    parser.add_argument("--seat", type=_nonnegative, default=None, help="whose view to show (default: the player's)")
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    return _replay(args.log, args.seat, sys.stdout)
+
+
+def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
+    """The fresh game a saved log starts from, and the log; ``CommandError`` naming what is wrong."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+    except OSError as err:
+        raise CommandError(f"cannot read {path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise CommandError(f"{path} is not JSON: {err}") from None
+    if not isinstance(record, dict) or record.get("format") != LOG_FORMAT:
+        raise CommandError(f"{path} is not a rams game log (no 'format': {LOG_FORMAT!r})")
+    if record.get("version") != LOG_VERSION:
+        raise CommandError(f"{path}: log version {record.get('version')!r} is not {LOG_VERSION}")
+    missing = [k for k in ("config", "episode", "seed", "deck", "dealer", "scores", "actions") if k not in record]
+    if missing:
+        raise CommandError(f"{path}: the log lacks {', '.join(missing)}")
+    try:
+        config = RulesConfig(**record["config"])
+        game = Game(config, record["seed"], deck=record["deck"], dealer=record["dealer"], scores=record["scores"])
+    except (TypeError, ValueError) as err:
+        raise CommandError(f"{path}: bad game setup: {err}") from None
+    if record["episode"] not in EPISODES:
+        raise CommandError(f"{path}: episode must be one of {EPISODES}, got {record['episode']!r}")
+    return game, record
+
+
+def _log_action(entry: Any) -> tuple[int, int]:
+    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str)):
+        raise ValueError(f"an action entry must be [seat, name], got {entry!r}")
+    name = entry[1].upper()
+    action = int(Action[name]) if name in Action.__members__ else card_index(name)
+    return entry[0], action
+
+
+def _replay(path: str, seat: int | None, out: TextIO) -> int:
+    game, record = load_log(path)
+    viewer = record.get("human_seat", 0) if seat is None else seat
+    if not isinstance(viewer, int) or not 0 <= viewer < game.n:
+        raise CommandError(f"--seat must be a seat 0..{game.n - 1}, got {viewer!r}")
+    print(f"Replay of {path}: {game.config.variant}, {game.n} players, seen by player_{viewer}.", file=out)
+    print("\n" + render_table(game, viewer), file=out)
+    scores_before = list(game.scores)
+    for k, entry in enumerate(record["actions"], 1):
+        if game.phase == Phase.DEAL_OVER and record["episode"] != "deal":
+            game.next_deal()
+            scores_before = list(game.scores)
+            print("\n--- next deal ---", file=out)
+        try:
+            actor, action = _log_action(entry)
+            if actor != game.current:
+                raise ValueError(f"it is player_{game.current}'s turn, the log says player_{actor}")
+            line = describe(game, actor, action, viewer)
+            tricks_before = len(game.completed)
+            game.apply(action)
+        except (ValueError, IllegalActionError) as err:
+            raise CommandError(f"{path}: action {k} {entry!r} does not replay: {err}") from None
+        print(f"\n[{k}] {line}", file=out)
+        for news in _after(game, tricks_before, scores_before, viewer):
+            print(news, file=out)
+        print(render_table(game, viewer), file=out)
+    print(f"\nend of the log ({len(record['actions'])} actions)", file=out)
+    return 0
+
+
+# ----------------------------------------------------------------------------- main
+BUILTIN_COMMANDS = (
+    Command("eval", "duplicate evaluation of agents against a baseline, or a league", _configure_eval, _run_eval),
+    Command("play", "play a seat in the terminal against agents", _configure_play, _run_play),
+    Command("replay", "replay a game log saved by rams play --save", _configure_replay, _run_replay),
+)
+
+
+def plugin_commands() -> list[Command]:
+    """Commands that installed packages declare in the ``rams_env.commands`` entry-point group."""
+    found = []
+    for point in entry_points(group=COMMAND_GROUP):
+        command = point.load()
+        if not isinstance(command, Command):
+            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a rams_env.cli.Command")
+        found.append(command)
+    return found
+
+
+def build_parser(commands: Sequence[Command]) -> argparse.ArgumentParser:
+    """The ``rams`` parser with one subparser per command (each remembers its ``run``)."""
+    parser = argparse.ArgumentParser(prog="rams", description="Rams card game: evaluate agents, play, replay.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    seen: set[str] = set()
+    for command in commands:
+        if command.name in seen:
+            raise ValueError(f"two rams commands are named {command.name!r}")
+        seen.add(command.name)
+        child = sub.add_parser(command.name, help=command.help, description=command.help)
+        command.configure(child)
+        child.set_defaults(run=command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rams`` command; returns the exit code."""
+    parser = build_parser([*BUILTIN_COMMANDS, *plugin_commands()])
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except CommandError as err:
+        print(f"rams {args.command}: error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
