@@ -18,9 +18,9 @@ from importlib.metadata import entry_points
 from typing import Any, TextIO
 
 from .encoding import ObservationEncoder
+from .episode import EPISODES, end_of_deal
 from .evaluation import (
     AGENT_SPEC_HELP,
-    EPISODES,
     actor_for,
     agent_seed,
     agent_source,
@@ -323,9 +323,8 @@ def _play_loop(
             print(line, file=out)
             for news in _after(game, tricks_before, scores_before, viewer):
                 print(news, file=out)
-        if game.is_over or episode == "deal" or (episode == "rams" and game.rams_over):
+        if end_of_deal(game, episode):
             break
-        game.next_deal()
         print("\n--- next deal ---", file=out)
     print("\n" + render_table(game, viewer), file=out)
 
@@ -441,8 +440,9 @@ def _replay(path: str, seat: int | None, out: TextIO) -> int:
     print("\n" + render_table(game, viewer), file=out)
     scores_before = list(game.scores)
     for k, entry in enumerate(record["actions"], 1):
-        if game.phase == Phase.DEAL_OVER and record["episode"] != "deal":
-            game.next_deal()
+        if game.phase >= Phase.DEAL_OVER:
+            if end_of_deal(game, record["episode"]):
+                raise CommandError(f"{path}: the {record['episode']} is over after action {k - 1}, the log goes on")
             scores_before = list(game.scores)
             print("\n--- next deal ---", file=out)
         try:

@@ -34,9 +34,9 @@ import numpy as np
 from tqdm import tqdm
 
 from .encoding import ObservationEncoder, action_mask
+from .episode import EPISODES, end_of_deal
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
 
-EPISODES = ("deal", "rams", "match")
 Z95 = 1.959963984540054  # standard normal quantile of 0.975
 KNOCK = int(Action.KNOCK)
 
@@ -270,9 +270,8 @@ def play_episode(
                 raise IllegalActionError(f"agent {who!r} in seat {seat}: {err}") from None
             knocks[seat] += knocked
         points = [p + b - s for p, b, s in zip(points, before, game.scores, strict=True)]
-        if game.is_over or episode == "deal" or (episode == "rams" and game.rams_over):
+        if end_of_deal(game, episode):
             break
-        game.next_deal()
     wins = None
     if episode != "deal":
         winners = game.winners if game.is_over else game.rams_winners()
