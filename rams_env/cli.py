@@ -130,13 +130,13 @@ def _run_eval(args: argparse.Namespace) -> int:
     config = _config(args)
     if len(set(args.agents)) != len(args.agents):
         raise CommandError(f"an agent is named twice: {' '.join(args.agents)}")
+    if args.league and args.baseline is not None:
+        raise CommandError("--baseline has no meaning with --league (every agent is rated against the others)")
+    if args.league and len(args.agents) < 2:
+        raise CommandError("--league needs at least 2 agents")
     agents = {spec: _agent(spec, config) for spec in args.agents}
     progress = not args.no_progress
     if args.league:
-        if args.baseline is not None:
-            raise CommandError("--baseline has no meaning with --league (every agent is rated against the others)")
-        if len(agents) < 2:
-            raise CommandError("--league needs at least 2 agents")
         result: Any = league(
             agents,
             config,
