@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
+from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 
 if TYPE_CHECKING:
     from ..policy import PolicyAgent
 
-__all__ = ["Agent", "ObservationAgent", "RandomAgent", "load_agent", "observe"]
+__all__ = ["Agent", "HeuristicAgent", "ObservationAgent", "RandomAgent", "load_agent", "observe"]
 
 
 def load_agent(

@@ -1,0 +1,392 @@
+"""A rule-based Rams player that reads only its encoded observation (through :mod:`rams_env.decoding`).
+
+How it thinks
+-------------
+Every card in hand gets a *trick chance*: the probability that it takes a trick, from how many
+unseen cards could beat it and how likely each active opponent is to hold one (hypergeometric
+odds over the cards whose place the player does not know; a side card also risks a ruff by an
+opponent void in its suit). Summed, the chances give the expected tricks; multiplied as
+independent events, the chance of taking none (flying).
+
+- Knock: the value of knocking is ``E[tricks] + bonus * P(some trick) - cost * P(no trick)``
+  for the hand as it will be after buying (weak cards replaced by average draws); knock when
+  it is positive. ``cost`` is what a flight costs now (nothing at the flight cap; russian: the
+  fine plus the aces held, only 5 for a jacks holder); ``bonus`` is the russian aces write-off.
+  Opponents who knocked count fully, those still to speak by half, so position matters.
+  Last to speak before the dealer, with everyone else passed, it also weighs the dealer's free
+  five tricks when they would end the rams.
+- Bids and answers: compare the hand's knock value with the expected value of a new hand
+  (better cards, sampled from the unseen cards) or of the other trump suits (swing).
+- Buying: discard, worst first, the cards whose trick chance is below that of an average card
+  from the talon; keep trumps and aces (russian: always the aces; go for five of a suit with
+  four of it in hand).
+- Play: pick the card that maximises ``P(win this trick) + sum of the other cards' chances``,
+  plus, while no trick is taken yet, the value of not flying times the chance of taking one.
+  So it takes the lead with the cheapest card that holds, cashes aces before voids appear,
+  ducks with cards worth more later, and throws its least useful card when it cannot win.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..decoding import DecodedObservation, decode
+from ..rules import RulesConfig, make_config
+from ..rules.actions import Action
+from ..rules.cards import ACE, ace_value, deck_cards
+from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
+
+PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)
+BID_BETTER, BID_SWING, NO_BID = int(Action.BID_BETTER), int(Action.BID_SWING), int(Action.NO_BID)
+ACCEPT, REJECT, DRAW = int(Action.ACCEPT), int(Action.REJECT), int(Action.DRAW)
+
+UNDECIDED_KNOCK = 0.5  # chance that a player who has not spoken yet will knock
+SIDE_TIMING = 0.85  # a side card must wait for its suit to be led (or for the lead)
+RUFF_PER_VOID = 0.12  # extra trick chance of a trump per side suit the hand is void in
+BID_MARGIN = 0.3  # a bid or acceptance must promise this much more than the hand in hand
+BETTER_SAMPLES = 24  # new hands sampled to value a better-cards bid
+
+
+@lru_cache(maxsize=65536)
+def miss_chance(avoid: int, take: int, pool: int) -> float:
+    """Probability that ``take`` cards drawn from ``pool`` include none of ``avoid`` given cards."""
+    if take <= 0 or avoid <= 0:
+        return 1.0
+    if pool - avoid < take:
+        return 0.0
+    p = 1.0
+    for i in range(take):
+        p *= (pool - avoid - i) / (pool - i)
+    return p
+
+
+@dataclass
+class Opponent:
+    """An opponent as the player sees him: chance he is (or will be) active, cards held, cards known."""
+
+    seat: int  # relative seat
+    weight: float  # 1 active, 0 passed, in between while undecided
+    size: int  # cards in hand
+    known: frozenset[int] = frozenset()  # cards known to be in his hand (the turned card)
+
+
+class Situation:
+    """The unseen cards and the opponents, with trick chances computed from them."""
+
+    def __init__(self, trump: int, unseen: set[int], opponents: list[Opponent]) -> None:
+        self.trump = trump
+        self.unseen = unseen
+        self.pool = len(unseen)
+        self.opponents = [o for o in opponents if o.weight > 0.0]
+        ranks: list[list[int]] = [[], [], [], []]
+        for c in unseen:
+            ranks[c // 13].append(c % 13)
+        self.suit_count = [len(r) for r in ranks]
+        self._ranks = ranks
+
+    def higher(self, card: int) -> int:
+        """Unseen cards of ``card``'s suit that rank above it."""
+        rank = card % 13
+        return sum(1 for r in self._ranks[card // 13] if r > rank)
+
+    def beat_chance(self, card: int, led: int, opp: Opponent, lower_trumps: int = 0) -> float:
+        """Chance that ``opp`` can beat ``card`` in a trick led in suit ``led`` (card winning so far)."""
+        trump, suit = self.trump, card // 13
+        for k in opp.known:
+            if k // 13 == suit and k % 13 > card % 13:
+                return 1.0
+        unknown = max(0, opp.size - len(opp.known))
+        pool = self.pool
+        if suit == trump:
+            higher = max(0, self.higher(card) - lower_trumps)
+            beat = 1.0 - miss_chance(higher, unknown, pool)
+            if led != trump:
+                void = miss_chance(self.suit_count[led], unknown, pool)
+                beat = void * (1.0 - miss_chance(higher, unknown, pool - self.suit_count[led]))
+            return beat
+        higher = self.higher(card)
+        void = miss_chance(self.suit_count[suit], unknown, pool)
+        has_trump = any(k // 13 == trump for k in opp.known)
+        trumps = 1.0 if has_trump else 1.0 - miss_chance(self.suit_count[trump], unknown, pool - self.suit_count[suit])
+        return min(1.0, 1.0 - miss_chance(higher, unknown, pool) + void * trumps)
+
+    def hold_chance(self, card: int, led: int, players: list[Opponent], lower_trumps: int = 0) -> float:
+        """Chance that ``card`` still wins once ``players`` have played to the trick."""
+        p = 1.0
+        for o in players:
+            p *= 1.0 - o.weight * self.beat_chance(card, led, o, lower_trumps)
+        return p
+
+    def card_chance(self, card: int, hand: list[int] | tuple[int, ...]) -> float:
+        """Chance that ``card`` takes a trick some time in this deal, held in ``hand``."""
+        trump, suit = self.trump, card // 13
+        if suit == trump:
+            lower = sum(1 for c in hand if c // 13 == trump and c % 13 < card % 13)
+            top = self.hold_chance(card, trump, self.opponents, lower)
+            voids = sum(1 for s in range(4) if s != trump and not any(c // 13 == s for c in hand))
+            ruff = min(0.45, RUFF_PER_VOID * voids)
+            return 1.0 - (1.0 - top) * (1.0 - ruff)
+        return SIDE_TIMING * self.hold_chance(card, suit, self.opponents)
+
+
+def zero_chance(chances: list[float]) -> float:
+    """Chance that none of independent trick chances comes off."""
+    p = 1.0
+    for c in chances:
+        p *= 1.0 - c
+    return p
+
+
+class HeuristicAgent(ObservationAgent):
+    """A strong rule-based player (see the module docstring); every preset, 3 to 7 players.
+
+    ``config`` (optional) gives the exact rule options when they differ from the preset's
+    (the observation does not carry the start score); ``seed`` seeds the sampling of new
+    hands when it values a better-cards bid.
+    """
+
+    def __init__(self, config: RulesConfig | None = None, seed: int | None = None) -> None:
+        self.config = config
+        self.rng = random.Random(seed)
+
+    def act(self, observation: Observation) -> int:
+        """A legal action for the observation."""
+        legal = [int(a) for a in legal_from_mask(observation)]
+        if len(legal) == 1:
+            return legal[0]
+        d = decode(observation_vector(observation))
+        rules = self._rules(d)
+        if d.phase == "play":
+            return self._play(d, rules, legal)
+        if d.phase == "buy":
+            return self._buy(d, rules, legal)
+        if d.phase == "knock":
+            return KNOCK if self._knock_value(d, rules) > 0.0 else PASS
+        if d.phase == "bid":
+            return self._bid(d, rules, legal)
+        return self._answer(d, rules, legal)
+
+    # ------------------------------------------------------------------ knowledge
+    def _rules(self, d: DecodedObservation) -> RulesConfig:
+        cfg = self.config
+        if cfg is None:
+            return _preset(d.variant, d.num_players)
+        if (cfg.variant, cfg.num_players) != (d.variant, d.num_players):
+            raise ValueError(
+                f"HeuristicAgent was built for {cfg.variant} with {cfg.num_players} players, "
+                f"but observes {d.variant} with {d.num_players}"
+            )
+        return cfg
+
+    @staticmethod
+    def _situation(d: DecodedObservation, trump: int | None = None, hand_size: int | None = None) -> Situation:
+        """Unseen cards and opponents of the decoded observation (``trump`` may be hypothetical)."""
+        trump = d.trump if trump is None else trump
+        seen = set(d.hand) | d.cards_played | set(d.out_of_play)
+        known: dict[int, frozenset[int]] = {}
+        if d.turned_at == "table":
+            seen.add(d.turned_card)
+        elif d.turned_at == "dealer" and d.dealer != 0:
+            seen.add(d.turned_card)
+            known[d.dealer] = frozenset({d.turned_card})
+        unseen = set(deck_cards(d.deck_size)) - seen
+        in_trick = {r for r, _ in d.trick}
+        opponents = []
+        for r in range(1, d.num_players):
+            if d.passed[r]:
+                continue
+            weight = 1.0 if d.knocked[r] else UNDECIDED_KNOCK
+            size = hand_size if hand_size is not None else 5 - d.tricks_done - (1 if r in in_trick else 0)
+            opponents.append(Opponent(r, weight, size, known.get(r, frozenset())))
+        return Situation(trump, unseen, opponents)
+
+    @staticmethod
+    def _flight_stakes(
+        d: DecodedObservation, rules: RulesConfig, hand: list[int] | tuple[int, ...]
+    ) -> tuple[float, float]:
+        """(cost of taking no trick, bonus for taking one) for the observer, against passing."""
+        if rules.swedish:
+            score = round(d.scores[0] * rules.start_score)
+            return float(max(0, min(score + rules.flight_fine, rules.flight_cap) - score)), 0.0
+        aces = float(ace_value(list(hand)))
+        cost = float(rules.flight_fine) if d.own_jacks else rules.flight_fine + aces
+        return cost, aces
+
+    # ------------------------------------------------------------------ hand value
+    def _hand_value(
+        self,
+        d: DecodedObservation,
+        rules: RulesConfig,
+        hand: list[int],
+        trump: int | None = None,
+        extra: tuple[float, ...] = (),
+    ) -> float:
+        """Knock value of a hand after buying: E[tricks] + bonus * P(trick) - cost * P(no trick)."""
+        sit = self._situation(d, trump, hand_size=5)
+        dealer = d.dealer == 0
+        if not rules.swedish and dealer and d.turned_at == "table":
+            hand = [*hand, d.turned_card]  # the russian dealer takes the turned card (and discards one)
+        chances = sorted((sit.card_chance(c, hand), c) for c in hand)
+        while len(chances) > 5:
+            chances.pop(0)
+        average = self._draw_chance(sit, hand)
+        room = max(0, d.talon - 3 * sum(1 for o in sit.opponents))
+        kept = [p for p, c in chances if p >= average or self._keeps(rules, c, hand)]
+        draws = min(5 - len(kept), room)
+        values = kept + [average] * draws + list(extra)
+        if len(values) < 5:
+            values += [0.0] * (5 - len(values))  # cards kept for want of a talon to replace them
+        values = sorted(values, reverse=True)[:5]
+        cost, bonus = self._flight_stakes(d, rules, hand)
+        expected = min(5.0, sum(values))
+        zero = zero_chance(values)
+        return expected + bonus * (1.0 - zero) - cost * zero
+
+    @staticmethod
+    def _keeps(rules: RulesConfig, card: int, hand: list[int]) -> bool:
+        """Cards never bought away: russian aces (their write-off) and trumps of a five-of-a-suit try."""
+        if rules.swedish:
+            return False
+        suit_count = sum(1 for c in hand if c // 13 == card // 13)
+        return card % 13 == ACE or suit_count >= 4
+
+    @staticmethod
+    def _draw_chance(sit: Situation, hand: list[int]) -> float:
+        """Average trick chance of a card drawn from the unseen cards."""
+        if not sit.unseen:
+            return 0.0
+        return sum(sit.card_chance(c, hand) for c in sit.unseen) / len(sit.unseen)
+
+    # ------------------------------------------------------------------ decisions
+    def _knock_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
+        hand = list(d.hand)
+        if not rules.swedish and (sum(1 for c in hand if c % 13 == ACE) == 4 or len({c // 13 for c in hand}) == 1):
+            return 1.0  # russian four aces or five of a suit: shown at the start of play
+        value = self._hand_value(d, rules, hand)
+        before_dealer = (d.dealer - 1) % d.num_players == 0
+        if before_dealer and not any(d.knocked) and rules.swedish:
+            # Passing now gives the dealer five tricks: worth preventing when that ends the rams.
+            dealer_score = round(d.scores[d.dealer] * rules.start_score)
+            if dealer_score <= 5:
+                value += 1.0
+        return value
+
+    def _bid(self, d: DecodedObservation, rules: RulesConfig, legal: list[int]) -> int:
+        current = max(0.0, self._hand_value(d, rules, list(d.hand)))
+        options = {NO_BID: current + BID_MARGIN}
+        if BID_BETTER in legal:
+            options[BID_BETTER] = self._better_value(d, rules)
+        if BID_SWING in legal:
+            options[BID_SWING] = self._swing_value(d, rules)
+        return max(options, key=lambda a: options[a])
+
+    def _answer(self, d: DecodedObservation, rules: RulesConfig, legal: list[int]) -> int:
+        current = max(0.0, self._hand_value(d, rules, list(d.hand)))
+        new = self._better_value(d, rules) if d.better.pending else self._swing_value(d, rules)
+        return ACCEPT if ACCEPT in legal and new > current + BID_MARGIN else REJECT
+
+    def _better_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
+        """Expected knock value (0 when it would pass) of a new hand from the unseen cards."""
+        sit = self._situation(d, hand_size=5)
+        pool = sorted(sit.unseen)
+        keep = [d.turned_card] if d.dealer == 0 and d.turned_at == "dealer" else []
+        total = 0.0
+        for _ in range(BETTER_SAMPLES):
+            hand = self.rng.sample(pool, 5) + keep
+            total += max(0.0, self._hand_value(d, rules, hand))
+        return total / BETTER_SAMPLES
+
+    def _swing_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
+        """Expected knock value (0 when it would pass) under a trump of another suit."""
+        sit = self._situation(d, hand_size=5)
+        hand = list(d.hand)
+        if d.dealer == 0 and d.turned_at == "dealer":
+            hand.remove(d.turned_card)  # the dealer swaps his turned card for the new one
+        weights = [0 if s == d.trump else sit.suit_count[s] for s in range(4)]
+        if not sum(weights):
+            return 0.0
+        total = 0.0
+        for suit in range(4):
+            if weights[suit]:
+                extra = (0.5,) if d.dealer == 0 else ()  # the new turned card, a trump of unknown rank
+                total += weights[suit] * max(0.0, self._hand_value(d, rules, hand, suit, extra))
+        return total / sum(weights)
+
+    def _buy(self, d: DecodedObservation, rules: RulesConfig, legal: list[int]) -> int:
+        hand = list(d.hand)
+        cards = [a for a in legal if a < 52]
+        sit = self._situation(d, hand_size=5)
+        chances = {c: sit.card_chance(c, hand) for c in hand}
+        if not cards:
+            return DRAW
+        if d.take_pending:
+            return min(cards, key=lambda c: (chances[c], c % 13))
+        if not rules.swedish:
+            suits = [sum(1 for c in hand if c // 13 == s) for s in range(4)]
+            if max(suits) == 5:
+                return DRAW  # five of a suit: stand pat and show it
+            if max(suits) == 4 and d.pending_discards == 0:
+                odd = next(c for c in hand if suits[c // 13] == 1)
+                if odd % 13 != ACE and odd in cards:
+                    return odd
+        worst = min(cards, key=lambda c: (self._keeps(rules, c, hand), chances[c], c % 13))
+        must = rules.swedish and d.dealer == 0 and d.pending_discards == 0
+        if must or (chances[worst] < self._draw_chance(sit, hand) and not self._keeps(rules, worst, hand)):
+            return worst
+        return DRAW if DRAW in legal else worst
+
+    def _play(self, d: DecodedObservation, rules: RulesConfig, legal: list[int]) -> int:
+        hand = list(d.hand)
+        sit = self._situation(d)
+        trump = d.trump
+        chances = {c: sit.card_chance(c, hand) for c in hand}
+        cost, bonus = self._flight_stakes(d, rules, hand) if d.tricks[0] == 0 else (0.0, 0.0)
+        stake = cost + bonus
+        if d.trick:
+            led = d.trick[0][1] // 13
+            best = _winning_card(d.trick, trump)
+            after = [o for o in sit.opponents if o.seat not in {r for r, _ in d.trick}]
+        else:
+            led, best, after = -1, -1, sit.opponents
+        total = sum(chances.values())
+
+        def gain(card: int) -> float:
+            suit = led if led >= 0 else card // 13
+            win = 0.0
+            if best < 0 or _beats(card, best, led, trump):
+                win = sit.hold_chance(card, suit, after)
+            rest = [chances[c] for c in hand if c != card]
+            value = win + total - chances[card]
+            if stake:
+                value += stake * (1.0 - (1.0 - win) * zero_chance(rest))
+            return value - 0.001 * (card % 13)
+
+        return max(legal, key=gain)
+
+
+def _beats(card: int, best: int, led: int, trump: int) -> bool:
+    """True if ``card`` beats ``best``, the card winning a trick led in suit ``led``."""
+    suit, best_suit = card // 13, best // 13
+    if suit == best_suit:
+        return card % 13 > best % 13
+    return suit == trump
+
+
+def _winning_card(trick: tuple[tuple[int, int], ...], trump: int) -> int:
+    """The card winning a started trick."""
+    led = trick[0][1] // 13
+    best = trick[0][1]
+    for _, card in trick[1:]:
+        if _beats(card, best, led, trump):
+            best = card
+    return best
+
+
+@lru_cache(maxsize=64)
+def _preset(variant: str, num_players: int) -> RulesConfig:
+    return make_config(variant, num_players)
+
+
+__all__ = ["HeuristicAgent", "miss_chance"]
