@@ -105,6 +105,7 @@ _OWN_ACES, _TRICKS_DONE, _TRICKS, _SCORES = (_O[k] for k in ("own_aces", "tricks
 _DISCARDED, _DRAWN, _PENDING, _TALON = (_O[k] for k in ("discarded", "drawn", "pending_discards", "talon"))
 _KNOCK_ACTION, _DRAW_ACTION = int(Action.KNOCK), int(Action.DRAW)
 _MASK_MEMO_SIZE = 1 << 14  # distinct legal sets remembered by ObservationCache.mask
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal set -> its mask (never handed out: copied)
 
 
 def layout_table() -> str:
@@ -276,7 +277,6 @@ class ObservationCache:
         self._rel = encoder._rel
         self._aces = encoder.config.russian_specials
         self._talon_scale = float(encoder.config.deck_size)
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
     def invalidate(self) -> None:
         """Mark every buffer stale."""
@@ -295,11 +295,11 @@ class ObservationCache:
         if game.current != seat:
             return np.zeros(NUM_ACTIONS, np.int8)
         legal = tuple(game.legal_actions())
-        mask = self._masks.get(legal)
+        mask = _MASKS.get(legal)
         if mask is None:
-            if len(self._masks) >= _MASK_MEMO_SIZE:
-                self._masks.clear()
-            mask = self._masks[legal] = action_mask(game, seat)
+            if len(_MASKS) >= _MASK_MEMO_SIZE:
+                _MASKS.clear()
+            mask = _MASKS[legal] = action_mask(game, seat)
         return mask.copy()
 
     @staticmethod

@@ -1,0 +1,134 @@
+"""The batched envs play exactly the games of the AEC env: same seeds, same actions, same
+observations, masks, rewards and scores (issue 5's differential test)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import rams_env
+from rams_env.rules import IllegalActionError
+from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv, game_seeds
+
+PRESETS = [("mattmar", 4), ("norrlandsknack", 5), ("rams32", 3), ("russian", 4)]
+
+
+class _Reference:
+    """One AEC env per batched game, seeded the same way, with its per-seat rewards collected."""
+
+    def __init__(self, seed: int, **kwargs) -> None:
+        self.env = rams_env.raw_env(**kwargs)
+        self.env.reset(seed=seed)
+        self._skip_empty()
+
+    def _skip_empty(self) -> None:
+        while all(self.env.terminations.values()):  # an episode with no decision: batched skips it
+            self.env.reset()
+
+    def decision(self) -> tuple[int, np.ndarray, np.ndarray]:
+        agent = self.env.agent_selection
+        obs = self.env.observe(agent)
+        return self.env.possible_agents.index(agent), obs["observation"], obs["action_mask"]
+
+    def step(self, action: int) -> tuple[list[float], bool, list[int]]:
+        env = self.env
+        env.step(action)
+        rewards = [env.rewards[a] for a in env.possible_agents]
+        scores = list(env.game.scores)
+        done = all(env.terminations.values())
+        if done:
+            env.reset()
+            self._skip_empty()
+        return rewards, done, scores
+
+
+def _play_both(num_games: int, episodes: int, seed: int, batched=None, **kwargs) -> int:
+    """Play both until ``episodes`` episodes ended; every step compares every game. Returns steps."""
+    env = batched or BatchedRamsEnv(num_games, seed=seed, **kwargs)
+    games = env.games if isinstance(env, BatchedRamsEnv) else None
+    references = [_Reference(s, **kwargs) for s in game_seeds(seed, num_games)]
+    out = env.reset()
+    chooser = random.Random(seed)
+    ended = steps = 0
+    while ended < episodes:
+        actions = []
+        for i, ref in enumerate(references):
+            seat, obs, mask = ref.decision()
+            if out.seats[i] != seat or not np.array_equal(out.observations[i], obs):
+                raise AssertionError(f"step {steps}, game {i}: seat or observation differs")
+            assert np.array_equal(out.action_masks[i], mask), f"step {steps}, game {i}: mask differs"
+            actions.append(chooser.choice(np.flatnonzero(mask).tolist()))
+        out = env.step(actions)
+        games = env.games if isinstance(env, BatchedRamsEnv) else None
+        for i, ref in enumerate(references):
+            rewards, done, scores = ref.step(actions[i])
+            expected = np.asarray(rewards, np.float32)  # the batched arrays are float32
+            assert np.array_equal(out.rewards[i], expected), f"step {steps}, game {i}: rewards differ"
+            assert bool(out.done[i]) == done, f"step {steps}, game {i}: episode end differs"
+            if games is not None and not done:
+                assert games[i].scores == scores
+            ended += done
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize(("variant", "players"), PRESETS)
+def test_batched_equals_reference_over_10000_deals(variant, players):
+    _play_both(64, 10_000, seed=3, variant=variant, num_players=players)
+
+
+LONG = [("mattmar", "match", "win"), ("russian", "rams", "win"), ("rams32", "rams", "points")]
+
+
+@pytest.mark.parametrize(("variant", "episode", "reward"), LONG)
+def test_batched_equals_reference_long_episodes(variant, episode, reward):
+    steps = _play_both(8, 8, seed=5, variant=variant, num_players=4, episode=episode, reward=reward)
+    assert steps > 100
+
+
+def test_subprocess_env_equals_reference():
+    env = SubprocBatchedRamsEnv(6, workers=2, seed=9, variant="russian", num_players=3)
+    try:
+        _play_both(6, 300, seed=9, batched=env, variant="russian", num_players=3)
+    finally:
+        env.close()
+
+
+def test_subprocess_env_reports_an_illegal_action():
+    env = SubprocBatchedRamsEnv(4, workers=2, seed=1)
+    try:
+        out = env.reset()
+        bad = [int(np.flatnonzero(m == 0)[0]) for m in out.action_masks]
+        with pytest.raises(IllegalActionError, match="worker for games 0-1"):
+            env.step(bad)
+    finally:
+        env.close()
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="num_games"):
+        BatchedRamsEnv(0)
+    with pytest.raises(ValueError, match="episode"):
+        BatchedRamsEnv(2, episode="forever")
+    with pytest.raises(ValueError, match="unknown"):
+        BatchedRamsEnv(2, colour="red")
+    env = BatchedRamsEnv(2, seed=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step([0, 0])
+    out = env.reset()
+    with pytest.raises(ValueError, match="one action per game"):
+        env.step([0])
+    illegal = [int(np.flatnonzero(m == 0)[0]) for m in out.action_masks]
+    with pytest.raises(IllegalActionError, match="game 0"):
+        env.step(illegal)
+    with pytest.raises(ValueError, match="workers"):
+        SubprocBatchedRamsEnv(2, workers=3)
+
+
+def test_seeding_is_per_game_and_reproducible():
+    a, b = BatchedRamsEnv(4, seed=1), BatchedRamsEnv(4, seed=1)
+    np.testing.assert_array_equal(a.reset().observations, b.reset().observations)
+    assert len(set(game_seeds(1, 100))) == 100
+    assert game_seeds(1, 3) != game_seeds(2, 3)
