@@ -56,12 +56,13 @@ def texas_runner() -> Callable[[float], int]:
     return aec_runner(texas_holdem_v4.env())
 
 
-def hearts_runner() -> Callable[[float], int]:
-    """Player decisions of OpenSpiel hearts, the acting player's observation tensor read each time."""
+def hearts_runner(name: str = "hearts") -> Callable[[float], int]:
+    """Player decisions of an OpenSpiel game (hearts by default), the acting player's observation
+    tensor read each time."""
     import pyspiel
     from open_spiel.python.observation import make_observation
 
-    game = pyspiel.load_game("hearts")
+    game = pyspiel.load_game(name)
     observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
     chooser = random.Random(0)
 

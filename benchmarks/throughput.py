@@ -1,0 +1,150 @@
+"""Training throughput against peers: agent steps per second with the acting player's observation
+and action mask produced at every step and uniformly random legal actions, in one run with
+alternating rounds so that every contender shares the machine's noise.
+
+Run: ``pip install -e ".[bench]" && python -m benchmarks.throughput [--rounds 5 --seconds 2]``.
+Contenders: rams_env's AEC env, its batched env in one process and over every core, the raw
+engine (no observation: the ceiling of the reference engine), PettingZoo ``texas_holdem_v4`` and
+``gin_rummy_v4``, RLCard ``uno`` (its state dict holds the observation), OpenSpiel ``hearts`` and
+``oh_hell`` through pyspiel with ``make_observation``. A peer that is not installed is reported as
+such. Ratios are rams_env batched (one process) over the contender.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from benchmarks.env_speed import aec_runner, hearts_runner, rams_runner, texas_runner
+from rams_env.rules import Game, Phase, make_config
+from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
+
+Runner = Callable[[float], int]
+HEADLINE = "rams_env batched, 1 process"
+
+
+def batched_runner(env: BatchedRamsEnv | SubprocBatchedRamsEnv) -> Runner:
+    """Steps of a batched env (one step = one agent decision in one game)."""
+    rng = np.random.default_rng(0)
+    state = {"out": env.reset(seed=0)}
+
+    def run(seconds: float) -> int:
+        steps, deadline = 0, time.perf_counter() + seconds
+        out = state["out"]
+        while time.perf_counter() < deadline:
+            scores = rng.random(out.action_masks.shape)
+            scores[out.action_masks == 0] = -1.0
+            out = env.step(scores.argmax(axis=1))
+            steps += len(scores)
+        state["out"] = out
+        return steps
+
+    return run
+
+
+def engine_runner(variant: str = "mattmar", num_players: int = 4) -> Runner:
+    """The reference engine alone: legal actions and a random legal action per step."""
+    config = make_config(variant, num_players)
+    chooser = random.Random(0)
+
+    def run(seconds: float) -> int:
+        steps, deadline = 0, time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            game = Game(config, seed=chooser.getrandbits(63))
+            while game.phase < Phase.DEAL_OVER:
+                legal = game.legal_actions()
+                game.apply(legal[chooser.randrange(len(legal))])
+                steps += 1
+        return steps
+
+    return run
+
+
+def gin_rummy_runner() -> Runner:
+    """PettingZoo gin_rummy_v4 (needs pettingzoo[classic])."""
+    from pettingzoo.classic import gin_rummy_v4
+
+    return aec_runner(gin_rummy_v4.env())
+
+
+def rlcard_runner(name: str = "uno") -> Runner:
+    """RLCard: ``env.step`` returns the next state, whose ``obs`` and ``legal_actions`` are read."""
+    import rlcard
+
+    env = rlcard.make(name, config={"seed": 0})
+    chooser = random.Random(0)
+
+    def run(seconds: float) -> int:
+        steps, deadline = 0, time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            state, _ = env.reset()
+            while not env.is_over():
+                legal = list(state["legal_actions"])
+                _ = state["obs"]
+                state, _ = env.step(legal[chooser.randrange(len(legal))])
+                steps += 1
+        return steps
+
+    return run
+
+
+def oh_hell_runner() -> Runner:
+    """OpenSpiel oh_hell with its observation tensor read at every decision."""
+    return hearts_runner("oh_hell")
+
+
+def contenders(workers: int) -> dict[str, Callable[[], Runner]]:
+    """Name -> factory of a runner; factories raise ImportError for a missing peer."""
+    return {
+        "rams_env env() AEC, mattmar 4p": rams_runner,
+        HEADLINE: lambda: batched_runner(BatchedRamsEnv(64, seed=0)),
+        f"rams_env batched, {workers} processes": lambda: batched_runner(
+            SubprocBatchedRamsEnv(64 * workers, workers=workers, seed=0)
+        ),
+        "rams_env raw engine (no observation)": engine_runner,
+        "pettingzoo texas_holdem_v4": texas_runner,
+        "pettingzoo gin_rummy_v4": gin_rummy_runner,
+        "rlcard uno": rlcard_runner,
+        "open_spiel hearts": hearts_runner,
+        "open_spiel oh_hell": oh_hell_runner,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per contender")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per contender per round")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes of the multi-core run")
+    args = parser.parse_args()
+    runners: dict[str, Runner] = {}
+    for name, make in contenders(args.workers).items():
+        try:
+            runners[name] = make()
+        except ImportError as err:
+            print(f"{name}: not installed ({err}); pip install -e '.[bench]'")
+    rates: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(args.rounds):
+        for name, run in runners.items():
+            start = time.perf_counter()
+            steps = run(args.seconds)
+            rates[name].append(steps / (time.perf_counter() - start))
+    ours = statistics.median(rates[HEADLINE])
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{args.rounds} rounds x {args.seconds:g} s, median agent steps/s"
+    )
+    print(f"| contender | steps/s | {HEADLINE} / it |\n|---|---:|---:|")
+    for name, values in rates.items():
+        rate = statistics.median(values)
+        print(f"| {name} | {rate:,.0f} | {ours / rate:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
