@@ -140,7 +140,8 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
     """The agent (or per-game factory) named by ``spec`` (see ``AGENT_SPEC_HELP``); ``ValueError`` if bad.
 
     A class whose constructor takes ``seed`` becomes a factory, so that the evaluation seeds it per
-    game; a checkpoint is loaded once (greedy), checked against ``config`` when given.
+    game; one that takes ``config`` gets ``config``; a checkpoint is loaded once (greedy), checked
+    against ``config`` when given.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
@@ -162,7 +163,10 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
     options = _spec_options(spec, rest, "simulations" if name == "search" else None)
     if "seed" in options:
         raise ValueError(f"agent {spec!r}: the seed is set per game by the evaluation, not in the spec")
-    seeded = "seed" in inspect.signature(factory).parameters
+    parameters = inspect.signature(factory).parameters
+    if config is not None and "config" in parameters and "config" not in options:
+        options["config"] = config
+    seeded = "seed" in parameters
     try:
         source = functools.partial(factory, **options) if seeded else factory(**options)
         build_agent(source, 0)  # reject bad keywords now, not in the middle of an evaluation
