@@ -470,13 +470,23 @@ BUILTIN_COMMANDS = (
 )
 
 
-def plugin_commands() -> list[Command]:
-    """Commands that installed packages declare in the ``rams_env.commands`` entry-point group."""
+def plugin_commands(warn: TextIO | None = None) -> list[Command]:
+    """Commands that installed packages declare in the ``rams_env.commands`` entry-point group.
+
+    One that cannot be loaded is left out with a warning (on ``warn``, default stderr), so that it
+    cannot break the other commands.
+    """
+    warn = warn or sys.stderr
     found = []
     for point in entry_points(group=COMMAND_GROUP):
-        command = point.load()
+        try:
+            command = point.load()
+        except Exception as err:  # a plugin's import error of any kind
+            print(f"rams: warning: command {point.name!r} ({point.value}) not loaded: {err!r}", file=warn)
+            continue
         if not isinstance(command, Command):
-            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a rams_env.cli.Command")
+            print(f"rams: warning: entry point {point.name!r} ({point.value}) is not a Command", file=warn)
+            continue
         found.append(command)
     return found
 
@@ -498,7 +508,11 @@ def build_parser(commands: Sequence[Command]) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rams`` command; returns the exit code."""
-    parser = build_parser([*BUILTIN_COMMANDS, *plugin_commands()])
+    argv = list(sys.argv[1:] if argv is None else argv)
+    builtin = {c.name for c in BUILTIN_COMMANDS}
+    # Plugins (which may import heavy packages) are loaded only for their own commands and for help.
+    plugins = plugin_commands() if not argv or argv[0] not in builtin else []
+    parser = build_parser([*BUILTIN_COMMANDS, *plugins])
     args = parser.parse_args(argv)
     try:
         return args.run(args)
@@ -511,4 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the package module's main: plugins build their Command from rams_env.cli, not from __main__.
+    from rams_env.cli import main as package_main
+
+    sys.exit(package_main())

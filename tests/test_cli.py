@@ -262,10 +262,20 @@ HELLO = Command("hello", "say hello", _configure_hello, _run_hello)
 def test_packages_add_subcommands_through_entry_points(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    point = EntryPoint("hello", f"{__name__}:HELLO", COMMAND_GROUP)
-    monkeypatch.setattr(cli, "entry_points", lambda group: [point] if group == COMMAND_GROUP else [])
+    points = [
+        EntryPoint("broken", "rams_env.no_such_module:COMMAND", COMMAND_GROUP),
+        EntryPoint("not_a_command", f"{__name__}:_run_hello", COMMAND_GROUP),
+        EntryPoint("hello", f"{__name__}:HELLO", COMMAND_GROUP),
+    ]
+    monkeypatch.setattr(cli, "entry_points", lambda group: points if group == COMMAND_GROUP else [])
     assert main(["hello", "--name", "rams"]) == 7
-    assert capsys.readouterr().out == "hello rams\n"
+    captured = capsys.readouterr()
+    assert captured.out == "hello rams\n"
+    assert "command 'broken' (rams_env.no_such_module:COMMAND) not loaded" in captured.err
+    assert "'not_a_command'" in captured.err and "is not a Command" in captured.err
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "hello" in capsys.readouterr().out
     with pytest.raises(ValueError, match="two rams commands are named 'eval'"):
         build_parser([*cli.BUILTIN_COMMANDS, Command("eval", "again", _configure_hello, _run_hello)])
 
