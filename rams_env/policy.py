@@ -251,3 +251,56 @@ def load_policy_agent(
     payload = load_checkpoint(path, expect_config)
     where = str(path)
     return PolicyAgent(network_from_checkpoint(payload, where), checkpoint_config(payload, where), greedy, seed)
+
+
+# ---------------------------------------------------------------------------- opponent pool
+class OpponentPool:
+    """Frozen past snapshots of a policy for self-play, each a checkpoint file in ``folder``.
+
+    The run's checkpoint records :meth:`references` (the file names) and :meth:`restore` reloads
+    them, so the pool is saved with the run. The oldest snapshot is dropped beyond ``capacity``.
+    """
+
+    def __init__(
+        self, folder: str | os.PathLike[str], capacity: int, config: RulesConfig, device: str | torch.device = "cpu"
+    ) -> None:
+        if capacity < 1:
+            raise ValueError(f"the opponent pool needs a capacity of at least 1, got {capacity}")
+        self.folder, self.capacity, self.config = Path(folder), capacity, config
+        self.device = torch.device(device)
+        self._names: list[str] = []
+        self._nets: dict[str, PolicyNet] = {}
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def add(self, net: PolicyNet, update: int) -> Path:
+        """Freeze a copy of ``net`` as the snapshot of ``update``."""
+        name = f"snapshot_{update:06d}.pt"
+        path = self.folder / name
+        save_checkpoint(path, make_checkpoint(net, self.config, snapshot_of_update=update))
+        self._names.append(name)
+        self._nets[name] = self._load(name)
+        while len(self._names) > self.capacity:
+            old = self._names.pop(0)
+            self._nets.pop(old, None)
+            (self.folder / old).unlink(missing_ok=True)
+        return path
+
+    def network(self, index: int) -> PolicyNet:
+        """The frozen network of snapshot ``index`` (0 = oldest kept)."""
+        return self._nets[self._names[index]]
+
+    def references(self) -> list[str]:
+        """File names of the snapshots, oldest first (stored in the run's checkpoint)."""
+        return list(self._names)
+
+    def restore(self, names: Sequence[str]) -> None:
+        """Reload the snapshots a checkpoint refers to; ``CheckpointError`` if one is missing or bad."""
+        self._names = [str(n) for n in names]
+        self._nets = {name: self._load(name) for name in self._names}
+
+    def _load(self, name: str) -> PolicyNet:
+        path = self.folder / name
+        payload = load_checkpoint(path, expect_config=self.config)
+        return network_from_checkpoint(payload, str(path)).to(self.device).eval()

@@ -1,0 +1,1 @@
+"""Self-play training for rams_env (imports rams_env, never the reverse)."""

@@ -1,0 +1,130 @@
+"""``rams train``: self-play PPO with the ``quick`` or ``full`` recipe, every argument overridable.
+
+Registered as a ``rams`` subcommand through the ``rams_env.commands`` entry point (pyproject).
+``quick`` is the README's main job: a few minutes on a laptop CPU, then an evaluation table and
+where the checkpoint and plots are. ``full`` is the recipe of the shipped checkpoints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rams_env.agents import HeuristicAgent, RandomAgent
+from rams_env.cli import Command, CommandError
+from rams_env.evaluation import evaluate
+
+from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
+
+RECIPES: dict[str, dict[str, Any]] = {
+    "quick": dict(total_steps=120_000, num_games=64, eval_every=0, eval_decks=200, run_dir="runs/quick"),
+    "full": dict(
+        total_steps=25_000_000,
+        num_games=256,
+        workers=2,
+        episodes_per_game=2,
+        eval_every=50,
+        eval_decks=300,
+        snapshot_every=25,
+        checkpoint_every=10,
+        run_dir="runs/full",
+    ),
+}
+FINAL_EVAL_DECKS = {"quick": 300, "full": 2000}
+
+
+def _parse_bool(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def _parse_ints(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers like 256,256, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
+PARSERS: dict[str, Any] = {"bool": _parse_bool, "int": int, "float": float, "str": str}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """One option per :class:`TrainArgs` field (help from its docstring), defaults from the recipe."""
+    parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
+    helps = field_help(TrainArgs)
+    for f in dataclasses.fields(TrainArgs):
+        kind = _parse_ints if f.name == "hidden" else PARSERS[str(f.type)]
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None, help=helps.get(f.name))
+    parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
+
+
+def args_from(namespace: argparse.Namespace) -> TrainArgs:
+    """The recipe's arguments with every option given on the command line applied."""
+    values = dict(RECIPES[namespace.recipe])
+    for f in dataclasses.fields(TrainArgs):
+        given = getattr(namespace, f.name)
+        if given is not None:
+            values[f.name] = given
+    try:
+        return TrainArgs(**values)
+    except TypeError as err:
+        raise CommandError(str(err)) from None
+
+
+def run(namespace: argparse.Namespace) -> int:
+    """Train, then evaluate the best checkpoint and say where everything is."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    args = args_from(namespace)
+    print("training arguments:", dataclasses.asdict(args), flush=True)
+    started = time.perf_counter()
+    try:
+        trainer = Trainer(args)
+    except (FileExistsError, ValueError) as err:
+        raise CommandError(str(err)) from None
+    best = trainer.run()
+    minutes = (time.perf_counter() - started) / 60
+    run_dir = Path(args.run_dir)
+    curves = plot_learning_curves(run_dir / "progress.csv", run_dir / "learning_curves.png")
+    decks = namespace.final_decks or FINAL_EVAL_DECKS[namespace.recipe]
+    from rams_env.agents import load_agent
+
+    policy = load_agent(best, expect_config=trainer.config)
+    results = {}
+    for name, baseline in (("random", RandomAgent), ("heuristic", _heuristic)):
+        ev = evaluate(
+            {"policy": policy},
+            baseline,
+            trainer.config,
+            decks=decks,
+            seed=args.eval_seed + 1,
+            episode=args.episode,
+            baseline_name=name,
+            progress=args.progress,
+        )
+        print(ev.table(), flush=True)
+        ev.save_json(run_dir / f"eval_vs_{name}.json")
+        ev.plot(run_dir / f"eval_vs_{name}.png")
+        results[name] = ev
+    print(f"trained {trainer.steps:,} steps in {minutes:.1f} min")
+    print(f"checkpoint: {best}")
+    print(f"learning curves: {curves}")
+    print(f"evaluations: {run_dir / 'eval_vs_random.json'}, {run_dir / 'eval_vs_heuristic.json'} (and .png)")
+    return 0
+
+
+def _heuristic(seed: int | None = None) -> HeuristicAgent:
+    return HeuristicAgent()
+
+
+COMMAND = Command("train", "train a policy by self-play PPO (recipes quick and full)", configure, run)

@@ -1,0 +1,553 @@
+"""PPO self-play for Rams: one network for every seat, masked logits, GAE, an opponent pool.
+
+One update: the batched env is reset from ``(seed, update)``; every game plays episodes until it
+has finished ``episodes_per_game`` of them (a game past its quota keeps stepping with random
+actions whose samples are dropped, so that every sample belongs to a complete episode). Most games
+are pure self-play (every seat is the learner); in a ``pool_fraction`` of the episodes one random
+seat is the learner and the others play a frozen snapshot from the opponent pool. Each learner
+decision becomes a sample; a seat's reward is what it earns between its decision and its next one
+(PPO targets use each acting player's own rewards), and GAE runs along each seat's own chain of
+decisions. Because each update starts from a fresh seeded env and the checkpoint holds every random
+generator, a resumed run makes exactly the update the uninterrupted run would have made.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import csv
+import dataclasses
+import inspect
+import itertools
+import json
+import logging
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from rams_env.agents import HeuristicAgent, RandomAgent
+from rams_env.encoding import OBS_SIZE
+from rams_env.evaluation import derive_seed, evaluate
+from rams_env.policy import (
+    CheckpointError,
+    MaskedCategorical,
+    OpponentPool,
+    PolicyAgent,
+    PolicyNet,
+    load_checkpoint,
+    make_checkpoint,
+    network_from_checkpoint,
+    save_checkpoint,
+)
+from rams_env.rules import make_config
+from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
+
+log = logging.getLogger("rams.train")
+
+
+@dataclass
+class TrainArgs:
+    """Arguments of a self-play training run (saved with the run, printed at its start)."""
+
+    variant: str = "mattmar"
+    """rules preset: mattmar, norrlandsknack, rams32 or russian"""
+    num_players: int = 4
+    """players at the table"""
+    episode: str = "deal"
+    """episode kind: deal, rams or match"""
+    reward: str = "points"
+    """points (score decreases per deal) or win (+1/-1 at the end of a rams or match)"""
+    total_steps: int = 200_000
+    """learner decisions to train on (the run stops after the update that passes it)"""
+    num_games: int = 128
+    """games stepped together by the batched env"""
+    workers: int = 1
+    """env processes (2 uses both cores of a 2-core machine for the env; 1 steps in this process)"""
+    episodes_per_game: int = 2
+    """complete episodes each game contributes to one update"""
+    hidden: tuple[int, ...] = (256, 256)
+    """hidden layer widths of the policy/value MLP"""
+    lr: float = 3e-4
+    """Adam learning rate"""
+    gamma: float = 1.0
+    """discount per decision of a seat"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip: float = 0.2
+    """PPO ratio clip"""
+    epochs: int = 3
+    """passes over each update's samples"""
+    minibatch: int = 1024
+    """samples per gradient step"""
+    ent_coef: float = 0.01
+    """entropy bonus (entropy over legal actions only)"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    reward_scale: float = 0.2
+    """rewards are multiplied by this before training (points: a flight is about 5)"""
+    pool_fraction: float = 0.2
+    """share of episodes in which the learner plays one seat against a pool snapshot"""
+    pool_size: int = 8
+    """snapshots kept in the opponent pool (oldest dropped)"""
+    snapshot_every: int = 10
+    """updates between snapshots added to the pool"""
+    eval_every: int = 10
+    """updates between evaluations (0: only at the end)"""
+    eval_decks: int = 100
+    """decks of each periodic duplicate evaluation (a fixed deal set)"""
+    eval_seed: int = 20261129
+    """seed of the evaluation deal set"""
+    checkpoint_every: int = 5
+    """updates between checkpoints"""
+    keep_last: int = 3
+    """rolling checkpoints kept (plus the best by evaluation)"""
+    run_dir: str = "runs/quick"
+    """folder of the run: checkpoints, pool, logs, plots"""
+    resume: bool = False
+    """continue the run in run_dir from its latest checkpoint"""
+    seed: int = 0
+    """seed of everything random in the run"""
+    device: str = "cpu"
+    """torch device for the network (cuda where torch sees a GPU)"""
+    threads: int = 2
+    """torch CPU threads"""
+    progress: bool = True
+    """show a progress bar"""
+
+
+def field_help(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass (read from its source, the CleanRL way)."""
+    tree = ast.parse(inspect.getsource(cls))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    helps = {}
+    for node, nxt in itertools.pairwise(body):
+        documented = isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and documented:
+            helps[node.target.id] = str(nxt.value.value)  # type: ignore[attr-defined]
+    return helps
+
+
+# ------------------------------------------------------------------------------- samples
+class Sample:
+    """One learner decision: what PPO needs, and the reward its seat earned until its next decision."""
+
+    __slots__ = ("action", "advantage", "log_prob", "mask", "obs", "ret", "reward", "seat", "value")
+
+    def __init__(self, obs: np.ndarray, mask: np.ndarray, action: int, log_prob: float, value: float, seat: int):
+        self.obs, self.mask, self.action = obs, mask, action
+        self.log_prob, self.value, self.seat = log_prob, value, seat
+        self.reward = self.advantage = self.ret = 0.0
+
+
+def finish_episode(samples: list[Sample], gamma: float, lam: float) -> None:
+    """GAE along each seat's own chain of decisions; the last decision of a seat is terminal."""
+    by_seat: dict[int, list[Sample]] = {}
+    for s in samples:
+        by_seat.setdefault(s.seat, []).append(s)
+    for chain in by_seat.values():
+        next_value, running = 0.0, 0.0
+        for s in reversed(chain):
+            delta = s.reward + gamma * next_value - s.value
+            running = delta + gamma * lam * running
+            s.advantage, s.ret = running, running + s.value
+            next_value = s.value
+
+
+@dataclass
+class GameSlot:
+    """The learner's bookkeeping for one game of the batched env during an update."""
+
+    samples: list[Sample] = field(default_factory=list)
+    last: dict[int, Sample] = field(default_factory=dict)  # seat -> its latest decision
+    opponent: int = -1  # pool index playing the non-learner seats, -1 for self-play
+    learner_seat: int = -1  # the learner's seat against a pool snapshot
+    finished: int = 0  # complete episodes this update
+
+
+# ------------------------------------------------------------------------------- trainer
+class Trainer:
+    """A PPO self-play run in ``args.run_dir`` (new, or resumed from its latest checkpoint)."""
+
+    def __init__(self, args: TrainArgs) -> None:
+        self.args = args
+        self.config = make_config(args.variant, args.num_players)
+        self.run_dir = Path(args.run_dir)
+        self.device = torch.device(args.device)
+        torch.set_num_threads(max(1, args.threads))
+        self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=args.lr, eps=1e-5)
+        self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
+        self.steps = self.updates = self.episodes = 0
+        self.best_score = -math.inf
+        self.history: list[dict[str, Any]] = []
+        self.torch_gen = torch.Generator().manual_seed(args.seed)
+        self.rng = random.Random(args.seed)
+        if args.resume:
+            self._resume()
+        elif (self.run_dir / "latest.pt").exists():
+            raise FileExistsError(
+                f"{self.run_dir} already holds a run; pass --resume to continue it or pick a new run_dir"
+            )
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
+        env_kwargs = dict(variant=args.variant, num_players=args.num_players, episode=args.episode, reward=args.reward)
+        if args.workers > 1:
+            self.env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
+        else:
+            self.env = BatchedRamsEnv(args.num_games, **env_kwargs)
+
+    # ---------------------------------------------------------------- checkpoints
+    def _payload(self) -> dict[str, Any]:
+        return make_checkpoint(
+            self.net,
+            self.config,
+            optimizer=self.optimizer.state_dict(),
+            counters={"steps": self.steps, "updates": self.updates, "episodes": self.episodes},
+            best_score=self.best_score,
+            rng={"torch": self.torch_gen.get_state(), "python": self.rng.getstate()},
+            pool=self.pool.references(),
+            args={k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.args).items()},
+            history=self.history,
+        )
+
+    def save(self, best: bool = False) -> Path:
+        """Write the rolling checkpoint of this update (and ``latest.pt``, ``best.pt``) atomically."""
+        payload = self._payload()
+        path = self.run_dir / f"checkpoint_{self.updates:06d}.pt"
+        save_checkpoint(path, payload)
+        save_checkpoint(self.run_dir / "latest.pt", payload)
+        if best:
+            save_checkpoint(self.run_dir / "best.pt", payload)
+        rolling = sorted(self.run_dir.glob("checkpoint_*.pt"))
+        for old in rolling[: -self.args.keep_last]:
+            old.unlink()
+        return path
+
+    def _resume(self) -> None:
+        path = self.run_dir / "latest.pt"
+        payload = load_checkpoint(path, expect_config=self.config)
+        saved = payload.get("args", {})
+        for key in ("hidden",):
+            if list(saved.get(key, [])) != list(getattr(self.args, key)):
+                raise CheckpointError(
+                    f"{path}: the run was trained with {key}={saved.get(key)}, not {getattr(self.args, key)}"
+                )
+        self.net.load_state_dict(network_from_checkpoint(payload, str(path)).state_dict())
+        self.optimizer.load_state_dict(payload["optimizer"])
+        counters = payload["counters"]
+        self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
+        self.best_score = payload.get("best_score", -math.inf)
+        self.torch_gen.set_state(payload["rng"]["torch"])
+        self.rng.setstate(_tuplify(payload["rng"]["python"]))
+        self.pool.restore(payload["pool"])
+        self.history = list(payload.get("history", []))
+        log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
+
+    # ---------------------------------------------------------------- acting
+    def _policy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        with torch.no_grad():
+            logits, value = net(torch.from_numpy(obs).to(self.device))
+            dist = MaskedCategorical(logits.cpu(), torch.from_numpy(mask).bool())
+            action = dist.sample(self.torch_gen)
+            return action.numpy(), dist.log_prob(action).numpy(), value.cpu().numpy()
+
+    def collect(self) -> tuple[list[Sample], dict[str, float]]:
+        """Play one update's episodes; the samples of the learner's decisions, with GAE done."""
+        args, n = self.args, self.args.num_games
+        out = self.env.reset(seed=derive_seed(args.seed, 1, self.updates))
+        slots = [self._new_slot() for _ in range(n)]
+        ready: list[Sample] = []
+        returns: list[float] = []
+        env_steps = 0
+        while any(slot.finished < args.episodes_per_game for slot in slots):
+            seats = out.seats
+            actions = np.empty(n, np.int64)
+            learner = np.array(
+                [_is_learner(slot, int(seat), args.episodes_per_game) for slot, seat in zip(slots, seats, strict=True)]
+            )
+            groups: dict[int, list[int]] = {}
+            for i in np.flatnonzero(~learner):
+                groups.setdefault(slots[i].opponent if slots[i].finished < args.episodes_per_game else -2, []).append(i)
+            rows = np.flatnonzero(learner)
+            if len(rows):
+                act, logp, value = self._policy(self.net, out.observations[rows], out.action_masks[rows])
+                actions[rows] = act
+                for k, i in enumerate(rows):
+                    sample = Sample(
+                        out.observations[i],
+                        out.action_masks[i],
+                        int(act[k]),
+                        float(logp[k]),
+                        float(value[k]),
+                        int(seats[i]),
+                    )
+                    slot = slots[i]
+                    slot.samples.append(sample)
+                    slot.last[int(seats[i])] = sample
+            for opponent, members in groups.items():
+                idx = np.array(members)
+                if opponent == -2:  # past its quota: random legal moves, nothing recorded
+                    noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
+                    noise[out.action_masks[idx] == 0] = -1.0
+                    actions[idx] = noise.argmax(axis=1)
+                else:
+                    act, _, _ = self._policy(self.pool.network(opponent), out.observations[idx], out.action_masks[idx])
+                    actions[idx] = act
+            out = self.env.step(actions)
+            env_steps += n
+            for i, s in zip(*np.nonzero(out.rewards), strict=True):
+                sample = slots[i].last.get(int(s))
+                if sample is not None and slots[i].finished < args.episodes_per_game:
+                    sample.reward += float(out.rewards[i, s]) * args.reward_scale
+            for i in np.flatnonzero(out.done):
+                slot = slots[i]
+                if slot.finished < args.episodes_per_game:
+                    finish_episode(slot.samples, args.gamma, args.gae_lambda)
+                    ready.extend(slot.samples)
+                    seats_played = {x.seat for x in slot.samples}
+                    returns.extend(
+                        sum(x.reward for x in slot.samples if x.seat == s) / args.reward_scale for s in seats_played
+                    )
+                    self.episodes += 1
+                fresh = self._new_slot()
+                fresh.finished = slot.finished + 1
+                slots[i] = fresh
+        stats = {"env_steps": env_steps, "mean_return": float(np.mean(returns)) if returns else 0.0}
+        return ready, stats
+
+    def _new_slot(self) -> GameSlot:
+        slot = GameSlot()
+        if len(self.pool) and self.rng.random() < self.args.pool_fraction:
+            slot.opponent = self.rng.randrange(len(self.pool))
+            slot.learner_seat = self.rng.randrange(self.config.num_players)
+        return slot
+
+    # ---------------------------------------------------------------- learning
+    def update(self, samples: list[Sample]) -> dict[str, float]:
+        """PPO epochs over ``samples``; the mean losses."""
+        args = self.args
+        dev = self.device
+        obs = torch.from_numpy(np.stack([s.obs for s in samples])).to(dev)
+        mask = torch.from_numpy(np.stack([s.mask for s in samples])).bool().to(dev)
+        actions = torch.tensor([s.action for s in samples], device=dev)
+        old_logp = torch.tensor([s.log_prob for s in samples], device=dev)
+        adv = torch.tensor([s.advantage for s in samples], device=dev)
+        ret = torch.tensor([s.ret for s in samples], device=dev)
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        total = len(samples)
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+        batches = 0
+        for _ in range(args.epochs):
+            order = torch.randperm(total, generator=self.torch_gen).to(dev)
+            for start in range(0, total, args.minibatch):
+                idx = order[start : start + args.minibatch]
+                logits, value = self.net(obs[idx])
+                dist = MaskedCategorical(logits, mask[idx])
+                logp = dist.log_prob(actions[idx])
+                ratio = (logp - old_logp[idx]).exp()
+                a = adv[idx]
+                policy_loss = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
+                value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
+                entropy = dist.entropy().mean()
+                loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), args.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    stats["policy_loss"] += float(policy_loss)
+                    stats["value_loss"] += float(value_loss)
+                    stats["entropy"] += float(entropy)
+                    stats["approx_kl"] += float(((ratio - 1) - (logp - old_logp[idx])).mean())
+                    stats["clip_fraction"] += float(((ratio - 1).abs() > args.clip).float().mean())
+                batches += 1
+        return {k: v / batches for k, v in stats.items()}
+
+    # ---------------------------------------------------------------- evaluation
+    def agent(self) -> PolicyAgent:
+        """The current policy as a greedy agent on the CPU (a copy: training goes on)."""
+        net = copy.deepcopy(self.net).to("cpu").eval()
+        return PolicyAgent(net, self.config, greedy=True)
+
+    def evaluate(self, decks: int | None = None) -> dict[str, float]:
+        """Duplicate evaluation of the current policy against random and heuristic baselines."""
+        args = self.args
+        decks = decks or args.eval_decks
+        result = {}
+        policy = self.agent()
+        for name, baseline in (("random", RandomAgent), ("heuristic", lambda seed=None: HeuristicAgent())):
+            ev = evaluate(
+                {"policy": policy},
+                baseline,
+                self.config,
+                decks=decks,
+                seed=args.eval_seed,
+                episode=args.episode,
+                baseline_name=name,
+                progress=False,
+            )
+            report = ev.agents[0]
+            result[f"adv_vs_{name}"] = report.advantage
+            result[f"adv_vs_{name}_lo"], result[f"adv_vs_{name}_hi"] = report.advantage_ci
+        return result
+
+    # ---------------------------------------------------------------- the run
+    def run(self) -> Path:
+        """Train until ``total_steps``; returns the path of the best checkpoint (or the latest)."""
+        args = self.args
+        writer = _tensorboard(self.run_dir)
+        csv_path = self.run_dir / "progress.csv"
+        bar = tqdm(
+            total=args.total_steps,
+            initial=min(self.steps, args.total_steps),
+            unit="step",
+            disable=not args.progress,
+            dynamic_ncols=True,
+        )
+        try:
+            while self.steps < args.total_steps:
+                started = time.perf_counter()
+                samples, collect_stats = self.collect()
+                collected = time.perf_counter()
+                losses = self.update(samples)
+                self.updates += 1
+                self.steps += len(samples)
+                elapsed = time.perf_counter() - started
+                row: dict[str, Any] = {
+                    "update": self.updates,
+                    "steps": self.steps,
+                    "episodes": self.episodes,
+                    "samples": len(samples),
+                    "steps_per_s": len(samples) / elapsed,
+                    "env_steps_per_s": collect_stats["env_steps"] / (collected - started),
+                    "mean_return": collect_stats["mean_return"],
+                    **losses,
+                }
+                if args.snapshot_every and self.updates % args.snapshot_every == 0:
+                    self.pool.add(self.net, self.updates)
+                best = False
+                final = self.steps >= args.total_steps
+                if (args.eval_every and self.updates % args.eval_every == 0) or final:
+                    ev = self.evaluate()
+                    row.update(ev)
+                    score = ev["adv_vs_heuristic"]
+                    if score > self.best_score:
+                        self.best_score, best = score, True
+                self.history.append(row)
+                _write_csv(csv_path, row)
+                for key, value in row.items():
+                    if key != "update":
+                        writer.add_scalar(key, value, self.steps)
+                log.info(_log_line(row))
+                bar.update(len(samples))
+                if best or final or self.updates % args.checkpoint_every == 0:
+                    self.save(best=best)
+        finally:
+            bar.close()
+            writer.close()
+            self.env.close()
+        best_path = self.run_dir / "best.pt"
+        return best_path if best_path.exists() else self.run_dir / "latest.pt"
+
+
+def plot_learning_curves(csv_path: Path, png_path: Path) -> Path:
+    """A PNG of the run's progress: mean return, entropy, and the evaluations with their 95% CIs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with Path(csv_path).open() as f:
+        rows = list(csv.DictReader(f))
+    steps = [int(r["steps"]) for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    axes[0].plot(steps, [float(r["mean_return"]) for r in rows])
+    axes[0].set_title("self-play return per seat and episode (points)")
+    axes[1].plot(steps, [float(r["entropy"]) for r in rows])
+    axes[1].set_title("policy entropy (legal actions)")
+    for name in ("random", "heuristic"):
+        evaluated = [r for r in rows if r.get(f"adv_vs_{name}")]
+        if evaluated:
+            x = [int(r["steps"]) for r in evaluated]
+            mid = [float(r[f"adv_vs_{name}"]) for r in evaluated]
+            lo = [float(r[f"adv_vs_{name}_lo"]) for r in evaluated]
+            hi = [float(r[f"adv_vs_{name}_hi"]) for r in evaluated]
+            axes[2].plot(x, mid, marker="o", label=f"vs {name}")
+            axes[2].fill_between(x, lo, hi, alpha=0.2)
+    axes[2].axhline(0.0, color="grey", linewidth=0.8)
+    axes[2].set_title("duplicate advantage per deal, 95% CI")
+    axes[2].legend()
+    for ax in axes:
+        ax.set_xlabel("learner decisions")
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
+    return Path(png_path)
+
+
+def _is_learner(slot: GameSlot, seat: int, quota: int) -> bool:
+    return slot.finished < quota and (slot.opponent < 0 or seat == slot.learner_seat)
+
+
+def _tuplify(value: Any) -> Any:
+    return tuple(_tuplify(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def _tensorboard(run_dir: Path) -> Any:
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(str(run_dir / "tensorboard"))
+
+
+CSV_COLUMNS = [
+    "update",
+    "steps",
+    "episodes",
+    "samples",
+    "steps_per_s",
+    "env_steps_per_s",
+    "mean_return",
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "approx_kl",
+    "clip_fraction",
+    "adv_vs_random",
+    "adv_vs_random_lo",
+    "adv_vs_random_hi",
+    "adv_vs_heuristic",
+    "adv_vs_heuristic_lo",
+    "adv_vs_heuristic_hi",
+]
+
+
+def _write_csv(path: Path, row: dict[str, Any]) -> None:
+    exists = path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="")
+        if not exists:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def _log_line(row: dict[str, Any]) -> str:
+    text = (
+        f"update {row['update']} steps {row['steps']:,} ({row['steps_per_s']:,.0f}/s, "
+        f"env {row['env_steps_per_s']:,.0f}/s) return {row['mean_return']:+.3f} "
+        f"entropy {row['entropy']:.3f} value_loss {row['value_loss']:.4f}"
+    )
+    for name in ("random", "heuristic"):
+        key = f"adv_vs_{name}"
+        if key in row:
+            text += f" | vs {name} {row[key]:+.3f} [{row[key + '_lo']:+.3f}, {row[key + '_hi']:+.3f}]"
+    return text
