@@ -164,6 +164,14 @@ def finish_episode(samples: list[Sample], gamma: float, lam: float) -> None:
 
 
 @dataclass
+class Episode:
+    """The learner's decisions in one finished episode of game ``game`` of the batched env."""
+
+    game: int
+    samples: list[Sample]
+
+
+@dataclass
 class GameSlot:
     """The learner's bookkeeping for one game of the batched env during an update."""
 
@@ -184,7 +192,9 @@ class Trainer:
         self.run_dir = Path(args.run_dir)
         self.device = torch.device(args.device)
         torch.set_num_threads(max(1, args.threads))
-        self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
+        with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator left alone
+            torch.manual_seed(args.seed)
+            self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=args.lr, eps=1e-5)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
@@ -261,12 +271,12 @@ class Trainer:
             action = dist.sample(self.torch_gen)
             return action.numpy(), dist.log_prob(action).numpy(), value.cpu().numpy()
 
-    def collect(self) -> tuple[list[Sample], dict[str, float]]:
-        """Play one update's episodes; the samples of the learner's decisions, with GAE done."""
+    def collect(self) -> tuple[list[Episode], dict[str, float]]:
+        """Play one update's episodes: the learner's decisions of each, with GAE done."""
         args, n = self.args, self.args.num_games
         out = self.env.reset(seed=derive_seed(args.seed, 1, self.updates))
         slots = [self._new_slot() for _ in range(n)]
-        ready: list[Sample] = []
+        ready: list[Episode] = []
         returns: list[float] = []
         env_steps = 0
         while any(slot.finished < args.episodes_per_game for slot in slots):
@@ -313,7 +323,7 @@ class Trainer:
                 slot = slots[i]
                 if slot.finished < args.episodes_per_game:
                     finish_episode(slot.samples, args.gamma, args.gae_lambda)
-                    ready.extend(slot.samples)
+                    ready.append(Episode(int(i), slot.samples))
                     seats_played = {x.seat for x in slot.samples}
                     returns.extend(
                         sum(x.reward for x in slot.samples if x.seat == s) / args.reward_scale for s in seats_played
@@ -417,7 +427,8 @@ class Trainer:
         try:
             while self.steps < args.total_steps:
                 started = time.perf_counter()
-                samples, collect_stats = self.collect()
+                episodes, collect_stats = self.collect()
+                samples = [s for e in episodes for s in e.samples]
                 collected = time.perf_counter()
                 losses = self.update(samples)
                 self.updates += 1

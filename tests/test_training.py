@@ -1,0 +1,156 @@
+"""Self-play training: a tiny run end to end, per-seat PPO targets, resume, refused files."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from rams_env.agents import load_agent
+from rams_env.encoding import OBS_SIZE
+from rams_env.evaluation import play_episode
+from rams_env.policy import CheckpointError
+from rams_env.rules import Game, make_config
+from rams_env.rules.actions import NUM_ACTIONS
+from training.cli import args_from, configure
+from training.selfplay import Sample, TrainArgs, Trainer, finish_episode
+
+
+def tiny(run_dir, **overrides) -> TrainArgs:
+    """Arguments of a run that takes seconds."""
+    values = dict(
+        total_steps=1,
+        num_games=6,
+        episodes_per_game=1,
+        hidden=(16,),
+        minibatch=64,
+        epochs=1,
+        eval_every=0,
+        eval_decks=1,
+        snapshot_every=1,
+        checkpoint_every=1,
+        run_dir=str(run_dir),
+        progress=False,
+        threads=1,
+    )
+    values.update(overrides)
+    return TrainArgs(**values)
+
+
+def _sample(seat: int, reward: float, value: float) -> Sample:
+    sample = Sample(np.zeros(OBS_SIZE, np.float32), np.ones(NUM_ACTIONS, np.int8), 0, 0.0, value, seat)
+    sample.reward = reward
+    return sample
+
+
+def test_gae_follows_each_seats_own_chain():
+    # Decisions in play order: seat 0, seat 1, seat 0, seat 1. Seat 0 earns 1 then 2, seat 1 earns -1 then 0.
+    samples = [_sample(0, 1.0, 0.5), _sample(1, -1.0, 0.0), _sample(0, 2.0, 1.0), _sample(1, 0.0, 0.25)]
+    finish_episode(samples, gamma=1.0, lam=1.0)
+    # With lambda = 1 the return is the sum of the seat's own rewards from that decision on.
+    assert [s.ret for s in samples] == [3.0, -1.0, 2.0, 0.0]
+    assert [s.advantage for s in samples] == [2.5, -1.0, 1.0, -0.25]
+    finish_episode(samples, gamma=0.5, lam=0.0)  # one-step TD: r + gamma * V(own next decision) - V
+    assert [s.advantage for s in samples] == [1.0 + 0.5 * 1.0 - 0.5, -1.0 + 0.5 * 0.25 - 0.0, 1.0, -0.25]
+
+
+def test_collected_rewards_are_the_acting_seats_own_points(tmp_path, monkeypatch):
+    """Every seat's sample rewards over an episode add up to that seat's own score change."""
+    trainer = Trainer(tiny(tmp_path, num_games=4, episodes_per_game=3, pool_fraction=0.0, reward_scale=1.0))
+    env = trainer.env
+    totals = np.zeros((env.num_games, env.num_players))
+    finished: list[list[np.ndarray]] = [[] for _ in range(env.num_games)]
+    original = env.step
+
+    def recording_step(actions):
+        out = original(actions)
+        totals[:] += out.rewards
+        for i in np.flatnonzero(out.done):
+            finished[i].append(totals[i].copy())
+            totals[i] = 0.0
+        return out
+
+    monkeypatch.setattr(env, "step", recording_step)
+    episodes, _ = trainer.collect()
+    trainer.env.close()
+    assert len(episodes) == 4 * 3
+    seen = [0] * env.num_games
+    compared = 0
+    for episode in episodes:
+        truth = finished[episode.game][seen[episode.game]]
+        seen[episode.game] += 1
+        for seat in {s.seat for s in episode.samples}:
+            own = sum(s.reward for s in episode.samples if s.seat == seat)
+            assert own == truth[seat], f"game {episode.game}, seat {seat}: samples {own}, score change {truth[seat]}"
+            compared += 1
+    assert compared >= 3 * len(episodes)
+
+
+def test_tiny_run_writes_a_checkpoint_that_plays_legally(tmp_path):
+    best = Trainer(tiny(tmp_path)).run()
+    assert best.exists() and (tmp_path / "latest.pt").exists() and (tmp_path / "progress.csv").exists()
+    assert any((tmp_path / "tensorboard").iterdir())
+    agent = load_agent(best)
+    assert (agent.variant, agent.num_players) == ("mattmar", 4)
+    config = make_config("mattmar", 4)
+    for seed in range(5):
+        play_episode(Game(config, seed), [agent] * 4)  # raises on any illegal action
+
+
+def _samples(trainer: Trainer) -> list[Sample]:
+    episodes, _ = trainer.collect()
+    return [s for e in episodes for s in e.samples]
+
+
+def test_resume_continues_the_same_run(tmp_path):
+    straight = Trainer(tiny(tmp_path / "a", total_steps=10**9))
+    for _ in range(2):
+        samples = _samples(straight)
+        straight.update(samples)
+        straight.updates += 1
+        straight.steps += len(samples)
+        if straight.updates == 1:
+            straight.pool.add(straight.net, straight.updates)
+            straight.save()
+    straight.env.close()
+
+    # An interrupted run: one update, a checkpoint, then a new process resumes from the file.
+    first = Trainer(tiny(tmp_path / "b", total_steps=10**9))
+    samples = _samples(first)
+    first.update(samples)
+    first.updates += 1
+    first.steps += len(samples)
+    first.pool.add(first.net, first.updates)
+    first.save()
+    first.env.close()
+    resumed = Trainer(tiny(tmp_path / "b", total_steps=10**9, resume=True))
+    assert (resumed.updates, resumed.steps) == (1, first.steps)
+    resumed.update(_samples(resumed))
+    resumed.env.close()
+    for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_a_run_is_not_overwritten_and_foreign_rules_are_refused(tmp_path):
+    Trainer(tiny(tmp_path)).run()
+    with pytest.raises(FileExistsError, match="--resume"):
+        Trainer(tiny(tmp_path))
+    with pytest.raises(CheckpointError, match="other rules"):
+        Trainer(tiny(tmp_path, variant="russian", resume=True))
+    (tmp_path / "latest.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="not a rams_env checkpoint|damaged"):
+        Trainer(tiny(tmp_path, resume=True))
+
+
+def test_command_line_overrides_the_recipe():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = args_from(parser.parse_args(["full", "--total-steps", "5", "--hidden", "32,32", "--progress", "false"]))
+    assert (args.total_steps, args.hidden, args.progress, args.num_games) == (5, (32, 32), False, 256)
+    assert dataclasses.asdict(args_from(parser.parse_args([])))["run_dir"] == "runs/quick"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--hidden", "a,b"])
