@@ -15,11 +15,12 @@ from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
+from .search import SearchAgent
 
 if TYPE_CHECKING:
     from ..policy import PolicyAgent
 
-__all__ = ["Agent", "HeuristicAgent", "ObservationAgent", "RandomAgent", "load_agent", "observe"]
+__all__ = ["Agent", "HeuristicAgent", "ObservationAgent", "RandomAgent", "SearchAgent", "load_agent", "observe"]
 
 
 def load_agent(

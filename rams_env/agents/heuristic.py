@@ -35,14 +35,14 @@ from functools import lru_cache
 from ..decoding import DecodedObservation, decode
 from ..rules import RulesConfig, make_config
 from ..rules.actions import Action
-from ..rules.cards import ACE, ace_value, deck_cards
+from ..rules.cards import ACE, KING, ace_value, deck_cards
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
 
 PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)
 BID_BETTER, BID_SWING, NO_BID = int(Action.BID_BETTER), int(Action.BID_SWING), int(Action.NO_BID)
 ACCEPT, REJECT, DRAW = int(Action.ACCEPT), int(Action.REJECT), int(Action.DRAW)
 
-UNDECIDED_KNOCK = 0.5  # chance that a player who has not spoken yet will knock
+UNDECIDED_KNOCK = 1.0
 SIDE_TIMING = 0.85  # a side card must wait for its suit to be led (or for the lead)
 RUFF_PER_VOID = 0.12  # extra trick chance of a trump per side suit the hand is void in
 BID_MARGIN = 0.3  # a bid or acceptance must promise this much more than the hand in hand
@@ -119,13 +119,18 @@ class Situation:
             p *= 1.0 - o.weight * self.beat_chance(card, led, o, lower_trumps)
         return p
 
-    def card_chance(self, card: int, hand: list[int] | tuple[int, ...]) -> float:
-        """Chance that ``card`` takes a trick some time in this deal, held in ``hand``."""
+    def card_chance(self, card: int, hand: list[int] | tuple[int, ...], planning: bool = False) -> float:
+        """Chance that ``card`` takes a trick some time in this deal, held in ``hand``.
+
+        ``planning`` (before buying): side suits without an ace or king count as voids to come,
+        since their cards will be bought away; that is what lets low trumps ruff.
+        """
         trump, suit = self.trump, card // 13
         if suit == trump:
             lower = sum(1 for c in hand if c // 13 == trump and c % 13 < card % 13)
             top = self.hold_chance(card, trump, self.opponents, lower)
-            voids = sum(1 for s in range(4) if s != trump and not any(c // 13 == s for c in hand))
+            floor = KING if planning else 0
+            voids = sum(1 for s in range(4) if s != trump and not any(c // 13 == s and c % 13 >= floor for c in hand))
             ruff = min(0.45, RUFF_PER_VOID * voids)
             return 1.0 - (1.0 - top) * (1.0 - ruff)
         return SIDE_TIMING * self.hold_chance(card, suit, self.opponents)
@@ -228,7 +233,7 @@ class HeuristicAgent(ObservationAgent):
         dealer = d.dealer == 0
         if not rules.swedish and dealer and d.turned_at == "table":
             hand = [*hand, d.turned_card]  # the russian dealer takes the turned card (and discards one)
-        chances = sorted((sit.card_chance(c, hand), c) for c in hand)
+        chances = sorted((sit.card_chance(c, hand, planning=True), c) for c in hand)
         while len(chances) > 5:
             chances.pop(0)
         average = self._draw_chance(sit, hand)
@@ -257,7 +262,7 @@ class HeuristicAgent(ObservationAgent):
         """Average trick chance of a card drawn from the unseen cards."""
         if not sit.unseen:
             return 0.0
-        return sum(sit.card_chance(c, hand) for c in sit.unseen) / len(sit.unseen)
+        return sum(sit.card_chance(c, hand, planning=True) for c in sit.unseen) / len(sit.unseen)
 
     # ------------------------------------------------------------------ decisions
     def _knock_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
@@ -318,7 +323,7 @@ class HeuristicAgent(ObservationAgent):
         hand = list(d.hand)
         cards = [a for a in legal if a < 52]
         sit = self._situation(d, hand_size=5)
-        chances = {c: sit.card_chance(c, hand) for c in hand}
+        chances = {c: sit.card_chance(c, hand, planning=True) for c in hand}
         if not cards:
             return DRAW
         if d.take_pending:

@@ -1,0 +1,367 @@
+"""Determinized search (perfect-information Monte Carlo) over clones of the rules engine.
+
+At each decision with more than one legal action the agent samples ``simulations`` worlds: the
+cards hidden from its seat are dealt again among the places it cannot see into (other hands,
+the talon, face-down piles), consistently with everything the seat knows. Every legal action is
+then tried in every world and the deal is played out by a fast rollout policy; the action with
+the best mean result for the seat (its score decrease over the rest of the deal) is chosen. The
+same worlds serve all actions (common random numbers).
+
+What the seat knows, and the sampler respects:
+
+- its own hand and its own face-down cards, every card played, every face-up card, shown cards;
+- the number of cards in each hand, each face-down pile and the talon;
+- voids and other holdings ruled out by the rules of play: a card ``x`` is ruled out of a player's
+  hand if holding it would have made one of his plays illegal (failing to follow or to trump, not
+  beating when bound to, not leading the trump ace or king, a forced trump lead...); checked with
+  the engine's own legality functions on the play and ``x`` alone;
+- where the turned card can be: in the dealer's hand while that is public, else in his hand or
+  his face-down pile once he has discarded; shown cards stay with the player who showed them;
+- russian: a player who passed was dealt no ace (he would have had to knock).
+
+Interface: the search needs the game's public history, which the observation vector does not
+hold. So besides ``act(observation)`` every agent of this package has ``act_game(game, seat)``;
+the evaluation harness calls it when present. ``SearchAgent.act_game`` clones the real game and
+re-deals every card hidden from ``seat`` before it searches, so it uses only what ``seat`` may
+know. ``SearchAgent(env=...)`` makes plain ``act(observation)`` work by reading the current game
+and acting seat from ``env.unwrapped``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from ..rules import Game, Phase
+from ..rules.actions import Action
+from ..rules.cards import ACE, KING, NUM_CARDS, deck_cards
+from ..rules.config import RulesConfig
+from ..rules.tricks import russian_follow, russian_lead, swedish_follow, swedish_lead, trick_winner
+from .base import Observation, legal_from_mask
+from .heuristic import HeuristicAgent
+
+PASS, KNOCK, NO_BID, REJECT, DRAW = (
+    int(a) for a in (Action.PASS, Action.KNOCK, Action.NO_BID, Action.REJECT, Action.DRAW)
+)
+AT_DEALER = "dealer"
+TALON = -1  # location of the talon in a sampled deal (seats are locations 0..n-1, piles n..2n-1)
+
+# Rollout policy: trick chance of a card, by rank (2..A), as trump and as a side card.
+_TRUMP_CHANCE = (0.22, 0.22, 0.22, 0.22, 0.24, 0.26, 0.28, 0.32, 0.38, 0.45, 0.6, 0.8, 1.0)
+_SIDE_CHANCE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.01, 0.02, 0.03, 0.05, 0.1, 0.22, 0.55)
+_DRAW_CHANCE = 0.15  # about the chance of a card drawn from the talon
+
+
+class SearchAgent:
+    """Perfect-information Monte Carlo search over re-dealt clones of the game (module docstring).
+
+    ``simulations``: worlds sampled per decision (each legal action is played out in each);
+    ``time_limit``: optional seconds per decision, checked between worlds (at least one world);
+    ``seed``: seeds the sampling; ``env``: a rams_env AEC env (wrapped or raw) so that
+    ``act(observation)`` can read the game. A cheap CI budget is ``SearchAgent(simulations=20)``.
+    """
+
+    def __init__(
+        self,
+        simulations: int = 60,
+        seed: int | None = None,
+        time_limit: float | None = None,
+        env: Any = None,
+        confidence: float = 1.0,
+    ) -> None:
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"simulations must be a positive int, got {simulations!r}")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+        self.simulations = simulations
+        self.time_limit = time_limit
+        self.rng = random.Random(seed)
+        self.env = env
+        self.confidence = confidence
+        self.prior = HeuristicAgent(seed=seed)
+
+    def act(self, observation: Observation) -> int:
+        """A legal action; needs ``env=`` to find the game behind the observation."""
+        legal = legal_from_mask(observation)
+        if self.env is None:
+            raise ValueError(
+                "SearchAgent.act(observation) needs the game's public history: build it with "
+                "SearchAgent(env=your_env) or call act_game(game, seat)"
+            )
+        game = getattr(self.env.unwrapped, "game", None)
+        if not isinstance(game, Game) or game.current_player < 0:
+            raise ValueError("SearchAgent: the env has no game with a player to act (call env.reset() first)")
+        if sorted(int(a) for a in legal) != game.legal_actions():
+            raise ValueError("SearchAgent: the observation does not belong to the env's player to act")
+        return self.act_game(game, game.current_player)
+
+    def act_game(self, game: Game, seat: int) -> int:
+        """The searched action of ``seat`` (the player to act), using only what ``seat`` may know."""
+        if game.current_player != seat:
+            raise ValueError(f"seat {seat} is not to act (current player: {game.current_player})")
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        prior = self.prior.act_game(game, seat)
+        sampler = DealSampler(game, seat)
+        results: list[list[float]] = []
+        start = time.perf_counter()
+        before = game.scores[seat]
+        for done in range(self.simulations):
+            if self.time_limit is not None and done and time.perf_counter() - start > self.time_limit:
+                break
+            world = sampler.sample(self.rng)
+            row = []
+            for action in legal:
+                clone = world.clone()
+                clone.apply(action)
+                rollout(clone, self.rng)
+                row.append(before - clone.scores[seat])
+            results.append(row)
+        return legal[_choose(results, legal.index(prior), self.confidence)]
+
+
+def _choose(results: list[list[float]], prior: int, confidence: float) -> int:
+    """The best action by mean result if it beats the prior's by ``confidence`` standard errors, else the prior."""
+    worlds = len(results)
+    means = [sum(col) / worlds for col in zip(*results, strict=True)]
+    best = max(range(len(means)), key=lambda i: means[i])
+    if best == prior or worlds < 2:
+        return best if worlds >= 2 else prior
+    diffs = [row[best] - row[prior] for row in results]
+    mean = sum(diffs) / worlds
+    var = sum((d - mean) ** 2 for d in diffs) / (worlds - 1)
+    return best if mean > confidence * math.sqrt(var / worlds) else prior
+
+
+# ---------------------------------------------------------------------------- sampling
+class DealSampler:
+    """Re-deals the cards hidden from ``seat`` consistently with what it knows (module docstring)."""
+
+    def __init__(self, game: Game, seat: int) -> None:
+        self.game, self.seat = game, seat
+        n = game.n
+        self.capacity: dict[int, int] = {TALON: game.talon_size}
+        for j in range(n):
+            if j != seat:
+                self.capacity[j] = len(game.hands[j])
+                self.capacity[n + j] = len(game.out_hidden[j])
+        known = set(game.hands[seat]) | set(game.out_hidden[seat]) | set(game.out_public)
+        for cards, _ in game.completed:
+            known.update(c for _, c in cards)
+        known.update(c for _, c in game.trick)
+        if game.turned_at == "table":
+            known.add(game.turned)
+        places = [loc for loc, size in self.capacity.items() if size]
+        allowed = {c: set(places) for c in deck_cards(game.config.deck_size) if c not in known}
+        self._restrict(allowed)
+        self.cards = sorted(allowed, key=lambda c: (len(allowed[c]), c))
+        self.allowed = {c: sorted(allowed[c]) for c in self.cards}
+        if len(self.cards) != sum(self.capacity.values()):
+            raise RuntimeError("hidden card count does not match the hidden places (engine state inconsistent)")
+
+    def _restrict(self, allowed: dict[int, set[int]]) -> None:
+        """Narrow each hidden card's possible places with what ``seat`` knows."""
+        game, seat, n = self.game, self.seat, self.game.n
+        dealer = game.dealer
+        if game.turned in allowed:
+            if game.turned_public and game.turned_at == AT_DEALER:
+                allowed[game.turned] &= {dealer}
+            else:  # in the dealer's hand or among his face-down cards
+                allowed[game.turned] &= {dealer, n + dealer}
+        for s, _, cards in game.shown:
+            for c in cards:
+                if c in allowed:
+                    allowed[c] &= {s, n + s}
+        if game.config.forced_knock_with_ace:
+            for j in range(n):
+                if game.active[j] is False and j != seat:
+                    for c in allowed:
+                        if c % 13 == ACE:
+                            allowed[c].discard(n + j)
+        for player, card_sets in self._ruled_out().items():
+            for c in card_sets:
+                if c in allowed:
+                    allowed[c].discard(player)
+
+    def _ruled_out(self) -> dict[int, set[int]]:
+        """Per other player, hidden cards that would have made one of his plays illegal."""
+        game, seat, cfg = self.game, self.seat, self.game.config
+        trump = game.trump
+        out: dict[int, set[int]] = {}
+        tricks = [cards for cards, _ in game.completed] + ([tuple(game.trick)] if game.trick else [])
+        winners = [w for _, w in game.completed]
+        # Live scores before each trick (Swedish forced trump lead): add back the points taken since.
+        live = list(game.scores)
+        history: list[list[int]] = []
+        for w in reversed(winners):
+            if cfg.swedish:
+                live[w] += 1
+            history.append(list(live))
+        history.reverse()
+        if not history or len(history) < len(tricks):
+            history.append(list(game.scores))
+        candidates = [c for c in range(NUM_CARDS) if c not in game.hands[seat]]
+        for k, cards in enumerate(tricks):
+            queen_due = -1
+            if cfg.honour_leads and k > 0:
+                prev, w = game.completed[k - 1]
+                won_with = next(c for s, c in prev if s == w)
+                if won_with // 13 == trump and won_with % 13 in (ACE, KING):
+                    queen_due = w
+            scores = history[k]
+            for i, (p, c) in enumerate(cards):
+                if p == seat:
+                    continue
+                prefix = list(cards[:i])
+                bad = out.setdefault(p, set())
+                for x in candidates:
+                    if x == c or x in bad:
+                        continue
+                    if c not in _legal_play(cfg, [c, x], prefix, trump, p, scores, queen_due == p):
+                        bad.add(x)
+        return out
+
+    def sample(self, rng: random.Random) -> Game:
+        """A clone of the game with the hidden cards dealt again at random, consistently."""
+        for _ in range(100):
+            placed = self._place(rng)
+            if placed is not None:
+                return self._world(placed, rng)
+        raise RuntimeError("could not deal the hidden cards consistently with what the player knows")
+
+    def _place(self, rng: random.Random) -> dict[int, list[int]] | None:
+        """Most constrained cards first, each to a place drawn by its free room; None on a dead end."""
+        room = dict(self.capacity)
+        placed: dict[int, list[int]] = {loc: [] for loc in room}
+        for c in self.cards:
+            options = [loc for loc in self.allowed[c] if room[loc] > 0]
+            if not options:
+                return None
+            pick = rng.randrange(sum(room[loc] for loc in options))
+            for loc in options:
+                pick -= room[loc]
+                if pick < 0:
+                    break
+            placed[loc].append(c)
+            room[loc] -= 1
+        return placed
+
+    def _world(self, placed: dict[int, list[int]], rng: random.Random) -> Game:
+        game, n = self.game, self.game.n
+        world = game.clone()
+        for j in range(n):
+            if j == self.seat:
+                continue
+            world.hands[j] = sorted(placed[j])
+            world.out_hidden[j] = placed[n + j]
+            if game.config.jacks and game.active[j] is None:
+                _redeal_russian_marks(world, j)
+        talon = placed[TALON]
+        rng.shuffle(talon)
+        world.talon = game.talon[: game.talon_pos] + talon
+        world._legal = None
+        return world
+
+
+def _redeal_russian_marks(world: Game, seat: int) -> None:
+    """A player who has not knocked yet still holds his dealt hand: its jacks and aces follow it."""
+    from ..rules.cards import counted_jacks
+
+    hand = world.hands[seat]
+    world.jack_cards[seat] = counted_jacks(hand)
+    world.jacks[seat] = {0: 0, 2: 5, 4: 10}[len(world.jack_cards[seat])]
+    world.dealt_ace[seat] = any(c % 13 == ACE for c in hand)
+
+
+def _legal_play(
+    cfg: RulesConfig,
+    hand: list[int],
+    trick: list[tuple[int, int]],
+    trump: int,
+    seat: int,
+    scores: list[int],
+    queen_due: bool,
+) -> list[int]:
+    """The cards of ``hand`` that ``seat`` may play to ``trick`` (the engine's legality functions)."""
+    if cfg.honour_leads:
+        return russian_follow(hand, trick, trump) if trick else russian_lead(hand, trump, queen_due)
+    if trick:
+        return swedish_follow(hand, trick, trump, cfg.overtake_duty, cfg.trump_ace_lead)
+    forced = cfg.forced_trump_lead and any(scores[o] == 1 for o in range(len(scores)) if o != seat)
+    return swedish_lead(hand, trump, forced, cfg.trump_ace_lead)
+
+
+# ---------------------------------------------------------------------------- rollouts
+def rollout(game: Game, rng: random.Random) -> None:
+    """Play ``game`` to the end of the deal with the fast rollout policy."""
+    while game.phase < Phase.DEAL_OVER:
+        game.apply(rollout_action(game, rng))
+
+
+def _chance(card: int, trump: int) -> float:
+    return (_TRUMP_CHANCE if card // 13 == trump else _SIDE_CHANCE)[card % 13]
+
+
+def rollout_action(game: Game, rng: random.Random) -> int:
+    """A quick rule-of-thumb action for the player to act (own hand and the trick only)."""
+    legal = game.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    phase, seat, trump = game.phase, game.current, game.trump
+    hand = game.hands[seat]
+    if phase == Phase.PLAY:
+        return _rollout_play(game, legal, trump)
+    if phase == Phase.BUY:
+        cards = [a for a in legal if a < NUM_CARDS]
+        worst = min(cards, key=lambda c: _chance(c, trump)) if cards else DRAW
+        must = DRAW not in legal
+        if must or (cards and _chance(worst, trump) < _DRAW_CHANCE and not _keep_russian(game, worst)):
+            return worst
+        return DRAW
+    if phase == Phase.KNOCK:
+        chances = sorted((max(_chance(c, trump), _DRAW_CHANCE) for c in hand), reverse=True)[:5]
+        expected, zero = sum(chances), 1.0
+        for p in chances:
+            zero *= 1.0 - p
+        cost, bonus = _stakes(game, seat)
+        value = expected + bonus * (1.0 - zero) - cost * zero
+        return KNOCK if value > 0.0 or (value > -0.3 and rng.random() < 0.5) else PASS
+    return NO_BID if phase == Phase.BID else REJECT
+
+
+def _stakes(game: Game, seat: int) -> tuple[float, float]:
+    cfg = game.config
+    if cfg.swedish:
+        score = game.scores[seat]
+        return float(max(0, min(score + cfg.flight_fine, cfg.flight_cap) - score)), 0.0
+    aces = sum((10, 15, 20, 5)[c // 13] for c in game.hands[seat] if c % 13 == ACE)
+    return (float(cfg.flight_fine) if game.jacks[seat] else cfg.flight_fine + aces), float(aces)
+
+
+def _keep_russian(game: Game, card: int) -> bool:
+    return not game.config.swedish and card % 13 == ACE
+
+
+def _rollout_play(game: Game, legal: list[int], trump: int) -> int:
+    trick, seat = game.trick, game.current
+    if not trick:
+        # Lead a sure winner (the top trump or a side ace), else the weakest card.
+        return max(
+            legal, key=lambda c: (c % 13 == ACE, c // 13 == trump and c % 13 >= KING, -_chance(c, trump), c % 13)
+        )
+    last = len(trick) == len(game.play_order) - 1
+    winners = [c for c in legal if trick_winner([*trick, (seat, c)], trump) == seat]
+    if winners:
+        if last or game.tricks_won[seat] == 0:
+            return (
+                min(winners, key=lambda c: (_chance(c, trump), c % 13))
+                if last
+                else max(winners, key=lambda c: c % 13 + 13 * (c // 13 != trump))
+            )
+        cheap = min(winners, key=lambda c: (_chance(c, trump), c % 13))
+        if _chance(cheap, trump) < 0.3:
+            return cheap
+    return min(legal, key=lambda c: (_chance(c, trump), c % 13))
