@@ -119,8 +119,8 @@ class TrainArgs:
     """seed of everything random in the run"""
     device: str = "cpu"
     """torch device for the network (cuda where torch sees a GPU)"""
-    threads: int = 2
-    """torch CPU threads"""
+    threads: int = 1
+    """torch CPU threads (1 is fastest beside env worker processes on a 2-core machine: measured)"""
     progress: bool = True
     """show a progress bar"""
 
