@@ -110,6 +110,7 @@ def test_ppo_trains_a_shared_policy_that_plays_only_legal_actions(local_ray):
     algo = config.build_algo()
     try:
         module = algo.get_module(SHARED_POLICY)
+        assert isinstance(module, MaskedPPOModule) and module.torso[0].out_features == 32
         before = {k: v.clone() for k, v in module.state_dict().items()}
         for _ in range(2):
             result = algo.train()
