@@ -36,7 +36,7 @@ from typing import Any
 
 from ..rules import Game, Phase
 from ..rules.actions import Action
-from ..rules.cards import ACE, KING, NUM_CARDS, deck_cards
+from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
 from ..rules.config import RulesConfig
 from ..rules.tricks import russian_follow, russian_lead, swedish_follow, swedish_lead, trick_winner
 from .base import Observation, legal_from_mask
@@ -80,7 +80,8 @@ class SearchAgent:
         self.rng = random.Random(seed)
         self.env = env
         self.confidence = confidence
-        self.prior = HeuristicAgent(seed=seed)
+        self._seed = seed
+        self._priors: dict[RulesConfig, HeuristicAgent] = {}
 
     def act(self, observation: Observation) -> int:
         """A legal action; needs ``env=`` to find the game behind the observation."""
@@ -97,6 +98,12 @@ class SearchAgent:
             raise ValueError("SearchAgent: the observation does not belong to the env's player to act")
         return self.act_game(game, game.current_player)
 
+    def _prior(self, config: RulesConfig) -> HeuristicAgent:
+        """The heuristic whose choice the search keeps unless it finds a clearly better one."""
+        if config not in self._priors:
+            self._priors[config] = HeuristicAgent(config, seed=self._seed)
+        return self._priors[config]
+
     def act_game(self, game: Game, seat: int) -> int:
         """The searched action of ``seat`` (the player to act), using only what ``seat`` may know."""
         if game.current_player != seat:
@@ -104,7 +111,7 @@ class SearchAgent:
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        prior = self.prior.act_game(game, seat)
+        prior = self._prior(game.config).act_game(game, seat)
         sampler = DealSampler(game, seat)
         results: list[list[float]] = []
         start = time.perf_counter()
@@ -128,8 +135,8 @@ def _choose(results: list[list[float]], prior: int, confidence: float) -> int:
     worlds = len(results)
     means = [sum(col) / worlds for col in zip(*results, strict=True)]
     best = max(range(len(means)), key=lambda i: means[i])
-    if best == prior or worlds < 2:
-        return best if worlds >= 2 else prior
+    if worlds < 2 or best == prior:
+        return prior
     diffs = [row[best] - row[prior] for row in results]
     mean = sum(diffs) / worlds
     var = sum((d - mean) ** 2 for d in diffs) / (worlds - 1)
@@ -156,13 +163,13 @@ class DealSampler:
             known.add(game.turned)
         places = [loc for loc, size in self.capacity.items() if size]
         allowed = {c: set(places) for c in deck_cards(game.config.deck_size) if c not in known}
-        self._restrict(allowed)
+        self._restrict(allowed, sorted(allowed))
         self.cards = sorted(allowed, key=lambda c: (len(allowed[c]), c))
         self.allowed = {c: sorted(allowed[c]) for c in self.cards}
         if len(self.cards) != sum(self.capacity.values()):
             raise RuntimeError("hidden card count does not match the hidden places (engine state inconsistent)")
 
-    def _restrict(self, allowed: dict[int, set[int]]) -> None:
+    def _restrict(self, allowed: dict[int, set[int]], hidden: list[int]) -> None:
         """Narrow each hidden card's possible places with what ``seat`` knows."""
         game, seat, n = self.game, self.seat, self.game.n
         dealer = game.dealer
@@ -181,12 +188,12 @@ class DealSampler:
                     for c in allowed:
                         if c % 13 == ACE:
                             allowed[c].discard(n + j)
-        for player, card_sets in self._ruled_out().items():
+        for player, card_sets in self._ruled_out(hidden).items():
             for c in card_sets:
                 if c in allowed:
                     allowed[c].discard(player)
 
-    def _ruled_out(self) -> dict[int, set[int]]:
+    def _ruled_out(self, hidden: list[int]) -> dict[int, set[int]]:
         """Per other player, hidden cards that would have made one of his plays illegal."""
         game, seat, cfg = self.game, self.seat, self.game.config
         trump = game.trump
@@ -203,7 +210,6 @@ class DealSampler:
         history.reverse()
         if not history or len(history) < len(tricks):
             history.append(list(game.scores))
-        candidates = [c for c in range(NUM_CARDS) if c not in game.hands[seat]]
         for k, cards in enumerate(tricks):
             queen_due = -1
             if cfg.honour_leads and k > 0:
@@ -217,8 +223,8 @@ class DealSampler:
                     continue
                 prefix = list(cards[:i])
                 bad = out.setdefault(p, set())
-                for x in candidates:
-                    if x == c or x in bad:
+                for x in hidden:
+                    if x in bad:
                         continue
                     if c not in _legal_play(cfg, [c, x], prefix, trump, p, scores, queen_due == p):
                         bad.add(x)
@@ -253,27 +259,36 @@ class DealSampler:
         game, n = self.game, self.game.n
         world = game.clone()
         for j in range(n):
-            if j == self.seat:
-                continue
-            world.hands[j] = sorted(placed[j])
-            world.out_hidden[j] = placed[n + j]
-            if game.config.jacks and game.active[j] is None:
-                _redeal_russian_marks(world, j)
+            if j != self.seat:
+                world.hands[j] = sorted(placed[j])
+                world.out_hidden[j] = placed[n + j]
+                _forget_private_marks(world, j)
         talon = placed[TALON]
         rng.shuffle(talon)
-        world.talon = game.talon[: game.talon_pos] + talon
+        world.talon, world.talon_pos = talon, 0
         world._legal = None
         return world
 
 
-def _redeal_russian_marks(world: Game, seat: int) -> None:
-    """A player who has not knocked yet still holds his dealt hand: its jacks and aces follow it."""
-    from ..rules.cards import counted_jacks
+def _forget_private_marks(world: Game, seat: int) -> None:
+    """Replace what the engine derived from ``seat``'s real cards by what follows from his sampled ones.
 
+    Russian only: a player who has not knocked yet still holds his dealt hand, so its jacks and
+    dealt ace follow the sample; for the others they are unknown (and only touch their own score)
+    unless shown. Aces held at the start of play are those in hand plus those played since.
+    """
+    if not world.config.jacks:
+        return
     hand = world.hands[seat]
-    world.jack_cards[seat] = counted_jacks(hand)
-    world.jacks[seat] = {0: 0, 2: 5, 4: 10}[len(world.jack_cards[seat])]
-    world.dealt_ace[seat] = any(c % 13 == ACE for c in hand)
+    if not world.jacks_shown[seat]:
+        dealt = hand if world.active[seat] is None else []
+        world.jack_cards[seat] = counted_jacks(dealt)
+        world.jacks[seat] = {0: 0, 2: 5, 4: 10}[len(world.jack_cards[seat])]
+    world.dealt_ace[seat] = world.active[seat] is None and any(c % 13 == ACE for c in hand)
+    if world.phase == Phase.PLAY:
+        played = [c for cards, _ in world.completed for s, c in cards if s == seat]
+        played += [c for s, c in world.trick if s == seat]
+        world.aces_held[seat] = ace_value(hand + played)
 
 
 def _legal_play(
