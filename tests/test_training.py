@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from rams_env.agents import load_agent
+from rams_env.cli import CommandError
 from rams_env.encoding import OBS_SIZE
 from rams_env.evaluation import play_episode
 from rams_env.policy import CheckpointError
@@ -140,7 +141,7 @@ def test_a_run_is_not_overwritten_and_foreign_rules_are_refused(tmp_path):
     with pytest.raises(CheckpointError, match="other rules"):
         Trainer(tiny(tmp_path, variant="russian", resume=True))
     (tmp_path / "latest.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match="not a rams_env checkpoint|damaged"):
+    with pytest.raises(CheckpointError, match=r"not a rams_env checkpoint|damaged"):
         Trainer(tiny(tmp_path, resume=True))
 
 
@@ -151,6 +152,8 @@ def test_command_line_overrides_the_recipe():
     configure(parser)
     args = args_from(parser.parse_args(["full", "--total-steps", "5", "--hidden", "32,32", "--progress", "false"]))
     assert (args.total_steps, args.hidden, args.progress, args.num_games) == (5, (32, 32), False, 256)
-    assert dataclasses.asdict(args_from(parser.parse_args([])))["run_dir"] == "runs/quick"
+    assert dataclasses.asdict(args_from(parser.parse_args([])))["run_dir"].startswith("runs/quick-mattmar-")
+    with pytest.raises(CommandError, match="--run-dir"):
+        args_from(parser.parse_args(["--resume", "true"]))
     with pytest.raises(SystemExit):
         parser.parse_args(["--hidden", "a,b"])

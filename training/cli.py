@@ -22,7 +22,7 @@ from rams_env.evaluation import evaluate
 from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
 RECIPES: dict[str, dict[str, Any]] = {
-    "quick": dict(total_steps=120_000, num_games=64, eval_every=0, eval_decks=200, run_dir="runs/quick"),
+    "quick": dict(total_steps=120_000, num_games=64, eval_every=0, eval_decks=200),
     "full": dict(
         total_steps=25_000_000,
         num_games=256,
@@ -32,7 +32,6 @@ RECIPES: dict[str, dict[str, Any]] = {
         eval_decks=300,
         snapshot_every=25,
         checkpoint_every=10,
-        run_dir="runs/full",
     ),
 }
 FINAL_EVAL_DECKS = {"quick": 300, "full": 2000}
@@ -76,6 +75,11 @@ def args_from(namespace: argparse.Namespace) -> TrainArgs:
         given = getattr(namespace, f.name)
         if given is not None:
             values[f.name] = given
+    if "run_dir" not in values:
+        if values.get("resume"):
+            raise CommandError("--resume needs --run-dir (the folder of the run to continue)")
+        variant = values.get("variant", TrainArgs.variant)
+        values["run_dir"] = f"runs/{namespace.recipe}-{variant}-{time.strftime('%Y%m%d-%H%M%S')}"
     try:
         return TrainArgs(**values)
     except TypeError as err:
