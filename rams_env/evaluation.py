@@ -313,11 +313,13 @@ class AgentReport:
     per_deck: np.ndarray | None = field(default=None, repr=False)  # duplicate advantage of each deck
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (the per-deck advantages left out)."""
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "per_deck"}
+        """Plain data (the per-deck advantages as a list, so that intervals can be recomputed)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for key in ("advantage_ci", "win_rate_ci"):
             if out[key] is not None:
                 out[key] = list(out[key])
+        if self.per_deck is not None:
+            out["per_deck"] = self.per_deck.tolist()
         return out
 
 

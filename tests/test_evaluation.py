@@ -256,6 +256,7 @@ def test_outputs_table_json_and_png(tmp_path) -> None:
     data = json.loads((tmp_path / "ev.json").read_text())
     assert data["kind"] == "duplicate" and [a["name"] for a in data["agents"]] == ["knocker", "passer"]
     assert data["agents"][0]["advantage_ci"] == list(ev.agents[0].advantage_ci)
+    assert data["agents"][0]["per_deck"] == ev.agents[0].per_deck.tolist() and data["baseline"]["per_deck"] is None
     assert data["baseline"]["name"] == "random" and data["decks"] == 4 and data["episode"] == "rams"
     ev.plot(tmp_path / "ev.png")
     assert (tmp_path / "ev.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
