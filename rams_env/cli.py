@@ -94,6 +94,17 @@ def _agent(spec: str, config: RulesConfig) -> Any:
         raise CommandError(str(err)) from None
 
 
+def _check_output(path: str | None, option: str) -> None:
+    """Refuse an output path whose folder does not exist before the work, not after it."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CommandError(f"{option} {path}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise CommandError(f"{option} {path}: that is a folder, not a file")
+
+
 def _nonnegative(text: str) -> int:
     try:
         value = int(text)
@@ -134,6 +145,8 @@ def _run_eval(args: argparse.Namespace) -> int:
         raise CommandError("--baseline has no meaning with --league (every agent is rated against the others)")
     if args.league and len(args.agents) < 2:
         raise CommandError("--league needs at least 2 agents")
+    _check_output(args.json, "--json")
+    _check_output(args.plot, "--plot")
     agents = {spec: _agent(spec, config) for spec in args.agents}
     progress = not args.no_progress
     if args.league:
@@ -341,6 +354,7 @@ def _run_play(args: argparse.Namespace) -> int:
         specs *= n - 1
     if len(specs) != n - 1:
         raise CommandError(f"--agents needs one agent for all other seats or {n - 1} (one per seat), got {len(specs)}")
+    _check_output(args.save, "--save")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     deal = deal_set(config, seed, 1)[0]
     others = iter(specs)

@@ -230,6 +230,9 @@ def test_eval_league_with_a_checkpoint_by_path(tmp_path: Path, capsys: pytest.Ca
         (["eval", "--league", "random", "x.pt", "--baseline", "random"], "--baseline has no meaning"),
         (["play", "--seat", "4"], "--seat must be a seat 0..3"),
         (["play", "--agents", "random", "random"], "--agents needs one agent for all other seats or 3"),
+        (["eval", "random", "--json", "/no/such/folder/x.json"], "--json /no/such/folder/x.json: the folder"),
+        (["eval", "random", "--plot", "/"], "that is a folder"),
+        (["play", "--save", "/no/such/folder/log.json"], "the folder /no/such/folder does not exist"),
     ],
 )
 def test_bad_arguments_get_a_one_line_error(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
