@@ -24,7 +24,7 @@ from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 RECIPES: dict[str, dict[str, Any]] = {
     "quick": dict(total_steps=120_000, num_games=64, eval_every=0, eval_decks=200),
     "full": dict(
-        total_steps=25_000_000,
+        total_steps=12_000_000,
         num_games=256,
         workers=2,
         episodes_per_game=2,
@@ -55,7 +55,7 @@ def _parse_ints(text: str) -> tuple[int, ...]:
     return values
 
 
-PARSERS: dict[str, Any] = {"bool": _parse_bool, "int": int, "float": float, "str": str}
+PARSERS: dict[str, Any] = {"bool": _parse_bool, "int": int, "float": float, "float | None": float, "str": str}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -93,8 +93,8 @@ class TrainArgs:
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient clipping"""
-    reward_scale: float = 0.2
-    """rewards are multiplied by this before training (points: a flight is about 5)"""
+    reward_scale: float | None = None
+    """rewards are multiplied by this before training; default 2 / start score (0.2 in mattmar, 0.02 in russian)"""
     pool_fraction: float = 0.2
     """share of episodes in which the learner plays one seat against a pool snapshot"""
     pool_size: int = 8
@@ -189,6 +189,7 @@ class Trainer:
     def __init__(self, args: TrainArgs) -> None:
         self.args = args
         self.config = make_config(args.variant, args.num_players)
+        self.reward_scale = args.reward_scale or 2.0 / self.config.start_score
         self.run_dir = Path(args.run_dir)
         self.device = torch.device(args.device)
         torch.set_num_threads(max(1, args.threads))
@@ -318,7 +319,7 @@ class Trainer:
             for i, s in zip(*np.nonzero(out.rewards), strict=True):
                 sample = slots[i].last.get(int(s))
                 if sample is not None and slots[i].finished < args.episodes_per_game:
-                    sample.reward += float(out.rewards[i, s]) * args.reward_scale
+                    sample.reward += float(out.rewards[i, s]) * self.reward_scale
             for i in np.flatnonzero(out.done):
                 slot = slots[i]
                 if slot.finished < args.episodes_per_game:
@@ -326,7 +327,7 @@ class Trainer:
                     ready.append(Episode(int(i), slot.samples))
                     seats_played = {x.seat for x in slot.samples}
                     returns.extend(
-                        sum(x.reward for x in slot.samples if x.seat == s) / args.reward_scale for s in seats_played
+                        sum(x.reward for x in slot.samples if x.seat == s) / self.reward_scale for s in seats_played
                     )
                     self.episodes += 1
                 fresh = self._new_slot()
