@@ -21,6 +21,7 @@ from .encoding import ObservationEncoder
 from .episode import EPISODES, end_of_deal
 from .evaluation import (
     AGENT_SPEC_HELP,
+    SCORES,
     actor_for,
     agent_seed,
     agent_source,
@@ -63,6 +64,12 @@ def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         help="override a rule option, e.g. --option start_score=150 (repeatable)",
     )
     parser.add_argument("--episode", default="deal", choices=EPISODES, help="episode: deal, rams or match")
+    parser.add_argument(
+        "--scores",
+        default="start",
+        choices=SCORES,
+        help="scores at the first deal: everyone at the start score, or drawn from 1 to it (default start)",
+    )
 
 
 def _config(args: argparse.Namespace) -> RulesConfig:
@@ -156,6 +163,7 @@ def _run_eval(args: argparse.Namespace) -> int:
             decks=args.decks,
             seed=args.seed,
             episode=args.episode,
+            scores=args.scores,
             workers=args.workers,
             progress=progress,
         )
@@ -168,6 +176,7 @@ def _run_eval(args: argparse.Namespace) -> int:
             decks=args.decks,
             seed=args.seed,
             episode=args.episode,
+            scores=args.scores,
             baseline_name=baseline,
             resamples=args.resamples,
             workers=args.workers,
@@ -356,7 +365,7 @@ def _run_play(args: argparse.Namespace) -> int:
         raise CommandError(f"--agents needs one agent for all other seats or {n - 1} (one per seat), got {len(specs)}")
     _check_output(args.save, "--save")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    deal = deal_set(config, seed, 1)[0]
+    deal = deal_set(config, seed, 1, args.scores)[0]
     others = iter(specs)
     names = ["you" if s == args.seat else next(others) for s in range(n)]
     encoder = ObservationEncoder(config)
@@ -387,7 +396,7 @@ def _run_play(args: argparse.Namespace) -> int:
             "seed": deal.seed,
             "deck": list(deal.deck),
             "dealer": deal.dealer,
-            "scores": [config.start_score] * n,
+            "scores": list(deal.scores),
             "seats": names,
             "human_seat": args.seat,
             "actions": log,

@@ -37,6 +37,7 @@ from .encoding import ObservationEncoder, action_mask
 from .episode import EPISODES, end_of_deal
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
 
+SCORES = ("start", "random")  # scores of the first deal of each deck: the start score, or drawn
 Z95 = 1.959963984540054  # standard normal quantile of 0.975
 KNOCK = int(Action.KNOCK)
 
@@ -96,23 +97,31 @@ def derive_seed(*words: int) -> int:
 
 @dataclass(frozen=True)
 class Deal:
-    """Deck ``index`` of a deal set: the first deal's deck (top card first), first dealer and game seed."""
+    """Deck ``index`` of a deal set: the first deal's deck (top card first), dealer, scores and game seed."""
 
     index: int
     deck: tuple[str, ...]
     dealer: int
     seed: int  # seeds the game's generator, which shuffles the later deals of a rams or match
+    scores: tuple[int, ...]  # the seats' scores when the first deal starts
 
     def game(self, config: RulesConfig) -> Game:
         """A fresh game starting with this deal."""
-        return Game(config, self.seed, deck=list(self.deck), dealer=self.dealer)
+        return Game(config, self.seed, deck=list(self.deck), dealer=self.dealer, scores=list(self.scores))
 
 
-def deal_set(config: RulesConfig, seed: int, count: int) -> list[Deal]:
-    """``count`` decks; deck ``i`` and its first dealer depend only on ``(seed, i)`` and the config."""
+def deal_set(config: RulesConfig, seed: int, count: int, scores: str = "start") -> list[Deal]:
+    """``count`` decks; deck ``i``, its first dealer and scores depend only on ``(seed, i)`` and the config.
+
+    ``scores="start"``: every seat starts at the start score. ``"random"``: each seat's score is drawn
+    from 1 to the start score, so that a single deal also weighs flights and forced knocks (from the
+    start score a Swedish flight costs nothing: it is capped there). The decks are the same either way.
+    """
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"count (number of decks) must be a positive int, got {count!r}")
-    return [_deal(config, seed, i) for i in range(count)]
+    if scores not in SCORES:
+        raise ValueError(f"scores must be one of {SCORES}, got {scores!r}")
+    return [_deal(config, seed, i, scores) for i in range(count)]
 
 
 def agent_seed(seed: int, deck: int, seat: int) -> int:
@@ -120,12 +129,15 @@ def agent_seed(seed: int, deck: int, seat: int) -> int:
     return derive_seed(seed, _AGENTS, deck, seat)
 
 
-def _deal(config: RulesConfig, seed: int, index: int) -> Deal:
+def _deal(config: RulesConfig, seed: int, index: int, scores: str) -> Deal:
     rng = random.Random(derive_seed(seed, _DEALS, index))
     cards = deck_cards(config.deck_size)
     rng.shuffle(cards)
     dealer = rng.randrange(config.num_players)
-    return Deal(index, tuple(card_name(c) for c in cards), dealer, rng.getrandbits(63))
+    game_seed = rng.getrandbits(63)
+    n, start = config.num_players, config.start_score
+    start_scores = tuple(rng.randint(1, start) for _ in range(n)) if scores == "random" else (start,) * n
+    return Deal(index, tuple(card_name(c) for c in cards), dealer, game_seed, start_scores)
 
 
 # ----------------------------------------------------------------------------- agents by name
@@ -345,6 +357,7 @@ class Evaluation:
     episode: str
     decks: int
     seed: int
+    scores: str
     baseline: AgentReport
     agents: list[AgentReport]
 
@@ -358,6 +371,7 @@ class Evaluation:
             "episode": self.episode,
             "decks": self.decks,
             "seed": self.seed,
+            "start_scores": self.scores,
             "advantage_unit": f"points per {self.episode} (tested agent minus baseline, same deck and seat)",
             "confidence": 0.95,
             "baseline": self.baseline.to_dict(),
@@ -368,7 +382,8 @@ class Evaluation:
         """A printable table of every agent's statistics."""
         cfg = self.config
         head = (
-            f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: {self.decks} decks (seed {self.seed}), "
+            f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: {self.decks} decks (seed {self.seed}"
+            f"{_scores_note(self.scores)}), "
             f"duplicate against {self.baseline.name!r}; advantage in points per {self.episode}, 95% CIs"
         )
         rows = [(a.name, a) for a in self.agents] + [(f"{self.baseline.name} (baseline)", self.baseline)]
@@ -399,6 +414,7 @@ def evaluate(
     decks: int = 100,
     seed: int = 0,
     episode: str = "deal",
+    scores: str = "start",
     baseline_name: str = "baseline",
     resamples: int = 10_000,
     workers: int = 1,
@@ -406,17 +422,18 @@ def evaluate(
 ) -> Evaluation:
     """Duplicate evaluation of ``agents`` (name -> agent or factory) against ``baseline`` on ``decks`` decks.
 
-    Plays ``decks * (1 + num_players * len(agents))`` episodes; ``workers > 1`` splits the decks over
-    processes (the sources must then be picklable) with the same numbers as one process.
+    Plays ``decks * (1 + num_players * len(agents))`` episodes; ``scores`` as in :func:`deal_set`;
+    ``workers > 1`` splits the decks over processes (the sources must then be picklable) with the same
+    numbers as one process.
     """
     if not agents:
         raise ValueError("evaluate needs at least one agent to test")
-    _check_common(config, decks, seed, episode, workers)
+    _check_common(config, decks, seed, episode, scores, workers)
     for name, src in {**agents, baseline_name: baseline}.items():
         _check_source(name, src)
     n = config.num_players
     named = list(agents.items())
-    job = _DuplicateJob(config, seed, episode, named, (baseline_name, baseline))
+    job = _DuplicateJob(config, seed, episode, scores, named, (baseline_name, baseline))
     per_deck = job.games_per_deck
     by_deck = _run(job, decks, workers, progress, per_deck, "duplicate")
     base_records = [d[0] for d in by_deck]
@@ -430,7 +447,7 @@ def evaluate(
         report.advantage = float(adv.mean())
         report.advantage_ci = bootstrap_interval(adv, resamples, seed)
         reports.append(report)
-    return Evaluation(config, episode, decks, seed, baseline_report, reports)
+    return Evaluation(config, episode, decks, seed, scores, baseline_report, reports)
 
 
 @dataclass(frozen=True)
@@ -440,6 +457,7 @@ class _DuplicateJob:
     config: RulesConfig
     seed: int
     episode: str
+    scores: str
     agents: list[tuple[str, AgentSource]]
     baseline: tuple[str, AgentSource]
 
@@ -464,6 +482,7 @@ class _LeagueJob:
     config: RulesConfig
     seed: int
     episode: str
+    scores: str
     agents: list[tuple[str, AgentSource]]
 
     @property
@@ -486,7 +505,7 @@ def _play_decks(job: _DuplicateJob | _LeagueJob, indices: Sequence[int]) -> list
     encoder = ObservationEncoder(job.config)
     out = []
     for i in indices:
-        deal = _deal(job.config, job.seed, i)
+        deal = _deal(job.config, job.seed, i, job.scores)
         out.append([_play(job.config, deal, lineup, job.seed, job.episode, encoder) for lineup in job.lineups(i)])
     return out
 
@@ -513,7 +532,7 @@ def _run(
     return results
 
 
-def _check_common(config: RulesConfig, decks: int, seed: int, episode: str, workers: int) -> None:
+def _check_common(config: RulesConfig, decks: int, seed: int, episode: str, scores: str, workers: int) -> None:
     if not isinstance(config, RulesConfig):
         raise TypeError(f"config must be a RulesConfig (make_config(...)), got {type(config).__name__}")
     if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
@@ -522,6 +541,8 @@ def _check_common(config: RulesConfig, decks: int, seed: int, episode: str, work
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    if scores not in SCORES:
+        raise ValueError(f"scores must be one of {SCORES}, got {scores!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")
 
@@ -553,6 +574,7 @@ class League:
     episode: str
     decks: int
     seed: int
+    scores: str
     entries: list[LeagueEntry]
 
     def to_dict(self) -> dict[str, Any]:
@@ -565,6 +587,7 @@ class League:
             "episode": self.episode,
             "decks": self.decks,
             "seed": self.seed,
+            "start_scores": self.scores,
             "rating": "openskill PlackettLuce, ranked by ordinal = mu - 3 sigma",
             "agents": [e.to_dict() for e in self.entries],
         }
@@ -574,7 +597,7 @@ class League:
         cfg = self.config
         lines = [
             f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: league over {self.decks} decks "
-            f"(seed {self.seed}), OpenSkill Plackett-Luce",
+            f"(seed {self.seed}{_scores_note(self.scores)}), OpenSkill Plackett-Luce",
             f"{'agent':<20}{'mu':>8}{'sigma':>8}{'ordinal':>9}",
         ]
         lines += [f"{e.report.name:<20}{e.mu:>8.2f}{e.sigma:>8.2f}{e.ordinal:>9.2f}" for e in self.entries]
@@ -604,6 +627,7 @@ def league(
     decks: int = 100,
     seed: int = 0,
     episode: str = "deal",
+    scores: str = "start",
     workers: int = 1,
     progress: bool = True,
 ) -> League:
@@ -611,16 +635,17 @@ def league(
 
     With at least as many agents as seats a line-up is a seeded sample of them; with fewer, every agent
     sits and some sit twice. Each game ranks the agents at the table by their mean points in it.
+    ``scores`` as in :func:`deal_set`.
     """
     from openskill.models import PlackettLuce
 
     if len(agents) < 2:
         raise ValueError(f"a league needs at least 2 agents, got {len(agents)}")
-    _check_common(config, decks, seed, episode, workers)
+    _check_common(config, decks, seed, episode, scores, workers)
     for name, src in agents.items():
         _check_source(name, src)
     named = list(agents.items())
-    job = _LeagueJob(config, seed, episode, named)
+    job = _LeagueJob(config, seed, episode, scores, named)
     by_deck = _run(job, decks, workers, progress, job.games_per_deck, "league")
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name, _ in named}
@@ -642,10 +667,14 @@ def league(
         if seats[name][0]
     ]
     entries.sort(key=lambda e: e.ordinal, reverse=True)
-    return League(config, episode, decks, seed, entries)
+    return League(config, episode, decks, seed, scores, entries)
 
 
 # ----------------------------------------------------------------------------- output
+def _scores_note(scores: str) -> str:
+    return ", random start scores" if scores == "random" else ""
+
+
 def _ci(ci: tuple[float, float] | None, fmt: str) -> str:
     return "" if ci is None else f"[{ci[0]:{fmt}}, {ci[1]:{fmt}}]"
 

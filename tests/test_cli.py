@@ -72,11 +72,12 @@ def test_play_offers_legal_moves_by_name_and_rejects_illegal_ones() -> None:
 
 def test_end_of_input_leaves_cleanly_and_saves_the_partial_log(tmp_path: Path) -> None:
     log = tmp_path / "partial.json"
-    played = rams(*PLAY, "--save", str(log), stdin="nonsense\n")
+    played = rams(*PLAY, "--scores", "random", "--save", str(log), stdin="nonsense\n")
     assert played.returncode == 0 and "Traceback" not in played.stderr
     assert "You left the game." in played.stdout
     record = json.loads(log.read_text())
     assert record["complete"] is False
+    assert record["scores"] == list(deal_set(make_config("mattmar", 4), 3, 1, "random")[0].scores)
     replayed = rams("replay", str(log))
     assert replayed.returncode == 0 and f"({len(record['actions'])} actions)" in replayed.stdout
 

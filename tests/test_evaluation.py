@@ -121,10 +121,23 @@ def test_deal_set_is_reproducible_and_each_deck_depends_only_on_seed_and_index()
     assert len(rams32[0].deck) == 32 and rams32[0].game(make_config("rams32", 5)).dealer == rams32[0].dealer
 
 
-@pytest.mark.parametrize(("seed", "count"), [(-1, 2), (1, 0), (True, 1), (1, 2.5)])
-def test_deal_set_rejects_bad_arguments(seed: object, count: object) -> None:
-    with pytest.raises(ValueError, match=r"seed|count"):
-        deal_set(MATTMAR4, seed, count)  # type: ignore[arg-type]
+def test_random_start_scores_keep_the_decks_and_lie_between_1_and_the_start_score() -> None:
+    start, drawn = deal_set(MATTMAR4, 11, 30), deal_set(MATTMAR4, 11, 30, scores="random")
+    assert [(d.deck, d.dealer, d.seed) for d in drawn] == [(d.deck, d.dealer, d.seed) for d in start]
+    assert all(d.scores == (10, 10, 10, 10) for d in start)
+    assert {s for d in drawn for s in d.scores} == set(range(1, 11))
+    russian = make_config("russian", 4, start_score=150)
+    assert all(1 <= s <= 150 for d in deal_set(russian, 0, 10, "random") for s in d.scores)
+    assert drawn[0].game(MATTMAR4).scores == list(drawn[0].scores)
+
+
+@pytest.mark.parametrize(
+    ("seed", "count", "scores"),
+    [(-1, 2, "start"), (1, 0, "start"), (True, 1, "start"), (1, 2.5, "start"), (1, 2, "low")],
+)
+def test_deal_set_rejects_bad_arguments(seed: object, count: object, scores: str) -> None:
+    with pytest.raises(ValueError, match=r"seed|count|scores"):
+        deal_set(MATTMAR4, seed, count, scores)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- duplicate evaluation
@@ -148,6 +161,14 @@ def test_points_per_deal_and_win_rates_have_known_totals() -> None:
     lo, hi = rams.agents[0].win_rate_ci
     assert lo <= rams.agents[0].win_rate <= hi
     assert rams.baseline.deals > rams.baseline.games  # a rams lasts several deals
+
+
+def test_random_start_scores_make_flights_cost_points() -> None:
+    # From the start score a flight is free (capped at 10), so the points of a deal are its tricks;
+    # from random scores below the cap some flights cost, and the points fall short of the tricks.
+    ev = evaluate({"knocker": Knocker}, Knocker, MATTMAR4, decks=10, seed=1, scores="random", progress=False)
+    assert ev.baseline.flight_rate > 0.0 and ev.baseline.points_per_deal < 1.25
+    assert ev.to_dict()["start_scores"] == "random" and "random start scores" in ev.table()
 
 
 def test_knock_and_flight_rates() -> None:
@@ -217,6 +238,7 @@ def test_illegal_action_names_the_agent_and_seat() -> None:
         ({"seed": -3}, ValueError, "seed"),
         ({"episode": "game"}, ValueError, "episode"),
         ({"workers": 0}, ValueError, "workers"),
+        ({"scores": "low"}, ValueError, "scores must be one of"),
         ({"agents": {}}, ValueError, "at least one agent"),
         ({"agents": {"x": 42}}, TypeError, "'x' is neither an agent"),
         ({"config": "mattmar"}, TypeError, "RulesConfig"),
