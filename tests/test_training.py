@@ -157,3 +157,18 @@ def test_command_line_overrides_the_recipe():
         args_from(parser.parse_args(["--resume", "true"]))
     with pytest.raises(SystemExit):
         parser.parse_args(["--hidden", "a,b"])
+
+
+def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
+    import training.export as export
+
+    run = tmp_path / "run"
+    Trainer(tiny(run)).run()
+    monkeypatch.setattr(export, "SHIPPED", tmp_path / "shipped")
+    card = export.export(run, "tiny", decks=2, search_decks=1, search_simulations=2, command="rams train quick")
+    text = card.read_text()
+    assert "rams train quick" in text and "Against heuristic (2 decks" in text and "Against search (1 decks" in text
+    shipped = tmp_path / "shipped" / "tiny.pt"
+    assert "optimizer" not in torch.load(shipped, weights_only=True)
+    assert load_agent(shipped).num_players == 4
+    assert (tmp_path / "shipped" / "tiny_curves.png").stat().st_size > 0
