@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 from importlib.metadata import EntryPoint, entry_points
@@ -82,8 +83,13 @@ def test_end_of_input_leaves_cleanly_and_saves_the_partial_log(tmp_path: Path) -
     assert replayed.returncode == 0 and f"({len(record['actions'])} actions)" in replayed.stdout
 
 
+def _default_sigint() -> None:
+    # A test run started in the background inherits an ignored SIGINT; a terminal user's shell does not.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_quit_and_ctrl_c_exit_cleanly_in_a_terminal() -> None:
-    child = pexpect.spawn(RAMS[0], [*RAMS[1:], *PLAY], encoding="utf-8", timeout=30)
+    child = pexpect.spawn(RAMS[0], [*RAMS[1:], *PLAY], encoding="utf-8", timeout=30, preexec_fn=_default_sigint)
     child.expect_exact("your move> ")
     child.sendline("flibbertigibbet")
     child.expect_exact("Unknown move 'flibbertigibbet'")
