@@ -10,6 +10,7 @@ tensor, so that is the observation read). A peer that is not installed is report
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import statistics
@@ -84,6 +85,34 @@ def hearts_runner(name: str = "hearts") -> Callable[[float], int]:
     return run
 
 
+def measure(makers: dict[str, Callable[[], Callable[[float], int]]], rounds: int, seconds: float) -> dict[str, float]:
+    """Median steps/s of each contender over alternating rounds; a peer that cannot be built is reported."""
+    runners, rates = {}, {}
+    for name, make in makers.items():
+        try:
+            runners[name] = make()
+            rates[name] = []
+        except ImportError as err:
+            print(f"{name}: not available ({err}); pip install -e '.[bench]'")
+    for _ in range(rounds):
+        for name, run in runners.items():
+            start = time.perf_counter()
+            steps = run(seconds)
+            rates[name].append(steps / (time.perf_counter() - start))
+    return {name: statistics.median(values) for name, values in rates.items()}
+
+
+def print_table(rates: dict[str, float], headline: str, rounds: int, seconds: float) -> None:
+    """The machine, then a markdown table of steps/s and the ratio of ``headline`` to each contender."""
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{rounds} rounds x {seconds:g} s, median steps/s"
+    )
+    print(f"| contender | steps/s | {headline} / it |\n|---|---:|---:|")
+    for name, rate in rates.items():
+        print(f"| {name} | {rate:,.0f} | {rates[headline] / rate:.2f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per contender")
@@ -94,27 +123,8 @@ def main() -> None:
         "pettingzoo texas_holdem_v4": texas_runner,
         "open_spiel hearts (make_observation)": hearts_runner,
     }
-    runners, rates = {}, {}
-    for name, make in makers.items():
-        try:
-            runners[name] = make()
-            rates[name] = []
-        except ImportError as err:
-            print(f"{name}: not installed ({err}); pip install -e '.[bench]'")
-    for _ in range(args.rounds):
-        for name, run in runners.items():
-            start = time.perf_counter()
-            steps = run(args.seconds)
-            rates[name].append(steps / (time.perf_counter() - start))
-    ours = statistics.median(rates["rams_env.env() mattmar 4p"])
-    print(
-        f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-        f"{args.rounds} rounds x {args.seconds:g} s, median steps/s"
-    )
-    print(f"{'contender':<40}{'steps/s':>12}{'rams_env / it':>15}")
-    for name, values in rates.items():
-        rate = statistics.median(values)
-        print(f"{name:<40}{rate:>12,.0f}{ours / rate:>14.2f}x")
+    rates = measure(makers, args.rounds, args.seconds)
+    print_table(rates, "rams_env.env() mattmar 4p", args.rounds, args.seconds)
 
 
 if __name__ == "__main__":

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
-import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
 
-from benchmarks.env_speed import aec_runner, hearts_runner, rams_runner, texas_runner
+from benchmarks.env_speed import aec_runner, hearts_runner, measure, print_table, rams_runner, texas_runner
 from rams_env.rules import Game, Phase, make_config
 from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
 
@@ -123,27 +121,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per contender per round")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes of the multi-core run")
     args = parser.parse_args()
-    runners: dict[str, Runner] = {}
-    for name, make in contenders(args.workers).items():
-        try:
-            runners[name] = make()
-        except ImportError as err:
-            print(f"{name}: not installed ({err}); pip install -e '.[bench]'")
-    rates: dict[str, list[float]] = {name: [] for name in runners}
-    for _ in range(args.rounds):
-        for name, run in runners.items():
-            start = time.perf_counter()
-            steps = run(args.seconds)
-            rates[name].append(steps / (time.perf_counter() - start))
-    ours = statistics.median(rates[HEADLINE])
-    print(
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"{args.rounds} rounds x {args.seconds:g} s, median agent steps/s"
-    )
-    print(f"| contender | steps/s | {HEADLINE} / it |\n|---|---:|---:|")
-    for name, values in rates.items():
-        rate = statistics.median(values)
-        print(f"| {name} | {rate:,.0f} | {ours / rate:.2f}x |")
+    rates = measure(contenders(args.workers), args.rounds, args.seconds)
+    print_table(rates, HEADLINE, args.rounds, args.seconds)
 
 
 if __name__ == "__main__":
