@@ -248,16 +248,26 @@ def test_sampled_worlds_are_consistent_with_what_the_seat_knows(variant, n):
             seat = game.current_player
             sampler = DealSampler(game, seat)
             for c, places in sampler.allowed.items():
-                where = [j for j in range(n) if c in game.hands[j]] + [
-                    n + j for j in range(n) if c in game.out_hidden[j]
-                ]
-                assert (where or [-1])[0] in places, (c, where, places)
+                hand = [j for j in range(n) if c in game.hands[j]]
+                pile = [j for j in range(n) if c in game.out_hidden[j]]
+                if hand:
+                    true_places = hand
+                elif pile:
+                    true_places = [n + pile[0], 2 * n + pile[0]]  # a face-down pile: thrown in or bought away
+                else:
+                    true_places = [-1]  # the talon
+                assert set(true_places) & set(places), (c, true_places, places)
             encoder = ObservationEncoder(game.config)
+            hidden = sorted(c for j in range(n) if j != seat for c in game.hands[j] + game.out_hidden[j])
+            hidden = sorted(hidden + game.talon[game.talon_pos :])
             for _ in range(2):
                 world = sampler.sample(rng)
                 assert np.array_equal(encoder.encode(world, seat), encoder.encode(game, seat))
                 assert world.legal_actions() == game.legal_actions()
-                assert sorted(c for h in world.hands for c in h) != [] and world.talon_size == game.talon_size
+                assert [len(h) for h in world.hands] == [len(h) for h in game.hands]
+                assert [len(p) for p in world.out_hidden] == [len(p) for p in game.out_hidden]
+                again = sorted(c for j in range(n) if j != seat for c in world.hands[j] + world.out_hidden[j])
+                assert sorted(again + world.talon[world.talon_pos :]) == hidden
 
 
 def test_sampled_worlds_respect_a_shown_void():

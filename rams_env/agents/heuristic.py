@@ -29,6 +29,7 @@ independent events, the chance of taking none (flying).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -344,31 +345,37 @@ class HeuristicAgent(ObservationAgent):
 
     def _play(self, d: DecodedObservation, rules: RulesConfig, legal: list[int]) -> int:
         hand = list(d.hand)
-        sit = self._situation(d)
-        trump = d.trump
-        chances = {c: sit.card_chance(c, hand) for c in hand}
         cost, bonus = self._flight_stakes(d, rules, hand) if d.tricks[0] == 0 else (0.0, 0.0)
-        stake = cost + bonus
-        if d.trick:
-            led = d.trick[0][1] // 13
-            best = _winning_card(d.trick, trump)
-            after = [o for o in sit.opponents if o.seat not in {r for r, _ in d.trick}]
-        else:
-            led, best, after = -1, -1, sit.opponents
-        total = sum(chances.values())
+        return choose_play(self._situation(d), hand, legal, d.trick, cost + bonus)
 
-        def gain(card: int) -> float:
-            suit = led if led >= 0 else card // 13
-            win = 0.0
-            if best < 0 or _beats(card, best, led, trump):
-                win = sit.hold_chance(card, suit, after)
-            rest = [chances[c] for c in hand if c != card]
-            value = win + total - chances[card]
-            if stake:
-                value += stake * (1.0 - (1.0 - win) * zero_chance(rest))
-            return value - 0.001 * (card % 13)
 
-        return max(legal, key=gain)
+def choose_play(
+    sit: Situation, hand: list[int], legal: list[int], trick: Sequence[tuple[int, int]], stake: float
+) -> int:
+    """The card that maximises ``P(win this trick) + sum of the other cards' trick chances``, plus
+    ``stake`` (the value of not flying; 0 once a trick is taken) times the chance of some trick."""
+    trump = sit.trump
+    chances = {c: sit.card_chance(c, hand) for c in hand}
+    if trick:
+        led = trick[0][1] // 13
+        best = _winning_card(trick, trump)
+        played = {s for s, _ in trick}
+        after = [o for o in sit.opponents if o.seat not in played]
+    else:
+        led, best, after = -1, -1, sit.opponents
+    total = sum(chances.values())
+
+    def gain(card: int) -> float:
+        suit = led if led >= 0 else card // 13
+        win = 0.0
+        if best < 0 or _beats(card, best, led, trump):
+            win = sit.hold_chance(card, suit, after)
+        value = win + total - chances[card]
+        if stake:
+            value += stake * (1.0 - (1.0 - win) * zero_chance([chances[c] for c in hand if c != card]))
+        return value - 0.001 * (card % 13)
+
+    return max(legal, key=gain)
 
 
 def _beats(card: int, best: int, led: int, trump: int) -> bool:
@@ -379,7 +386,7 @@ def _beats(card: int, best: int, led: int, trump: int) -> bool:
     return suit == trump
 
 
-def _winning_card(trick: tuple[tuple[int, int], ...], trump: int) -> int:
+def _winning_card(trick: Sequence[tuple[int, int]], trump: int) -> int:
     """The card winning a started trick."""
     led = trick[0][1] // 13
     best = trick[0][1]
@@ -394,4 +401,4 @@ def _preset(variant: str, num_players: int) -> RulesConfig:
     return make_config(variant, num_players)
 
 
-__all__ = ["HeuristicAgent", "miss_chance"]
+__all__ = ["HeuristicAgent", "Opponent", "Situation", "choose_play", "miss_chance"]

@@ -3,9 +3,18 @@
 At each decision with more than one legal action the agent samples ``simulations`` worlds: the
 cards hidden from its seat are dealt again among the places it cannot see into (other hands,
 the talon, face-down piles), consistently with everything the seat knows. Every legal action is
-then tried in every world and the deal is played out by a fast rollout policy; the action with
-the best mean result for the seat (its score decrease over the rest of the deal) is chosen. The
-same worlds serve all actions (common random numbers).
+then tried in every world and the deal is played out by the rollout policy; an action's value is
+its mean result for the seat (its score decrease over the rest of the deal). The same worlds
+serve all actions (common random numbers).
+
+The :class:`~rams_env.agents.HeuristicAgent`'s choice is the default: the search replaces it by
+the best-valued action only when that is better by more than ``confidence`` standard errors of
+the paired differences. The knock decision gets ``KNOCK_WORLDS`` times the worlds. Buying (one
+discard at a time) is left to the heuristic: there the lookahead's differences were within its
+noise and its choices measured no better. The rollout policy plays and buys as the heuristic does (from what each
+player knows in the sampled world: its hand, the cards seen, the counts), knocks by a quick
+trick count, and makes no bids. So the search is a one-step lookahead over the heuristic, which
+it improves where the sampled futures clearly say so.
 
 What the seat knows, and the sampler respects:
 
@@ -17,7 +26,9 @@ What the seat knows, and the sampler respects:
   the engine's own legality functions on the play and ``x`` alone;
 - where the turned card can be: in the dealer's hand while that is public, else in his hand or
   his face-down pile once he has discarded; shown cards stay with the player who showed them;
-- russian: a player who passed was dealt no ace (he would have had to knock).
+- russian: a player who passed was dealt no ace (he would have had to knock);
+- players keep good cards: trumps and high cards are placed less often among the cards bought away
+  (and, mildly, in passed hands) than weak ones. This is a weighting, not a constraint.
 
 Interface: the search needs the game's public history, which the observation vector does not
 hold. So besides ``act(observation)`` every agent of this package has ``act_game(game, seat)``;
@@ -38,20 +49,24 @@ from ..rules import Game, Phase
 from ..rules.actions import Action
 from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
 from ..rules.config import RulesConfig
-from ..rules.tricks import russian_follow, russian_lead, swedish_follow, swedish_lead, trick_winner
+from ..rules.tricks import russian_follow, russian_lead, swedish_follow, swedish_lead
 from .base import Observation, legal_from_mask
-from .heuristic import HeuristicAgent
+from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 
 PASS, KNOCK, NO_BID, REJECT, DRAW = (
     int(a) for a in (Action.PASS, Action.KNOCK, Action.NO_BID, Action.REJECT, Action.DRAW)
 )
 AT_DEALER = "dealer"
-TALON = -1  # location of the talon in a sampled deal (seats are locations 0..n-1, piles n..2n-1)
+KNOCK_WORLDS = 4  # the knock decision (two actions, the largest stakes) samples this many times more worlds
+# Places of hidden cards in a sampled deal: hands are 0..n-1; face-down piles n..2n-1 (thrown-in and
+# passed hands) and 2n..3n-1 (cards bought away); the talon.
+TALON = -1
 
-# Rollout policy: trick chance of a card, by rank (2..A), as trump and as a side card.
+# Rollout knock rule: trick chance of a card, by rank (2..A), as trump and as a side card.
 _TRUMP_CHANCE = (0.22, 0.22, 0.22, 0.22, 0.24, 0.26, 0.28, 0.32, 0.38, 0.45, 0.6, 0.8, 1.0)
 _SIDE_CHANCE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.01, 0.02, 0.03, 0.05, 0.1, 0.22, 0.55)
-_DRAW_CHANCE = 0.15  # about the chance of a card drawn from the talon
+_DRAW_CHANCE = 0.2  # about the trick chance of a card drawn from the talon (the heuristic's average)
+_DECKS = {size: frozenset(deck_cards(size)) for size in (32, 52)}
 
 
 class SearchAgent:
@@ -112,11 +127,14 @@ class SearchAgent:
         if len(legal) == 1:
             return legal[0]
         prior = self._prior(game.config).act_game(game, seat)
+        if game.phase == Phase.BUY:
+            return prior
+        worlds = self.simulations * (KNOCK_WORLDS if game.phase == Phase.KNOCK else 1)
         sampler = DealSampler(game, seat)
         results: list[list[float]] = []
         start = time.perf_counter()
         before = game.scores[seat]
-        for done in range(self.simulations):
+        for done in range(worlds):
             if self.time_limit is not None and done and time.perf_counter() - start > self.time_limit:
                 break
             world = sampler.sample(self.rng)
@@ -154,7 +172,8 @@ class DealSampler:
         for j in range(n):
             if j != seat:
                 self.capacity[j] = len(game.hands[j])
-                self.capacity[n + j] = len(game.out_hidden[j])
+                self.capacity[n + j] = len(game.out_hidden[j]) - game.discards[j]
+                self.capacity[2 * n + j] = game.discards[j]
         known = set(game.hands[seat]) | set(game.out_hidden[seat]) | set(game.out_public)
         for cards, _ in game.completed:
             known.update(c for _, c in cards)
@@ -166,6 +185,14 @@ class DealSampler:
         self._restrict(allowed, sorted(allowed))
         self.cards = sorted(allowed, key=lambda c: (len(allowed[c]), c))
         self.allowed = {c: sorted(allowed[c]) for c in self.cards}
+        # Bought-away cards are weak ones, and a passed hand is weaker than a random one.
+        trump, ace_factor = game.trump, 0.2 if game.config.swedish else 0.02
+        self.odds: dict[int, dict[int, float]] = {}
+        for j in range(n):
+            if j != seat:
+                self.odds[2 * n + j] = {c: _discard_weight(c, trump, ace_factor) for c in self.cards}
+                if game.active[j] is False:
+                    self.odds[n + j] = {c: _pass_weight(c, trump) for c in self.cards}
         if len(self.cards) != sum(self.capacity.values()):
             raise RuntimeError("hidden card count does not match the hidden places (engine state inconsistent)")
 
@@ -177,11 +204,11 @@ class DealSampler:
             if game.turned_public and game.turned_at == AT_DEALER:
                 allowed[game.turned] &= {dealer}
             else:  # in the dealer's hand or among his face-down cards
-                allowed[game.turned] &= {dealer, n + dealer}
+                allowed[game.turned] &= {dealer, n + dealer, 2 * n + dealer}
         for s, _, cards in game.shown:
             for c in cards:
                 if c in allowed:
-                    allowed[c] &= {s, n + s}
+                    allowed[c] &= {s, n + s, 2 * n + s}
         if game.config.forced_knock_with_ace:
             for j in range(n):
                 if game.active[j] is False and j != seat:
@@ -232,25 +259,28 @@ class DealSampler:
 
     def sample(self, rng: random.Random) -> Game:
         """A clone of the game with the hidden cards dealt again at random, consistently."""
-        for _ in range(100):
-            placed = self._place(rng)
+        for attempt in range(100):
+            placed = self._place(rng, weighted=attempt < 50)
             if placed is not None:
                 return self._world(placed, rng)
         raise RuntimeError("could not deal the hidden cards consistently with what the player knows")
 
-    def _place(self, rng: random.Random) -> dict[int, list[int]] | None:
-        """Most constrained cards first, each to a place drawn by its free room; None on a dead end."""
+    def _place(self, rng: random.Random, weighted: bool) -> dict[int, list[int]] | None:
+        """A consistent placement, or None on a dead end.
+
+        Most constrained cards first, each to a place drawn in proportion to its free room times,
+        when ``weighted``, the odds that such a card lies there (weak cards are likelier among
+        the cards bought away and in passed hands).
+        """
         room = dict(self.capacity)
         placed: dict[int, list[int]] = {loc: [] for loc in room}
+        odds = self.odds
         for c in self.cards:
             options = [loc for loc in self.allowed[c] if room[loc] > 0]
             if not options:
                 return None
-            pick = rng.randrange(sum(room[loc] for loc in options))
-            for loc in options:
-                pick -= room[loc]
-                if pick < 0:
-                    break
+            weights = [room[loc] * (odds[loc][c] if weighted and loc in odds else 1.0) for loc in options]
+            loc = options[0] if len(options) == 1 else rng.choices(options, weights)[0]
             placed[loc].append(c)
             room[loc] -= 1
         return placed
@@ -261,7 +291,7 @@ class DealSampler:
         for j in range(n):
             if j != self.seat:
                 world.hands[j] = sorted(placed[j])
-                world.out_hidden[j] = placed[n + j]
+                world.out_hidden[j] = placed[n + j] + placed[2 * n + j]
                 _forget_private_marks(world, j)
         talon = placed[TALON]
         rng.shuffle(talon)
@@ -289,6 +319,19 @@ def _forget_private_marks(world: Game, seat: int) -> None:
         played = [c for cards, _ in world.completed for s, c in cards if s == seat]
         played += [c for s, c in world.trick if s == seat]
         world.aces_held[seat] = ace_value(hand + played)
+
+
+def _discard_weight(card: int, trump: int, ace_factor: float) -> float:
+    """Relative odds that a buyer threw ``card`` away: trumps and high cards are kept."""
+    rank = card % 13
+    if card // 13 == trump:
+        return 0.08
+    return ace_factor * 0.25 if rank == ACE else 0.25 if rank == KING else 0.6 if rank == KING - 1 else 1.0
+
+
+def _pass_weight(card: int, trump: int) -> float:
+    """Relative odds of ``card`` in a hand that was passed: passed hands hold fewer trumps and aces."""
+    return 0.5 if card // 13 == trump or card % 13 == ACE else 1.0
 
 
 def _legal_play(
@@ -321,21 +364,16 @@ def _chance(card: int, trump: int) -> float:
 
 
 def rollout_action(game: Game, rng: random.Random) -> int:
-    """A quick rule-of-thumb action for the player to act (own hand and the trick only)."""
+    """The rollout policy's action for the player to act (module docstring)."""
     legal = game.legal_actions()
     if len(legal) == 1:
         return legal[0]
     phase, seat, trump = game.phase, game.current, game.trump
     hand = game.hands[seat]
     if phase == Phase.PLAY:
-        return _rollout_play(game, legal, trump)
+        return _heuristic_play(game, legal)
     if phase == Phase.BUY:
-        cards = [a for a in legal if a < NUM_CARDS]
-        worst = min(cards, key=lambda c: _chance(c, trump)) if cards else DRAW
-        must = DRAW not in legal
-        if must or (cards and _chance(worst, trump) < _DRAW_CHANCE and not _keep_russian(game, worst)):
-            return worst
-        return DRAW
+        return _heuristic_buy(game, legal)
     if phase == Phase.KNOCK:
         chances = sorted((max(_chance(c, trump), _DRAW_CHANCE) for c in hand), reverse=True)[:5]
         expected, zero = sum(chances), 1.0
@@ -356,27 +394,46 @@ def _stakes(game: Game, seat: int) -> tuple[float, float]:
     return (float(cfg.flight_fine) if game.jacks[seat] else cfg.flight_fine + aces), float(aces)
 
 
-def _keep_russian(game: Game, card: int) -> bool:
-    return not game.config.swedish and card % 13 == ACE
+def _situation(game: Game, seat: int) -> Situation:
+    """Unseen cards and active opponents as ``seat`` sees them in this (sampled) game."""
+    dealer, turned = game.dealer, game.turned
+    seen = set(game.hands[seat])
+    seen.update(game.out_public, game.out_hidden[seat])
+    for cards, _ in game.completed:
+        seen.update(c for _, c in cards)
+    seen.update(c for _, c in game.trick)
+    known: frozenset[int] = frozenset()
+    if game.turned_at == "table":
+        seen.add(turned)
+    elif game.turned_public and game.turned_at == AT_DEALER and dealer != seat:
+        seen.add(turned)
+        known = frozenset((turned,))
+    opponents = [
+        Opponent(j, 1.0, len(game.hands[j]), known if j == dealer else frozenset())
+        for j in range(game.n)
+        if j != seat and game.active[j]
+    ]
+    return Situation(game.trump, _DECKS[game.config.deck_size] - seen, opponents)
 
 
-def _rollout_play(game: Game, legal: list[int], trump: int) -> int:
-    trick, seat = game.trick, game.current
-    if not trick:
-        # Lead a sure winner (the top trump or a side ace), else the weakest card.
-        return max(
-            legal, key=lambda c: (c % 13 == ACE, c // 13 == trump and c % 13 >= KING, -_chance(c, trump), c % 13)
-        )
-    last = len(trick) == len(game.play_order) - 1
-    winners = [c for c in legal if trick_winner([*trick, (seat, c)], trump) == seat]
-    if winners:
-        if last or game.tricks_won[seat] == 0:
-            return (
-                min(winners, key=lambda c: (_chance(c, trump), c % 13))
-                if last
-                else max(winners, key=lambda c: c % 13 + 13 * (c // 13 != trump))
-            )
-        cheap = min(winners, key=lambda c: (_chance(c, trump), c % 13))
-        if _chance(cheap, trump) < 0.3:
-            return cheap
-    return min(legal, key=lambda c: (_chance(c, trump), c % 13))
+def _heuristic_play(game: Game, legal: list[int]) -> int:
+    """The heuristic's choice of card, from what the player to act knows in this (sampled) game."""
+    seat = game.current
+    cost, bonus = _stakes(game, seat) if game.tricks_won[seat] == 0 else (0.0, 0.0)
+    return choose_play(_situation(game, seat), game.hands[seat], legal, game.trick, cost + bonus)
+
+
+def _heuristic_buy(game: Game, legal: list[int]) -> int:
+    """Throw the weakest card while its trick chance is below a card's from the talon (russian: keep aces)."""
+    seat = game.current
+    hand = game.hands[seat]
+    cards = [a for a in legal if a < NUM_CARDS]
+    if not cards:
+        return DRAW
+    sit = _situation(game, seat)
+    keep_aces = not game.config.swedish
+    worst = min(cards, key=lambda c: (keep_aces and c % 13 == ACE, sit.card_chance(c, hand, planning=True)))
+    if DRAW not in legal or game.take_pending:
+        return worst
+    weak = sit.card_chance(worst, hand, planning=True) < _DRAW_CHANCE and not (keep_aces and worst % 13 == ACE)
+    return worst if weak else DRAW
