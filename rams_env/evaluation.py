@@ -423,8 +423,8 @@ def evaluate(
     """Duplicate evaluation of ``agents`` (name -> agent or factory) against ``baseline`` on ``decks`` decks.
 
     Plays ``decks * (1 + num_players * len(agents))`` episodes; ``scores`` as in :func:`deal_set`;
-    ``workers > 1`` splits the decks over processes (the sources must then be picklable) with the same
-    numbers as one process.
+    ``workers > 1`` splits the decks over spawned processes with the same numbers as one process (the
+    sources must then be picklable, and a script must call this under ``if __name__ == "__main__":``).
     """
     if not agents:
         raise ValueError("evaluate needs at least one agent to test")
