@@ -155,8 +155,8 @@ def load_checkpoint(path: str | os.PathLike[str], expect_config: RulesConfig | N
             payload = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
         raise CheckpointError(
-            f"{where!r} is not a rams_env checkpoint: it holds Python objects, not plain data "
-            "(refused without unpickling them)"
+            f"{where!r} is not a rams_env checkpoint: it is damaged, or it holds Python objects rather "
+            "than plain data (refused without unpickling anything)"
         ) from None
     except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
         raise CheckpointError(
