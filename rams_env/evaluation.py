@@ -307,6 +307,20 @@ def _play(
     return play_episode(deal.game(config), agents, episode, encoder, [name for name, _ in lineup])
 
 
+def _header(kind: str, config: RulesConfig, episode: str, decks: int, seed: int, scores: str) -> dict[str, Any]:
+    """The fields every result's JSON starts with: what was played, on which deal set."""
+    return {
+        "kind": kind,
+        "config": config.to_dict(),
+        "variant": config.variant,
+        "num_players": config.num_players,
+        "episode": episode,
+        "decks": decks,
+        "seed": seed,
+        "start_scores": scores,
+    }
+
+
 # ----------------------------------------------------------------------------- duplicate evaluation
 @dataclass
 class AgentReport:
@@ -364,14 +378,7 @@ class Evaluation:
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-serialisable data."""
         return {
-            "kind": "duplicate",
-            "config": self.config.to_dict(),
-            "variant": self.config.variant,
-            "num_players": self.config.num_players,
-            "episode": self.episode,
-            "decks": self.decks,
-            "seed": self.seed,
-            "start_scores": self.scores,
+            **_header("duplicate", self.config, self.episode, self.decks, self.seed, self.scores),
             "advantage_unit": f"points per {self.episode} (tested agent minus baseline, same deck and seat)",
             "confidence": 0.95,
             "baseline": self.baseline.to_dict(),
@@ -580,14 +587,7 @@ class League:
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-serialisable data."""
         return {
-            "kind": "league",
-            "config": self.config.to_dict(),
-            "variant": self.config.variant,
-            "num_players": self.config.num_players,
-            "episode": self.episode,
-            "decks": self.decks,
-            "seed": self.seed,
-            "start_scores": self.scores,
+            **_header("league", self.config, self.episode, self.decks, self.seed, self.scores),
             "rating": "openskill PlackettLuce, ranked by ordinal = mu - 3 sigma",
             "agents": [e.to_dict() for e in self.entries],
         }
