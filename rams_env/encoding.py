@@ -354,9 +354,7 @@ class ObservationCache:
             elif o == now and next_must_knock:
                 buf[_MUST_KNOCK] = 1.0
 
-    def _after_buy(
-        self, game: Game, seat: int, action: int, turned_was_public: bool, take_was_pending: bool
-    ) -> None:
+    def _after_buy(self, game: Game, seat: int, action: int, turned_was_public: bool, take_was_pending: bool) -> None:
         now = game.current
         lost_turned = turned_was_public and not game.turned_public
         discarded = action != _DRAW_ACTION
