@@ -172,3 +172,14 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     assert "optimizer" not in torch.load(shipped, weights_only=True)
     assert load_agent(shipped).num_players == 4
     assert (tmp_path / "shipped" / "tiny_curves.png").stat().st_size > 0
+
+
+def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
+    trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0))
+    heuristic_moves = []
+    act = trainer.heuristic.act
+    monkeypatch.setattr(trainer.heuristic, "act", lambda obs: heuristic_moves.append(1) or act(obs))
+    episodes, _ = trainer.collect()
+    assert episodes and heuristic_moves
+    for episode in episodes:
+        assert len({s.seat for s in episode.samples}) == 1

@@ -4,7 +4,8 @@ One update: the batched env is reset from ``(seed, update)``; every game plays e
 has finished ``episodes_per_game`` of them (a game past its quota keeps stepping with random
 actions whose samples are dropped, so that every sample belongs to a complete episode). Most games
 are pure self-play (every seat is the learner); in a ``pool_fraction`` of the episodes one random
-seat is the learner and the others play a frozen snapshot from the opponent pool. Each learner
+seat is the learner and the others play a frozen snapshot from the opponent pool, and in a
+``heuristic_fraction`` (0 by default) they play ``HeuristicAgent``. Each learner
 decision becomes a sample; a seat's reward is what it earns between its decision and its next one
 (PPO targets use each acting player's own rewards), and GAE runs along each seat's own chain of
 decisions. Because each update starts from a fresh seeded env and the checkpoint holds every random
@@ -97,6 +98,8 @@ class TrainArgs:
     """rewards are multiplied by this before training; default 2 / start score (0.2 in mattmar, 0.02 in russian)"""
     pool_fraction: float = 0.2
     """share of episodes in which the learner plays one seat against a pool snapshot"""
+    heuristic_fraction: float = 0.0
+    """share of episodes in which the learner plays one seat against HeuristicAgent in the others"""
     pool_size: int = 8
     """snapshots kept in the opponent pool (oldest dropped)"""
     snapshot_every: int = 10
@@ -177,9 +180,12 @@ class GameSlot:
 
     samples: list[Sample] = field(default_factory=list)
     last: dict[int, Sample] = field(default_factory=dict)  # seat -> its latest decision
-    opponent: int = -1  # pool index playing the non-learner seats, -1 for self-play
+    opponent: int = -1  # pool index playing the non-learner seats, SELF_PLAY or HEURISTIC
     learner_seat: int = -1  # the learner's seat against a pool snapshot
     finished: int = 0  # complete episodes this update
+
+
+SELF_PLAY, HEURISTIC, PAST_QUOTA = -1, -3, -2  # GameSlot.opponent values besides pool indices
 
 
 # ------------------------------------------------------------------------------- trainer
@@ -197,6 +203,7 @@ class Trainer:
             torch.manual_seed(args.seed)
             self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=args.lr, eps=1e-5)
+        self.heuristic = HeuristicAgent(self.config)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
         self.best_score = -math.inf
@@ -288,7 +295,8 @@ class Trainer:
             )
             groups: dict[int, list[int]] = {}
             for i in np.flatnonzero(~learner):
-                groups.setdefault(slots[i].opponent if slots[i].finished < args.episodes_per_game else -2, []).append(i)
+                opponent = slots[i].opponent if slots[i].finished < args.episodes_per_game else PAST_QUOTA
+                groups.setdefault(opponent, []).append(i)
             rows = np.flatnonzero(learner)
             if len(rows):
                 act, logp, value = self._policy(self.net, out.observations[rows], out.action_masks[rows])
@@ -307,10 +315,14 @@ class Trainer:
                     slot.last[int(seats[i])] = sample
             for opponent, members in groups.items():
                 idx = np.array(members)
-                if opponent == -2:  # past its quota: random legal moves, nothing recorded
+                if opponent == PAST_QUOTA:  # random legal moves, nothing recorded
                     noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
                     noise[out.action_masks[idx] == 0] = -1.0
                     actions[idx] = noise.argmax(axis=1)
+                elif opponent == HEURISTIC:
+                    for i in idx:
+                        obs = {"observation": out.observations[i], "action_mask": out.action_masks[i]}
+                        actions[i] = self.heuristic.act(obs)
                 else:
                     act, _, _ = self._policy(self.pool.network(opponent), out.observations[idx], out.action_masks[idx])
                     actions[idx] = act
@@ -338,7 +350,10 @@ class Trainer:
 
     def _new_slot(self) -> GameSlot:
         slot = GameSlot()
-        if len(self.pool) and self.rng.random() < self.args.pool_fraction:
+        if self.args.heuristic_fraction and self.rng.random() < self.args.heuristic_fraction:
+            slot.opponent = HEURISTIC
+            slot.learner_seat = self.rng.randrange(self.config.num_players)
+        elif len(self.pool) and self.rng.random() < self.args.pool_fraction:
             slot.opponent = self.rng.randrange(len(self.pool))
             slot.learner_seat = self.rng.randrange(self.config.num_players)
         return slot
@@ -508,7 +523,7 @@ def plot_learning_curves(csv_path: Path, png_path: Path) -> Path:
 
 
 def _is_learner(slot: GameSlot, seat: int, quota: int) -> bool:
-    return slot.finished < quota and (slot.opponent < 0 or seat == slot.learner_seat)
+    return slot.finished < quota and (slot.opponent == SELF_PLAY or seat == slot.learner_seat)
 
 
 def _tuplify(value: Any) -> Any:
