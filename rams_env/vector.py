@@ -1,11 +1,11 @@
 """Batched environments for training: many games stepped together, stacked arrays out.
 
-:class:`BatchedRamsEnv` drives the reference engine in a tight loop with the incremental
-observation cache (one :class:`~rams_env.encoding.ObservationCache` per game), so its games are
-exactly the games of :func:`rams_env.env` (``tests/test_vector.py`` plays the same seeds with the
-same actions through both and compares every observation, mask, reward and score). Chosen by
-measurement over a numpy structure-of-arrays rewrite: the engine step is a few microseconds of
-branchy rule code that does not vectorise, and a second engine would be a second source of truth.
+:class:`BatchedRamsEnv` runs the rules compiled with numba (:mod:`rams_env.compiled`): one
+compiled call applies every game's action, encodes the next observation and writes the mask.
+:class:`ReferenceBatchedRamsEnv` drives the pure-Python reference engine in a loop with the
+incremental observation cache instead, about 30x slower. Both play exactly the games of
+:func:`rams_env.env` (``tests/test_vector.py`` plays the same seeds with the same actions through
+them and the AEC env and compares every observation, mask, reward and score).
 :class:`SubprocBatchedRamsEnv` splits the games over worker processes for multi-core machines.
 
 Each call returns a :class:`BatchStep` describing, for every game, the decision now due: the
@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from . import compiled
 from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
 from .episode import check_episode, end_of_deal, win_rewards
-from .rules import Game, IllegalActionError, Phase, make_config
-from .rules.actions import NUM_ACTIONS
+from .rules import Game, IllegalActionError, Phase, RulesConfig, make_config
+from .rules.actions import NUM_ACTIONS, action_name
 
 
 @dataclass
@@ -52,8 +53,109 @@ def game_seeds(seed: int | None, num_games: int) -> list[int]:
     return [int(s) for s in sequence.generate_state(num_games, np.uint64) >> np.uint64(1)]
 
 
+def _batch(num_games: int, num_players: int) -> BatchStep:
+    return BatchStep(
+        np.empty((num_games, OBS_SIZE), np.float32),
+        np.empty((num_games, NUM_ACTIONS), np.int8),
+        np.empty(num_games, np.int64),
+        np.zeros((num_games, num_players), np.float32),
+        np.zeros(num_games, bool),
+    )
+
+
+def _checked_actions(actions: Any, num_games: int) -> np.ndarray:
+    actions = np.asarray(actions)
+    if actions.shape != (num_games,):
+        raise ValueError(f"need one action per game: shape ({num_games},), got {actions.shape}")
+    if actions.dtype == bool or not np.issubdtype(actions.dtype, np.integer):
+        raise IllegalActionError(f"actions must be int action ids, got dtype {actions.dtype}")
+    return actions.astype(np.int64, copy=False)
+
+
 class BatchedRamsEnv:
-    """``num_games`` Rams games of one configuration, stepped together in this process."""
+    """``num_games`` Rams games of one configuration, stepped together by the compiled engine."""
+
+    def __init__(
+        self,
+        num_games: int,
+        variant: str = "mattmar",
+        num_players: int = 4,
+        episode: str = "deal",
+        reward: str = "points",
+        seed: int | None = None,
+        **rule_options: Any,
+    ) -> None:
+        if not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
+        check_episode(episode, reward)
+        self.config: RulesConfig = make_config(variant, num_players, **rule_options)
+        self.num_games, self.num_players = num_games, num_players
+        self.episode, self.reward_kind = episode, reward
+        self._cfg = compiled.config_array(self.config, episode, reward)
+        self._states = np.zeros((num_games, compiled.STATE_WIDTH), np.int64)
+        self._rngs = np.zeros((num_games, 2, 625), np.int64)  # per game: episode seeder, game's rng
+        self._started = False
+        self._seed = seed
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Every game's current scores, shape (num_games, num_players)."""
+        return self._states[:, compiled.SCORES : compiled.SCORES + self.num_players].copy()
+
+    def reset(self, seed: int | None = None) -> BatchStep:
+        """Start a fresh episode in every game (seeded per game from ``seed``)."""
+        return self.reset_games(game_seeds(self._seed if seed is None else seed, self.num_games))
+
+    def reset_games(self, seeds: list[int]) -> BatchStep:
+        """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
+        if len(seeds) != self.num_games:
+            raise ValueError(f"need {self.num_games} seeds, got {len(seeds)}")
+        out = _batch(self.num_games, self.num_players)
+        seed_array = np.asarray(seeds, np.uint64).astype(np.int64)
+        compiled.reset_batch(
+            self._states, self._rngs, self._cfg, seed_array, out.observations, out.action_masks, out.seats
+        )
+        self._started = True
+        return out
+
+    def step(self, actions: Any) -> BatchStep:
+        """Apply one action per game (to its acting seat) and return the next decisions.
+
+        An illegal action raises ``IllegalActionError`` naming the game, and no game is stepped.
+        """
+        actions = _checked_actions(actions, self.num_games)
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        out = _batch(self.num_games, self.num_players)
+        bad = compiled.step_batch(
+            self._states,
+            self._rngs,
+            self._cfg,
+            actions,
+            out.observations,
+            out.action_masks,
+            out.seats,
+            out.rewards,
+            out.done,
+        )
+        if bad >= 0:
+            raise IllegalActionError(f"game {bad}: {self._illegal(bad, int(actions[bad]))}")
+        return out
+
+    def _illegal(self, game: int, action: int) -> str:
+        state = self._states[game]
+        legal = [a for a in range(NUM_ACTIONS) if (int(state[compiled.LEGAL]) >> a) & 1]
+        return (
+            f"illegal action {action_name(action)} ({action}) by player {int(state[compiled.CURRENT])} in phase "
+            f"{Phase(int(state[compiled.PHASE])).name}; legal: {', '.join(action_name(a) for a in legal)}"
+        )
+
+    def close(self) -> None:
+        """Nothing to release in-process (present for symmetry with the subprocess env)."""
+
+
+class ReferenceBatchedRamsEnv:
+    """The same batched env over the pure-Python reference engine (``Game`` objects in ``games``)."""
 
     def __init__(
         self,
@@ -75,8 +177,12 @@ class BatchedRamsEnv:
         self.caches = [ObservationCache(self.encoder) for _ in range(num_games)]
         self.games: list[Game] = []
         self._seeders: list[random.Random] = []
-        self.episodes_done = 0
         self._seed = seed
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Every game's current scores, shape (num_games, num_players)."""
+        return np.array([game.scores for game in self.games], np.int64)
 
     def reset(self, seed: int | None = None) -> BatchStep:
         """Start a fresh episode in every game (seeded per game from ``seed``)."""
@@ -88,15 +194,8 @@ class BatchedRamsEnv:
             raise ValueError(f"need {self.num_games} seeds, got {len(seeds)}")
         self._seeders = [random.Random(s) for s in seeds]
         self.games = [self._new_game(i) for i in range(self.num_games)]
-        n = self.num_games
-        out = BatchStep(
-            np.empty((n, OBS_SIZE), np.float32),
-            np.empty((n, NUM_ACTIONS), np.int8),
-            np.empty(n, np.int64),
-            np.zeros((n, self.num_players), np.float32),
-            np.zeros(n, bool),
-        )
-        for i in range(n):
+        out = _batch(self.num_games, self.num_players)
+        for i in range(self.num_games):
             self._observe(i, out)
         return out
 
@@ -117,19 +216,10 @@ class BatchedRamsEnv:
 
     def step(self, actions: Any) -> BatchStep:
         """Apply one action per game (to its acting seat) and return the next decisions."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_games,):
-            raise ValueError(f"need one action per game: shape ({self.num_games},), got {actions.shape}")
+        actions = _checked_actions(actions, self.num_games)
         if not self.games:
             raise RuntimeError("call reset() before step()")
-        n, players = self.num_games, self.num_players
-        out = BatchStep(
-            np.empty((n, OBS_SIZE), np.float32),
-            np.empty((n, NUM_ACTIONS), np.int8),
-            np.empty(n, np.int64),
-            np.zeros((n, players), np.float32),
-            np.zeros(n, bool),
-        )
+        out = _batch(self.num_games, self.num_players)
         points = self.reward_kind == "points"
         for i, action in enumerate(actions.tolist()):
             game, cache = self.games[i], self.caches[i]
@@ -149,7 +239,6 @@ class BatchedRamsEnv:
                     if not points:
                         out.rewards[i] += win_rewards(game)
                     out.done[i] = True
-                    self.episodes_done += 1
                     self.games[i] = self._new_game(i)
             self._observe(i, out)
         return out
@@ -161,7 +250,8 @@ class BatchedRamsEnv:
 def _worker(pipe: Any, shm_names: tuple[str, str], rows: slice, kwargs: dict[str, Any]) -> None:
     """Worker process: owns the games ``rows`` of the batch, writes observations and masks into
     shared memory, sends the small arrays back through the pipe."""
-    env = BatchedRamsEnv(**kwargs)
+    reference = kwargs.pop("reference", False)
+    env = (ReferenceBatchedRamsEnv if reference else BatchedRamsEnv)(**kwargs)
     obs_shm, mask_shm = (shared_memory.SharedMemory(name=name) for name in shm_names)
     try:
         total = rows.stop
@@ -194,13 +284,17 @@ class SubprocBatchedRamsEnv:
 
     Game ``i`` plays exactly what game ``i`` of ``BatchedRamsEnv(num_games, seed=...)`` plays:
     worker ``w`` owns a contiguous block of games and derives their seeds the same way.
+    ``reference=True`` runs :class:`ReferenceBatchedRamsEnv` in the workers instead.
     """
 
-    def __init__(self, num_games: int, workers: int = 2, seed: int | None = None, **env_kwargs: Any) -> None:
+    def __init__(
+        self, num_games: int, workers: int = 2, seed: int | None = None, reference: bool = False, **env_kwargs: Any
+    ) -> None:
         self._closed, self._shm, self._pipes, self._processes = True, [], [], []  # what close() may meet
         if not isinstance(workers, int) or not 1 <= workers <= num_games:
             raise ValueError(f"workers must be an int from 1 to num_games ({num_games}), got {workers!r}")
-        probe = BatchedRamsEnv(1, seed=0, **env_kwargs)  # validates the arguments here, not in a worker
+        probe = ReferenceBatchedRamsEnv(1, seed=0, **env_kwargs)  # validates the arguments here, not in a worker
+        env_kwargs["reference"] = reference
         self.config, self.num_games, self.num_players = probe.config, num_games, probe.num_players
         self._seed = seed
         self._shm = [

@@ -10,7 +10,7 @@ import pytest
 
 import rams_env
 from rams_env.rules import IllegalActionError
-from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv, game_seeds
+from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv, game_seeds
 
 PRESETS = [("mattmar", 4), ("norrlandsknack", 5), ("rams32", 3), ("russian", 4)]
 
@@ -47,7 +47,6 @@ class _Reference:
 def _play_both(num_games: int, episodes: int, seed: int, batched=None, **kwargs) -> int:
     """Play both until ``episodes`` episodes ended; every step compares every game. Returns steps."""
     env = batched or BatchedRamsEnv(num_games, seed=seed, **kwargs)
-    games = env.games if isinstance(env, BatchedRamsEnv) else None
     references = [_Reference(s, **kwargs) for s in game_seeds(seed, num_games)]
     out = env.reset()
     chooser = random.Random(seed)
@@ -61,14 +60,14 @@ def _play_both(num_games: int, episodes: int, seed: int, batched=None, **kwargs)
             assert np.array_equal(out.action_masks[i], mask), f"step {steps}, game {i}: mask differs"
             actions.append(chooser.choice(np.flatnonzero(mask).tolist()))
         out = env.step(actions)
-        games = env.games if isinstance(env, BatchedRamsEnv) else None
+        batched_scores = getattr(env, "scores", None)
         for i, ref in enumerate(references):
             rewards, done, scores = ref.step(actions[i])
             expected = np.asarray(rewards, np.float32)  # the batched arrays are float32
             assert np.array_equal(out.rewards[i], expected), f"step {steps}, game {i}: rewards differ"
             assert bool(out.done[i]) == done, f"step {steps}, game {i}: episode end differs"
-            if games is not None and not done:
-                assert games[i].scores == scores
+            if batched_scores is not None and not done:
+                assert batched_scores[i].tolist() == scores, f"step {steps}, game {i}: scores differ"
             ended += done
         steps += 1
     return steps
@@ -86,6 +85,26 @@ LONG = [("mattmar", "match", "win"), ("russian", "rams", "win"), ("rams32", "ram
 def test_batched_equals_reference_long_episodes(variant, episode, reward):
     steps = _play_both(8, 8, seed=5, variant=variant, num_players=4, episode=episode, reward=reward)
     assert steps > 100
+
+
+OPTIONS = [
+    dict(variant="mattmar", num_players=7, better_cards="unanimous"),
+    dict(variant="mattmar", num_players=3, start_score=1, forced_trump_lead=False, flight_cap=12),
+    dict(variant="norrlandsknack", num_players=4, episode="match", reward="win", ramsar_per_match=2),
+    dict(variant="rams32", num_players=6, overtake_duty=False, trump_ace_lead=False),
+    dict(variant="russian", num_players=7, start_score=150, forced_knock_with_ace=False),
+    dict(variant="russian", num_players=3, jacks=False, episode="rams", reward="win"),
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(f"{v}" for v in o.values()))
+def test_batched_equals_reference_with_rule_options(options):
+    _play_both(16, 1_000, seed=11, **options)
+
+
+def test_reference_batched_env_equals_reference():
+    env = ReferenceBatchedRamsEnv(16, seed=4, variant="russian", num_players=4)
+    _play_both(16, 500, seed=4, batched=env, variant="russian", num_players=4)
 
 
 def test_subprocess_env_equals_reference():
@@ -107,21 +126,24 @@ def test_subprocess_env_reports_an_illegal_action():
         env.close()
 
 
-def test_bad_arguments_are_refused():
+@pytest.mark.parametrize("cls", [BatchedRamsEnv, ReferenceBatchedRamsEnv])
+def test_bad_arguments_are_refused(cls):
     with pytest.raises(ValueError, match="num_games"):
-        BatchedRamsEnv(0)
+        cls(0)
     with pytest.raises(ValueError, match="episode"):
-        BatchedRamsEnv(2, episode="forever")
+        cls(2, episode="forever")
     with pytest.raises(ValueError, match="unknown"):
-        BatchedRamsEnv(2, colour="red")
-    env = BatchedRamsEnv(2, seed=0)
+        cls(2, colour="red")
+    env = cls(2, seed=0)
     with pytest.raises(RuntimeError, match="reset"):
         env.step([0, 0])
     out = env.reset()
     with pytest.raises(ValueError, match="one action per game"):
         env.step([0])
+    with pytest.raises(IllegalActionError, match="int action ids"):
+        env.step([0.5, 1.5])
     illegal = [int(np.flatnonzero(m == 0)[0]) for m in out.action_masks]
-    with pytest.raises(IllegalActionError, match="game 0"):
+    with pytest.raises(IllegalActionError, match=r"game 0: illegal action .* by player \d in phase \w+; legal: "):
         env.step(illegal)
     with pytest.raises(ValueError, match="workers"):
         SubprocBatchedRamsEnv(2, workers=3)

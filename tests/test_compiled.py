@@ -1,0 +1,66 @@
+"""The compiled engine's pieces against their Python originals: CPython's random generator,
+dealing, and the observation of every seat (the whole-game comparison is tests/test_vector.py)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rams_env import compiled
+from rams_env.encoding import OBS_SIZE, ObservationEncoder, action_mask
+from rams_env.rules import Game, make_config
+
+SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
+
+
+def _mt(seed: int) -> np.ndarray:
+    mt = np.zeros(625, np.int64)
+    compiled.mt_seed(mt, seed)
+    return mt
+
+
+@settings(max_examples=200, deadline=None)
+@given(SEEDS)
+def test_mersenne_twister_matches_cpython(seed):
+    mt, py = _mt(seed), random.Random(seed)
+    assert [compiled.mt_next(mt) for _ in range(700)] == [py.getrandbits(32) for _ in range(700)]  # one twist
+    assert [compiled.mt_bits63(mt) for _ in range(5)] == [py.getrandbits(63) for _ in range(5)]
+    bounds = [1, 2, 3, 7, 32, 52, 1000]
+    assert [compiled.mt_randbelow(mt, n) for n in bounds] == [py.randrange(n) for n in bounds]
+
+
+@settings(max_examples=100, deadline=None)
+@given(SEEDS, st.sampled_from([("mattmar", 4), ("rams32", 6), ("russian", 3), ("norrlandsknack", 7)]))
+def test_new_game_deals_what_game_deals_and_encodes_every_seat_alike(seed, preset):
+    config = make_config(*preset)
+    cfg = compiled.config_array(config, "deal", "points")
+    state, rng = np.zeros(compiled.STATE_WIDTH, np.int64), np.zeros(625, np.int64)
+    compiled.new_game(state, cfg, rng, seed)
+    game = Game(config, seed)
+    n = config.num_players
+    assert state[compiled.DEALER] == game.dealer and state[compiled.TURNED] == game.turned
+    assert state[compiled.PHASE] == game.phase and state[compiled.CURRENT] == game.current
+    for seat in range(n):
+        hand = [c for c in range(52) if (int(state[compiled.HAND + seat]) >> c) & 1]
+        assert hand == game.hands[seat]
+    state[compiled.LEGAL] = compiled.legal_set(state, cfg)
+    encoder = ObservationEncoder(config)
+    obs, mask = np.empty(OBS_SIZE, np.float32), np.empty(60, np.int8)
+    for seat in range(n):
+        compiled.encode(state, cfg, seat, obs)
+        compiled.write_mask(state, seat, mask)
+        assert np.array_equal(obs, encoder.encode(game, seat)), f"seat {seat}"
+        assert np.array_equal(mask, action_mask(game, seat)), f"seat {seat}"
+
+
+def test_random_legal_actions_are_legal_and_cover_the_legal_set():
+    masks = np.zeros((3000, 60), np.int8)
+    masks[:, [3, 17, 59]] = 1
+    out = np.empty(3000, np.int64)
+    compiled.random_legal_actions(masks, _mt(1), out)
+    counts = np.bincount(out, minlength=60)
+    assert set(np.flatnonzero(counts)) == {3, 17, 59}
+    assert all(800 < counts[a] < 1200 for a in (3, 17, 59))
