@@ -21,26 +21,29 @@ from collections.abc import Callable
 import numpy as np
 
 from benchmarks.env_speed import aec_runner, hearts_runner, measure, print_table, rams_runner, texas_runner
+from rams_env import compiled
 from rams_env.rules import Game, Phase, make_config
-from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
+from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
 
 Runner = Callable[[float], int]
 HEADLINE = "rams_env batched, 1 process"
 
 
-def batched_runner(env: BatchedRamsEnv | SubprocBatchedRamsEnv) -> Runner:
-    """Steps of a batched env (one step = one agent decision in one game)."""
-    rng = np.random.default_rng(0)
+def batched_runner(env: BatchedRamsEnv | SubprocBatchedRamsEnv | ReferenceBatchedRamsEnv) -> Runner:
+    """Steps of a batched env (one step = one agent decision in one game); the uniformly random
+    legal actions are drawn by a compiled helper, as a trained policy would be batched."""
+    rng = np.zeros(625, np.int64)
+    compiled.mt_seed(rng, 0)
     state = {"out": env.reset(seed=0)}
+    actions = np.empty(env.num_games, np.int64)
 
     def run(seconds: float) -> int:
         steps, deadline = 0, time.perf_counter() + seconds
         out = state["out"]
         while time.perf_counter() < deadline:
-            scores = rng.random(out.action_masks.shape)
-            scores[out.action_masks == 0] = -1.0
-            out = env.step(scores.argmax(axis=1))
-            steps += len(scores)
+            compiled.random_legal_actions(out.action_masks, rng, actions)
+            out = env.step(actions)
+            steps += len(actions)
         state["out"] = out
         return steps
 
@@ -102,10 +105,11 @@ def contenders(workers: int) -> dict[str, Callable[[], Runner]]:
     """Name -> factory of a runner; factories raise ImportError for a missing peer."""
     return {
         "rams_env env() AEC, mattmar 4p": rams_runner,
-        HEADLINE: lambda: batched_runner(BatchedRamsEnv(64, seed=0)),
+        HEADLINE: lambda: batched_runner(BatchedRamsEnv(256, seed=0)),
         f"rams_env batched, {workers} processes": lambda: batched_runner(
-            SubprocBatchedRamsEnv(64 * workers, workers=workers, seed=0)
+            SubprocBatchedRamsEnv(256 * workers, workers=workers, seed=0)
         ),
+        "rams_env batched, Python reference engine": lambda: batched_runner(ReferenceBatchedRamsEnv(64, seed=0)),
         "rams_env raw engine (no observation)": engine_runner,
         "pettingzoo texas_holdem_v4": texas_runner,
         "pettingzoo gin_rummy_v4": gin_rummy_runner,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .encoding import FIELDS, MAX_PLAYERS, SLICES
 from .rules import RulesConfig
@@ -117,7 +118,9 @@ RED_JACKS = (1 << (1 * 13 + JACK)) | (1 << (2 * 13 + JACK))
 
 # ----------------------------------------------------------------------------- observation offsets
 _O = {name: s.start for name, s in SLICES.items()}
-O_HAND, O_TRUMP, O_TURNED, O_TURNED_AT, O_PHASE = (_O[k] for k in ("hand", "trump", "turned_card", "turned_at", "phase"))
+O_HAND, O_TRUMP, O_TURNED, O_TURNED_AT, O_PHASE = (
+    _O[k] for k in ("hand", "trump", "turned_card", "turned_at", "phase")
+)
 O_TO_ACT, O_DEALER, O_SEATS, O_VARIANT, O_DECK32 = (_O[k] for k in ("to_act", "dealer", "seats", "variant", "deck32"))
 O_BETTER_BID, O_SWING_BID, O_BETTER_ANSWERS, O_SWING_ANSWERS = (
     _O[k] for k in ("better_bid", "swing_bid", "better_answers", "swing_answers")
@@ -139,40 +142,48 @@ O_TALON, O_OWN_JACKS, O_OWN_ACES, O_PROGRESS, O_TOTALS = (
 )
 OBS_SIZE = sum(size for _, size, _ in FIELDS)
 
-jit = numba.njit(cache=True, nogil=True)
+# No function here allocates, so the runtime's reference counting is switched off (measured: a
+# step costs 440 ns instead of 565 ns); cache=True keeps the compiled code between processes.
+jit = numba.njit(cache=True, nogil=True, _nrt=False)
 
 
 # ----------------------------------------------------------------------------- CPython's random
 # MT19937 as CPython's _randommodule.c runs it: ``mt[0:624]`` the state, ``mt[624]`` the index.
+def _init_genrand(seed: int) -> np.ndarray:
+    mt = [seed]
+    for i in range(1, 624):
+        mt.append((1812433253 * (mt[-1] ^ (mt[-1] >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(mt, np.int64)
+
+
+MT_START = _init_genrand(19650218)  # init_by_array starts every seeding from this state
+
+
 @jit
 def mt_seed(mt: np.ndarray, seed: int) -> None:
     """``random.Random(seed)`` for a non-negative int below 2**64 (init_by_array of its words)."""
     mask = np.int64(0xFFFFFFFF)
-    mt[0] = 19650218
-    for i in range(1, 624):
-        prev = mt[i - 1]
-        mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & mask
-    key = np.empty(2, np.int64)
-    key[0] = seed & mask
-    key[1] = (seed >> 32) & mask
-    length = 2 if key[1] else 1
+    for k in range(624):
+        mt[k] = MT_START[k]
+    low, high = seed & mask, (seed >> 32) & mask
+    two_words = high != 0
     i, j = 1, 0
+    prev = mt[0]
     for _ in range(624):
-        prev = mt[i - 1]
-        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & mask)) + key[j] + j) & mask
+        key = high if j else low
+        prev = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & mask)) + key + j) & mask
+        mt[i] = prev
         i += 1
-        j += 1
+        j = 1 - j if two_words else 0
         if i >= 624:
-            mt[0] = mt[623]
+            mt[0] = prev
             i = 1
-        if j >= length:
-            j = 0
     for _ in range(623):
-        prev = mt[i - 1]
-        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & mask)) - i) & mask
+        prev = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & mask)) - i) & mask
+        mt[i] = prev
         i += 1
         if i >= 624:
-            mt[0] = mt[623]
+            mt[0] = prev
             i = 1
     mt[0] = 0x80000000
     mt[624] = 624
@@ -182,9 +193,11 @@ def mt_seed(mt: np.ndarray, seed: int) -> None:
 def mt_next(mt: np.ndarray) -> int:
     """The next 32-bit output (genrand_uint32)."""
     if mt[624] >= 624:
-        for k in range(624):
-            y = (mt[k] & 0x80000000) | (mt[(k + 1) % 624] & 0x7FFFFFFF)
-            mt[k] = mt[(k + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+        for k in range(623):
+            y = (mt[k] & 0x80000000) | (mt[k + 1] & 0x7FFFFFFF)
+            mt[k] = mt[k + 397 if k < 227 else k - 227] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+        y = (mt[623] & 0x80000000) | (mt[0] & 0x7FFFFFFF)
+        mt[623] = mt[396] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
         mt[624] = 0
     y = mt[mt[624]]
     mt[624] += 1
@@ -883,12 +896,9 @@ def apply(s: np.ndarray, c: np.ndarray, action: int) -> None:
 # ----------------------------------------------------------------------------- encoding
 @jit
 def _put_cards(out: np.ndarray, at: int, cards: int) -> None:
-    k = 0
     while cards:
-        if cards & 1:
-            out[at + k] = 1.0
-        cards >>= 1
-        k += 1
+        out[at + trailing_zeros(cards)] = 1.0
+        cards &= cards - 1
 
 
 @jit
@@ -1072,14 +1082,13 @@ def step_batch(
         return bad
     n = c[C_PLAYERS]
     points = c[C_WIN] == 0
-    before = np.empty(P, np.int64)
     for i in range(states.shape[0]):
         s = states[i]
         for seat in range(n):
-            before[seat] = s[SCORES + seat]
+            rewards[i, seat] = s[SCORES + seat]  # the score before, until the action is applied
         apply(s, c, actions[i])
         for seat in range(n):
-            rewards[i, seat] = before[seat] - s[SCORES + seat] if points else 0.0
+            rewards[i, seat] = rewards[i, seat] - s[SCORES + seat] if points else 0.0
         done[i] = False
         if s[PHASE] >= DEAL_OVER and _end_of_deal(s, c, rngs[i, 1]):
             if not points:
