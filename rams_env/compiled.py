@@ -449,16 +449,42 @@ def _shuffle_and_deal(s: np.ndarray, c: np.ndarray, rng: np.ndarray, dealer: int
 
 
 @jit
-def new_game(s: np.ndarray, c: np.ndarray, rng: np.ndarray, seed: int) -> None:
-    """``Game(config, seed)``: a random dealer, a shuffled deck, start scores; ``rng`` is reseeded."""
-    mt_seed(rng, seed)
-    dealer = mt_randbelow(rng, c[C_PLAYERS])
+def _open_match(s: np.ndarray, c: np.ndarray) -> None:
     for seat in range(P):
         s[SCORES + seat] = c[C_START]
         s[FLIGHTS + seat] = s[RAMS_FLIGHTS + seat] = s[TOTALS + seat] = s[PASSED_PREV + seat] = 0
     s[RAMS_NUMBER] = s[DEAL_NUMBER] = s[DEAL_IN_RAMS] = s[RAMS_OVER] = 0
     s[GAME_WINNERS] = s[RAMS_WINNERS] = -1
+
+
+@jit
+def new_game(s: np.ndarray, c: np.ndarray, rng: np.ndarray, seed: int) -> None:
+    """``Game(config, seed)``: a random dealer, a shuffled deck, start scores; ``rng`` is reseeded."""
+    mt_seed(rng, seed)
+    dealer = mt_randbelow(rng, c[C_PLAYERS])
+    _open_match(s, c)
     _shuffle_and_deal(s, c, rng, dealer)
+
+
+@jit
+def new_game_with(
+    s: np.ndarray, c: np.ndarray, rng: np.ndarray, seed: int, dealer: int, scores: np.ndarray, deck: np.ndarray
+) -> None:
+    """``Game(config, seed, deck=..., dealer=..., scores=...)`` with checked options; ``dealer`` -1,
+    an empty ``scores`` or an empty ``deck`` stand for an option not given."""
+    mt_seed(rng, seed)
+    if dealer < 0:
+        dealer = mt_randbelow(rng, c[C_PLAYERS])
+    _open_match(s, c)
+    for seat in range(scores.size):
+        s[SCORES + seat] = scores[seat]
+    if deck.size:
+        for k in range(deck.size):
+            s[DECK + k] = deck[k]
+        _deal(s, c, dealer)
+    else:
+        _shuffle_and_deal(s, c, rng, dealer)
+    s[LEGAL] = legal_set(s, c)
 
 
 @jit
@@ -1097,6 +1123,53 @@ def step_batch(
             start_episode(s, c, rngs[i, 0], rngs[i, 1])
         _observe(s, c, i, observations, masks, seats)
     return -1
+
+
+STEP_SCORED, STEP_INFO, STEP_OVER = 1, 2, 4  # game_step flags; bits 4 and up: the seat to act + 1
+
+
+@jit
+def game_step(s: np.ndarray, c: np.ndarray, rng: np.ndarray, action: int, numbers: np.ndarray, win: np.ndarray) -> int:
+    """One action of the AEC env's game: -1 if illegal (nothing changes), else ``STEP_*`` flags
+    plus ``(seat to act + 1) << 4``.
+
+    ``numbers`` (3 x P) receives each seat's score change (before - after), score and tricks this
+    deal; at the end of an episode with ``win`` rewards, ``win`` receives them. ``STEP_INFO``: a
+    trick or the deal ended (infos change).
+    """
+    if action < 0 or action >= 60 or not (s[LEGAL] >> action) & 1:
+        return -1
+    n = c[C_PLAYERS]
+    for seat in range(n):
+        numbers[seat] = s[SCORES + seat]
+    completed = s[COMPLETED]
+    apply(s, c, action)
+    flags = 0
+    for seat in range(n):
+        numbers[seat] -= s[SCORES + seat]
+        if numbers[seat]:
+            flags |= STEP_SCORED
+    if s[COMPLETED] != completed:
+        flags |= STEP_INFO
+    if s[PHASE] >= DEAL_OVER:
+        flags |= STEP_INFO
+        if _end_of_deal(s, c, rng):
+            flags |= STEP_OVER
+            if c[C_WIN]:
+                for seat in range(n):
+                    win[seat] = 0.0
+                _win_rewards(s, c, win)
+    for seat in range(n):
+        numbers[P + seat] = s[SCORES + seat]
+        numbers[2 * P + seat] = s[TRICKS_WON + seat]
+    return flags | ((s[CURRENT] + 1) << 4)
+
+
+@jit
+def observe(s: np.ndarray, c: np.ndarray, seat: int, observation: np.ndarray, mask: np.ndarray) -> None:
+    """``seat``'s observation and action mask, written into the given arrays."""
+    encode(s, c, seat, observation)
+    write_mask(s, seat, mask)
 
 
 @jit

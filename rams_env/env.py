@@ -11,13 +11,24 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
-from .episode import check_episode, end_of_deal, win_rewards
+from .backends import (
+    ENGINES,
+    ILLEGAL,
+    STEP_INFO,
+    STEP_OVER,
+    STEP_SCORED,
+    CompiledBackend,
+    GameMirror,
+    P,
+    ReferenceBackend,
+)
+from .encoding import OBS_SIZE
+from .episode import check_episode
 from .render import render_table
 from .rules import Game, IllegalActionError, Phase, make_config
 from .rules.actions import NUM_ACTIONS, action_name
 
-ILLEGAL = ("raise", "terminate")
+ILLEGAL_ACTION = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "dealer", "scores")
 OBS_LOW, OBS_HIGH = -2.0, 2.0
 
@@ -27,7 +38,9 @@ class RamsEnv(AECEnv):
 
     ``illegal_action="raise"`` (default) raises on an illegal action; ``"terminate"`` ends the
     episode instead, with ``illegal_reward`` for the offender and 0 for the others (PettingZoo's
-    TerminateIllegalWrapper semantics). Other keywords override rule options (``start_score``...).
+    TerminateIllegalWrapper semantics). ``engine="compiled"`` (default) runs the rules compiled
+    with numba, ``"reference"`` the pure-Python engine; both play identical games. Other keywords
+    override rule options (``start_score``...).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -45,6 +58,7 @@ class RamsEnv(AECEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        engine: str = "compiled",
         **rule_options: Any,
     ) -> None:
         super().__init__()
@@ -52,15 +66,21 @@ class RamsEnv(AECEnv):
         check_episode(episode, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
-        if illegal_action not in ILLEGAL:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
+        if illegal_action not in ILLEGAL_ACTION:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION}, got {illegal_action!r}")
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         self.episode, self.reward_kind, self.render_mode = episode, reward, render_mode
         self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self.encoder = ObservationEncoder(self.config)
-        self._cache = ObservationCache(self.encoder)
+        if engine == "compiled":
+            self._backend: CompiledBackend | ReferenceBackend = CompiledBackend(self.config, episode, reward)
+        else:
+            self._backend = ReferenceBackend(self.config, episode)
+        self.engine = engine
+        self.encoder = self._backend.encoder
         self.observation_spaces = {
             a: spaces.Dict(
                 {
@@ -72,7 +92,12 @@ class RamsEnv(AECEnv):
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._seeder = random.Random()
-        self.game: Game | None = None
+
+    @property
+    def game(self) -> Game | GameMirror | None:
+        """The game in its current state (``None`` before ``reset``). With the compiled engine this
+        is a live, read-only :class:`~rams_env.backends.GameMirror`: read it, do not change it."""
+        return self._backend.game
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -83,22 +108,21 @@ class RamsEnv(AECEnv):
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode; ``options`` may hold ``deck``, ``dealer`` and ``scores``."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(RESET_OPTIONS), key=str)
-        if unknown:
-            # A warning, not an error: PettingZoo's api_test passes {"options": 1} to check the
-            # signature. Bad values of the known options raise ValueError.
-            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=2)
+        if options:
+            options = dict(options)
+            unknown = sorted(set(options) - set(RESET_OPTIONS), key=str)
+            if unknown:
+                # A warning, not an error: PettingZoo's api_test passes {"options": 1} to check the
+                # signature. Bad values of the known options raise ValueError.
+                warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=2)
         if seed is not None:
             self._seeder = random.Random(seed)
         game_seed = self._seeder.getrandbits(63)
-        self.game = Game(
-            self.config,
-            seed=game_seed,
-            deck=options.get("deck"),
-            dealer=options.get("dealer"),
-            scores=options.get("scores"),
-        )
+        backend = self._backend
+        if options:
+            backend.start(game_seed, options.get("deck"), options.get("dealer"), options.get("scores"))
+        else:
+            backend.start(game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -106,52 +130,45 @@ class RamsEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"score": 0, "tricks": 0} for a in self.agents}
         self._rewarded = False
-        self._cache.invalidate()
         self._update_infos()
-        if self.game.phase == Phase.GAME_OVER:  # russian: going out on jacks in the first deal
+        if backend.phase == Phase.GAME_OVER:  # russian: going out on jacks in the first deal
             self.agent_selection = self.possible_agents[0]
             self._end_episode()
             if self._rewarded:
                 self._accumulate_rewards()
         else:
-            self.agent_selection = self.possible_agents[self.game.current_player]
+            self.agent_selection = self.possible_agents[backend.current]
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
+        backend = self._backend
         rewards = self.rewards
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             for a in rewards:
                 rewards[a] = 0.0
             self._rewarded = False
-        before = game.scores[:]
-        tricks_before = len(game.completed)
-        before_action = self._cache.before(game)
-        try:
-            game.apply(action)  # type: ignore[arg-type]
-        except IllegalActionError as err:
+        flags = backend.apply(action)
+        if flags == ILLEGAL:
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"{agent}: {err}") from None
+                raise IllegalActionError(f"{agent}: {backend.illegal(action)}")
             self._terminate_illegal(agent, action)
             return
-        self._cache.after(game, action, before_action)  # type: ignore[arg-type]
-        phase = game.phase
-        if self.reward_kind == "points" and before != game.scores:
-            for i, a in enumerate(self.possible_agents):
-                rewards[a] = float(before[i] - game.scores[i])
-            self._rewarded = True
-        if phase >= Phase.DEAL_OVER:
-            if end_of_deal(game, self.episode):
-                self._end_episode()
-            self._update_infos()
-        elif tricks_before != len(game.completed):
-            self._update_infos()
+        if flags & (STEP_SCORED | STEP_INFO):
+            numbers = backend.numbers()  # score changes, scores, tricks: each padded to P seats
+            if flags & STEP_SCORED and self.reward_kind == "points":
+                for seat, a in enumerate(self.possible_agents):
+                    rewards[a] = float(numbers[seat])
+                self._rewarded = True
+            if flags & STEP_INFO:
+                self._update_infos(numbers[P : 2 * P], numbers[2 * P :])
+        if flags & STEP_OVER:
+            self._end_episode()
         if not self.terminations[agent]:
-            self.agent_selection = self.possible_agents[game.current]
+            self.agent_selection = self.possible_agents[backend.current]
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -159,13 +176,13 @@ class RamsEnv(AECEnv):
 
     def _end_episode(self) -> None:
         if self.reward_kind == "win":
-            for a, r in zip(self.possible_agents, win_rewards(self.game), strict=True):
+            for a, r in zip(self.possible_agents, self._backend.win_rewards(), strict=True):
                 self.rewards[a] += r
             self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
 
     def _terminate_illegal(self, agent: str, action: Any) -> None:
-        legal = self.game.legal_actions()
+        legal = self._backend.legal()
         for a in self.rewards:
             self.rewards[a] = 0.0
         self.rewards[agent] = self.illegal_reward
@@ -175,24 +192,23 @@ class RamsEnv(AECEnv):
         self.infos[agent]["legal_actions"] = [action_name(a) for a in legal]
         self._accumulate_rewards()
 
-    def _update_infos(self) -> None:
-        game = self.game
+    def _update_infos(self, scores: list[int] | None = None, tricks: list[int] | None = None) -> None:
+        if scores is None or tricks is None:
+            scores, tricks = self._backend.scores_and_tricks()
         for i, a in enumerate(self.possible_agents):
             info = self.infos.get(a)
             if info is not None:
-                info["score"] = game.scores[i]
-                info["tricks"] = game.tricks_won[i]
+                info["score"] = scores[i]
+                info["tricks"] = tricks[i]
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``."""
         seat = self._seat[agent]
-        return {"observation": self._cache.get(self.game, seat).copy(), "action_mask": self._mask(seat)}
-
-    def _mask(self, seat: int) -> np.ndarray:
-        if self.terminations.get(self.possible_agents[seat]):
-            return np.zeros(NUM_ACTIONS, np.int8)
-        return self._cache.mask(self.game, seat)
+        observation, mask = self._backend.observe(seat)
+        if self.terminations.get(agent):
+            mask[:] = 0
+        return {"observation": observation, "action_mask": mask}
 
     def view(self, agent: str | int) -> dict[str, Any]:
         """Plain dict of what ``agent`` (name or seat) may know (CONTRACT.md)."""
@@ -203,7 +219,7 @@ class RamsEnv(AECEnv):
         """Legal action ids of the agent to act (empty once the episode is over)."""
         if self.terminations.get(self.agent_selection):
             return []
-        return self.game.legal_actions()
+        return self._backend.legal()
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | None:

@@ -19,7 +19,7 @@ class _Reference:
     """One AEC env per batched game, seeded the same way, with its per-seat rewards collected."""
 
     def __init__(self, seed: int, **kwargs) -> None:
-        self.env = rams_env.raw_env(**kwargs)
+        self.env = rams_env.raw_env(engine="reference", **kwargs)
         self.env.reset(seed=seed)
         self._skip_empty()
 

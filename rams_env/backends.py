@@ -1,0 +1,233 @@
+"""The two engines behind the AEC env, with one interface: the compiled one (default, fast) and
+the pure-Python reference (``engine="reference"``).
+
+Both start a game as ``Game(config, seed, deck=..., dealer=..., scores=...)`` would, apply
+actions, and answer what the env needs after each one. ``CompiledBackend`` keeps a ``Game``
+mirror for what only the reference can answer (``view()``, rendering, ``env.game``): it replays
+the actions onto the mirror when it is asked for, so the mirror costs nothing in training.
+``tests/test_env_engines.py`` plays both engines side by side.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from . import compiled
+from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
+from .episode import end_of_deal, win_rewards
+from .rules import Game, IllegalActionError, Phase, RulesConfig
+from .rules.actions import NUM_ACTIONS, action_name
+
+STEP_SCORED, STEP_INFO, STEP_OVER = compiled.STEP_SCORED, compiled.STEP_INFO, compiled.STEP_OVER
+P = compiled.P  # per-seat numbers are padded to this many seats
+ILLEGAL = -1
+ENGINES = ("compiled", "reference")
+_NOTHING = np.zeros(0, np.int64)
+_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
+
+
+def _action_id(action: Any) -> int | None:
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
+
+
+def illegal_message(action: Any, current: int, phase: int, legal: list[int]) -> str:
+    """What ``Game.apply`` says about an illegal action (one wording for both engines)."""
+    if _action_id(action) is None:
+        return f"action must be an int action id, got {action!r}"
+    if not legal:
+        return f"no action is legal in phase {Phase(phase).name} (nobody is to act); got {action_name(action)}"
+    return (
+        f"illegal action {action_name(action)} ({action}) by player {current} in phase "
+        f"{Phase(phase).name}; legal: {', '.join(action_name(a) for a in legal)}"
+    )
+
+
+class ReferenceBackend:
+    """The pure-Python ``Game`` with the incremental observation cache."""
+
+    def __init__(self, config: RulesConfig, episode: str) -> None:
+        self.config, self.episode = config, episode
+        self.encoder = ObservationEncoder(config)
+        self._cache = ObservationCache(self.encoder)
+        self.game: Game | None = None
+        self._before: list[int] = []
+        self._changes: list[int] = []
+        self._error = ""
+
+    def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> None:
+        """A new game (``ValueError`` for bad options)."""
+        self.game = Game(self.config, seed=seed, deck=deck, dealer=dealer, scores=scores)
+        self._cache.invalidate()
+
+    @property
+    def current(self) -> int:
+        return self.game.current  # type: ignore[union-attr]
+
+    @property
+    def phase(self) -> int:
+        return int(self.game.phase)  # type: ignore[union-attr]
+
+    def apply(self, action: Any) -> int:
+        """Apply an action: ``ILLEGAL`` (see :meth:`illegal`), else ``STEP_*`` flags."""
+        game = self.game
+        assert game is not None
+        self._before = game.scores[:]
+        tricks_before = len(game.completed)
+        before = self._cache.before(game)
+        try:
+            game.apply(action)
+        except IllegalActionError as err:
+            self._error = str(err)
+            return ILLEGAL
+        self._cache.after(game, action, before)
+        self._changes = [b - a for b, a in zip(self._before, game.scores, strict=True)]
+        flags = STEP_SCORED if any(self._changes) else 0
+        if len(game.completed) != tricks_before:
+            flags |= STEP_INFO
+        if game.phase >= Phase.DEAL_OVER:
+            flags |= STEP_INFO
+            if end_of_deal(game, self.episode):
+                flags |= STEP_OVER
+        return flags
+
+    def illegal(self, action: Any) -> str:
+        """Why the last ``apply`` returned ``ILLEGAL``."""
+        return self._error
+
+    def numbers(self) -> list[int]:
+        """After an action: score changes (before - after), scores and tricks, each padded to P."""
+        game, pad = self.game, [0] * (P - self.config.num_players)
+        assert game is not None
+        return self._changes + pad + game.scores + pad + game.tricks_won + pad
+
+    def win_rewards(self) -> list[float]:
+        return win_rewards(self.game)  # type: ignore[arg-type]
+
+    def scores_and_tricks(self) -> tuple[list[int], list[int]]:
+        return list(self.game.scores), list(self.game.tricks_won)  # type: ignore[union-attr]
+
+    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The observation and mask of ``seat`` (fresh arrays)."""
+        return self._cache.get(self.game, seat).copy(), self._cache.mask(self.game, seat)  # type: ignore[arg-type]
+
+    def legal(self) -> list[int]:
+        return self.game.legal_actions()  # type: ignore[union-attr]
+
+
+class GameMirror:
+    """What the compiled env hands out as ``env.game``: every attribute read is answered by a
+    reference ``Game`` replayed up to the env's current state, so a reference kept across steps
+    stays current. It is for reading; ``clone()`` gives an independent ``Game`` to play on."""
+
+    __slots__ = ("_backend",)
+
+    def __init__(self, backend: CompiledBackend) -> None:
+        self._backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend.synced_game(), name)
+
+    def __repr__(self) -> str:
+        return f"GameMirror({self._backend.synced_game()!r})"
+
+
+class CompiledBackend:
+    """The compiled engine (:mod:`rams_env.compiled`) on one game, with a lazy ``Game`` mirror."""
+
+    def __init__(self, config: RulesConfig, episode: str, reward: str = "points") -> None:
+        self.config, self.episode = config, episode
+        self.encoder = ObservationEncoder(config)
+        self._cfg = compiled.config_array(config, episode, reward)
+        self._state = np.zeros(compiled.STATE_WIDTH, np.int64)
+        self._rng = np.zeros(625, np.int64)
+        self._numbers = np.zeros(3 * compiled.P, np.int64)
+        self._win = np.zeros(compiled.P, np.float64)
+        self._n = config.num_players
+        self._mirror: Game | None = None
+        self._mirror_args: dict[str, Any] | None = None
+        self._actions: list[int] = []
+        self._synced = 0
+        self.current = -1  # the seat to act
+
+    def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> None:
+        """A new game (``ValueError`` for bad options, checked by building the ``Game`` mirror)."""
+        args = {"seed": seed, "deck": deck, "dealer": dealer, "scores": scores}
+        cards, start_scores = _NOTHING, _NOTHING
+        mirror = None
+        if deck is not None or dealer is not None or scores is not None:
+            mirror = Game(self.config, **args)  # raises ValueError naming a bad option
+            if deck is not None:
+                cards = np.array(mirror._check_deck(deck), np.int64)
+            if scores is not None:
+                start_scores = np.array(scores, np.int64)
+        compiled.new_game_with(
+            self._state, self._cfg, self._rng, seed, -1 if dealer is None else dealer, start_scores, cards
+        )
+        self._mirror, self._mirror_args = mirror, args
+        self._actions, self._synced = [], 0
+        self.current = int(self._state[compiled.CURRENT])
+
+    @property
+    def game(self) -> GameMirror | None:
+        """A live, read-only view of the game as a reference ``Game`` (see :class:`GameMirror`)."""
+        return None if self._mirror_args is None else GameMirror(self)
+
+    def synced_game(self) -> Game:
+        """The reference ``Game`` mirror brought up to the compiled engine's state."""
+        assert self._mirror_args is not None, "no game before start()"
+        if self._mirror is None:
+            self._mirror = Game(self.config, **self._mirror_args)
+        game = self._mirror
+        for action in self._actions[self._synced :]:
+            game.apply(action)
+            if game.phase >= Phase.DEAL_OVER:
+                end_of_deal(game, self.episode)
+        self._synced = len(self._actions)
+        return game
+
+    @property
+    def phase(self) -> int:
+        return int(self._state[compiled.PHASE])
+
+    def apply(self, action: Any) -> int:
+        """Apply an action: ``ILLEGAL`` (see :meth:`illegal`), else ``STEP_*`` flags."""
+        action_id = action if type(action) is int else _action_id(action)
+        if action_id is None:
+            return ILLEGAL
+        flags = compiled.game_step(self._state, self._cfg, self._rng, action_id, self._numbers, self._win)
+        if flags != ILLEGAL:
+            self._actions.append(action_id)
+            self.current = (flags >> 4) - 1
+        return flags
+
+    def illegal(self, action: Any) -> str:
+        """Why the last ``apply`` returned ``ILLEGAL``."""
+        return illegal_message(action, self.current, self.phase, self.legal())
+
+    def numbers(self) -> list[int]:
+        """After an action: score changes (before - after), scores and tricks, each padded to P."""
+        return self._numbers.tolist()
+
+    def win_rewards(self) -> list[float]:
+        return self._win[: self._n].tolist()
+
+    def scores_and_tricks(self) -> tuple[list[int], list[int]]:
+        state, n = self._state, self._n
+        scores = state[compiled.SCORES : compiled.SCORES + n].tolist()
+        return scores, state[compiled.TRICKS_WON : compiled.TRICKS_WON + n].tolist()
+
+    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The observation and mask of ``seat`` in one compiled call."""
+        observation, mask = np.empty(OBS_SIZE, _FLOAT32), np.empty(NUM_ACTIONS, _INT8)
+        compiled.observe(self._state, self._cfg, seat, observation, mask)
+        return observation, mask
+
+    def legal(self) -> list[int]:
+        legal = int(self._state[compiled.LEGAL])
+        return [a for a in range(NUM_ACTIONS) if (legal >> a) & 1]
