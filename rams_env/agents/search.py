@@ -45,6 +45,7 @@ import random
 import time
 from typing import Any
 
+from ..backends import GameMirror
 from ..rules import Game, Phase
 from ..rules.actions import Action
 from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
@@ -110,6 +111,8 @@ class SearchAgent:
                 "SearchAgent(env=your_env) or call act_game(game, seat)"
             )
         game = getattr(self.env.unwrapped, "game", None)
+        if isinstance(game, GameMirror):  # the compiled env's live view: search on a real Game
+            game = game.clone()
         if not isinstance(game, Game) or game.current_player < 0:
             raise ValueError("SearchAgent: the env has no game with a player to act (call env.reset() first)")
         if sorted(int(a) for a in legal) != game.legal_actions():
