@@ -94,6 +94,8 @@ def measure(makers: dict[str, Callable[[], Callable[[float], int]]], rounds: int
             rates[name] = []
         except ImportError as err:
             print(f"{name}: not available ({err}); pip install -e '.[bench]'")
+    for run in runners.values():  # warm-up: compiled-code caches, first allocations
+        run(min(0.2, seconds))
     for _ in range(rounds):
         for name, run in runners.items():
             start = time.perf_counter()

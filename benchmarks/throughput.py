@@ -3,8 +3,9 @@ and action mask produced at every step and uniformly random legal actions, in on
 alternating rounds so that every contender shares the machine's noise.
 
 Run: ``pip install -e ".[bench]" && python -m benchmarks.throughput [--rounds 5 --seconds 2]``.
-Contenders: rams_env's AEC env, its batched env in one process and over every core, the raw
-engine (no observation: the ceiling of the reference engine), PettingZoo ``texas_holdem_v4`` and
+Contenders: rams_env's AEC env, its batched env (compiled engine) in one process and over every
+core, the batched env over the pure-Python reference engine, the raw reference engine (no
+observation), PettingZoo ``texas_holdem_v4`` and
 ``gin_rummy_v4``, RLCard ``uno`` (its state dict holds the observation), OpenSpiel ``hearts`` and
 ``oh_hell`` through pyspiel with ``make_observation``. A peer that is not installed is reported as
 such. Ratios are rams_env batched (one process) over the contender.
