@@ -933,6 +933,16 @@ def _clip(x: float) -> float:
 
 
 @jit
+def _encode_bid(out: np.ndarray, at: int, made: int, done: int, happened: int) -> None:
+    if made:
+        out[at] = 1.0
+        if not done:
+            out[at + 1] = 1.0
+        elif happened:
+            out[at + 2] = 1.0
+
+
+@jit
 def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
     """``ObservationEncoder.encode(game, seat)`` into ``out`` (float32, zeroed here)."""
     out[:] = 0.0
@@ -954,18 +964,8 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
     out[O_VARIANT + c[C_VARIANT]] = 1.0
     if c[C_DECK_SIZE] == 32:
         out[O_DECK32] = 1.0
-    if s[BETTER_MADE]:
-        out[O_BETTER_BID] = 1.0
-        if not s[BETTER_DONE]:
-            out[O_BETTER_BID + 1] = 1.0
-        elif s[BETTER_HAPPENED]:
-            out[O_BETTER_BID + 2] = 1.0
-    if s[SWING_MADE]:
-        out[O_SWING_BID] = 1.0
-        if not s[SWING_DONE]:
-            out[O_SWING_BID + 1] = 1.0
-        elif s[SWING_HAPPENED]:
-            out[O_SWING_BID + 2] = 1.0
+    _encode_bid(out, O_BETTER_BID, s[BETTER_MADE], s[BETTER_DONE], s[BETTER_HAPPENED])
+    _encode_bid(out, O_SWING_BID, s[SWING_MADE], s[SWING_DONE], s[SWING_HAPPENED])
     for other in range(n):
         r = (other - seat) % n
         if s[BETTER_ANSWER + other] >= 0:

@@ -72,8 +72,8 @@ def _checked_actions(actions: Any, num_games: int) -> np.ndarray:
     return actions.astype(np.int64, copy=False)
 
 
-class BatchedRamsEnv:
-    """``num_games`` Rams games of one configuration, stepped together by the compiled engine."""
+class _Batch:
+    """What both in-process batched envs check and hold: the games' configuration and seed."""
 
     def __init__(
         self,
@@ -91,20 +91,35 @@ class BatchedRamsEnv:
         self.config: RulesConfig = make_config(variant, num_players, **rule_options)
         self.num_games, self.num_players = num_games, num_players
         self.episode, self.reward_kind = episode, reward
+        self._seed = seed
+
+    def reset(self, seed: int | None = None) -> BatchStep:
+        """Start a fresh episode in every game (seeded per game from ``seed``)."""
+        return self.reset_games(game_seeds(self._seed if seed is None else seed, self.num_games))
+
+    def reset_games(self, seeds: list[int]) -> BatchStep:
+        """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Nothing to release in-process (present for symmetry with the subprocess env)."""
+
+
+class BatchedRamsEnv(_Batch):
+    """``num_games`` Rams games of one configuration, stepped together by the compiled engine."""
+
+    def __init__(self, num_games: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__(num_games, *args, **kwargs)
+        num_games, episode, reward = self.num_games, self.episode, self.reward_kind
         self._cfg = compiled.config_array(self.config, episode, reward)
         self._states = np.zeros((num_games, compiled.STATE_WIDTH), np.int64)
         self._rngs = np.zeros((num_games, 2, 625), np.int64)  # per game: episode seeder, game's rng
         self._started = False
-        self._seed = seed
 
     @property
     def scores(self) -> np.ndarray:
         """Every game's current scores, shape (num_games, num_players)."""
         return self._states[:, compiled.SCORES : compiled.SCORES + self.num_players].copy()
-
-    def reset(self, seed: int | None = None) -> BatchStep:
-        """Start a fresh episode in every game (seeded per game from ``seed``)."""
-        return self.reset_games(game_seeds(self._seed if seed is None else seed, self.num_games))
 
     def reset_games(self, seeds: list[int]) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
@@ -150,43 +165,21 @@ class BatchedRamsEnv:
             f"{Phase(int(state[compiled.PHASE])).name}; legal: {', '.join(action_name(a) for a in legal)}"
         )
 
-    def close(self) -> None:
-        """Nothing to release in-process (present for symmetry with the subprocess env)."""
 
-
-class ReferenceBatchedRamsEnv:
+class ReferenceBatchedRamsEnv(_Batch):
     """The same batched env over the pure-Python reference engine (``Game`` objects in ``games``)."""
 
-    def __init__(
-        self,
-        num_games: int,
-        variant: str = "mattmar",
-        num_players: int = 4,
-        episode: str = "deal",
-        reward: str = "points",
-        seed: int | None = None,
-        **rule_options: Any,
-    ) -> None:
-        if not isinstance(num_games, int) or num_games < 1:
-            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-        check_episode(episode, reward)
-        self.config = make_config(variant, num_players, **rule_options)
-        self.num_games, self.num_players = num_games, num_players
-        self.episode, self.reward_kind = episode, reward
+    def __init__(self, num_games: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__(num_games, *args, **kwargs)
         self.encoder = ObservationEncoder(self.config)
         self.caches = [ObservationCache(self.encoder) for _ in range(num_games)]
         self.games: list[Game] = []
         self._seeders: list[random.Random] = []
-        self._seed = seed
 
     @property
     def scores(self) -> np.ndarray:
         """Every game's current scores, shape (num_games, num_players)."""
         return np.array([game.scores for game in self.games], np.int64)
-
-    def reset(self, seed: int | None = None) -> BatchStep:
-        """Start a fresh episode in every game (seeded per game from ``seed``)."""
-        return self.reset_games(game_seeds(self._seed if seed is None else seed, self.num_games))
 
     def reset_games(self, seeds: list[int]) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
@@ -242,9 +235,6 @@ class ReferenceBatchedRamsEnv:
                     self.games[i] = self._new_game(i)
             self._observe(i, out)
         return out
-
-    def close(self) -> None:
-        """Nothing to release in-process (present for symmetry with the subprocess env)."""
 
 
 def _worker(pipe: Any, shm_names: tuple[str, str], rows: slice, kwargs: dict[str, Any]) -> None:
