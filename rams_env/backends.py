@@ -17,7 +17,7 @@ import numpy as np
 
 from . import compiled
 from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
-from .episode import end_of_deal, win_rewards
+from .episode import end_of_deal, shared_win, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig
 from .rules.actions import NUM_ACTIONS, action_name
 
@@ -64,6 +64,7 @@ class ReferenceBackend:
         """A new game (``ValueError`` for bad options)."""
         self.game = Game(self.config, seed=seed, deck=deck, dealer=dealer, scores=scores)
         self._cache.invalidate()
+        self._changes = [0] * self.config.num_players
 
     @property
     def current(self) -> int:
@@ -143,11 +144,16 @@ class CompiledBackend:
     def __init__(self, config: RulesConfig, episode: str, reward: str = "points") -> None:
         self.config, self.episode = config, episode
         self.encoder = ObservationEncoder(config)
-        self._cfg = compiled.config_array(config, episode, reward)
-        self._state = np.zeros(compiled.STATE_WIDTH, np.int64)
-        self._rng = np.zeros(625, np.int64)
-        self._numbers = np.zeros(3 * compiled.P, np.int64)
-        self._win = np.zeros(compiled.P, np.float64)
+        self._buffer = compiled.aec_buffer(config, episode, reward)
+        self._state = self._buffer[: compiled.STATE_WIDTH]  # views of the buffer
+        self._cfg = self._buffer[compiled.B_CONFIG : compiled.B_RNG]
+        self._rng = self._buffer[compiled.B_RNG : compiled.B_NUMBERS]
+        self._numbers = self._buffer[compiled.B_NUMBERS :]
+        # The seat to act's observation and mask, written by each compiled step: an AEC loop
+        # reads exactly that observation next, and a copy is cheaper than a fresh encoding.
+        self._next_observation = np.zeros(OBS_SIZE, np.float32)
+        self._next_mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._next_seat = -1
         self._n = config.num_players
         self._mirror: Game | None = None
         self._mirror_args: dict[str, Any] | None = None
@@ -166,12 +172,17 @@ class CompiledBackend:
                 cards = np.array(mirror._check_deck(deck), np.int64)
             if scores is not None:
                 start_scores = np.array(scores, np.int64)
-        compiled.new_game_with(
-            self._state, self._cfg, self._rng, seed, -1 if dealer is None else dealer, start_scores, cards
+        self.current = self._next_seat = compiled.aec_start(
+            self._buffer,
+            seed,
+            -1 if dealer is None else dealer,
+            start_scores,
+            cards,
+            self._next_observation,
+            self._next_mask,
         )
         self._mirror, self._mirror_args = mirror, args
         self._actions, self._synced = [], 0
-        self.current = int(self._state[compiled.CURRENT])
 
     @property
     def game(self) -> GameMirror | None:
@@ -200,10 +211,10 @@ class CompiledBackend:
         action_id = action if type(action) is int else _action_id(action)
         if action_id is None:
             return ILLEGAL
-        flags = compiled.game_step(self._state, self._cfg, self._rng, action_id, self._numbers, self._win)
+        flags = compiled.game_step(self._buffer, action_id, self._next_observation, self._next_mask)
         if flags != ILLEGAL:
             self._actions.append(action_id)
-            self.current = (flags >> 4) - 1
+            self.current = self._next_seat = (flags >> 4) - 1
         return flags
 
     def illegal(self, action: Any) -> str:
@@ -212,10 +223,11 @@ class CompiledBackend:
 
     def numbers(self) -> list[int]:
         """After an action: score changes (before - after), scores and tricks, each padded to P."""
-        return self._numbers.tolist()
+        return self._numbers[: 3 * P].tolist()
 
     def win_rewards(self) -> list[float]:
-        return self._win[: self._n].tolist()
+        winners = int(self._numbers[3 * P])
+        return shared_win([s for s in range(self._n) if (winners >> s) & 1], self._n)
 
     def scores_and_tricks(self) -> tuple[list[int], list[int]]:
         state, n = self._state, self._n
@@ -223,7 +235,9 @@ class CompiledBackend:
         return scores, state[compiled.TRICKS_WON : compiled.TRICKS_WON + n].tolist()
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """The observation and mask of ``seat`` in one compiled call."""
+        """The observation and mask of ``seat`` (fresh arrays)."""
+        if seat == self._next_seat:
+            return self._next_observation.copy(), self._next_mask.copy()
         observation, mask = np.empty(OBS_SIZE, _FLOAT32), np.empty(NUM_ACTIONS, _INT8)
         compiled.observe(self._state, self._cfg, seat, observation, mask)
         return observation, mask

@@ -1128,15 +1128,57 @@ def step_batch(
 STEP_SCORED, STEP_INFO, STEP_OVER = 1, 2, 4  # game_step flags; bits 4 and up: the seat to act + 1
 
 
+# The AEC env's buffer: one int64 array holding its game's state, the rule options, the random
+# generator and the numbers each step reports (fewer arguments make a cheaper compiled call).
+B_CONFIG = STATE_WIDTH
+B_RNG = B_CONFIG + C_SIZE
+B_NUMBERS = B_RNG + 625  # score changes, scores, tricks (each P), then the winners' seat mask
+BUFFER_WIDTH = B_NUMBERS + 3 * P + 1
+
+
+def aec_buffer(config: RulesConfig, episode: str, reward: str) -> np.ndarray:
+    """A zeroed AEC buffer with the rule options in place."""
+    buffer = np.zeros(BUFFER_WIDTH, np.int64)
+    buffer[B_CONFIG:B_RNG] = config_array(config, episode, reward)
+    return buffer
+
+
 @jit
-def game_step(s: np.ndarray, c: np.ndarray, rng: np.ndarray, action: int, numbers: np.ndarray, win: np.ndarray) -> int:
+def aec_start(
+    buffer: np.ndarray,
+    seed: int,
+    dealer: int,
+    scores: np.ndarray,
+    deck: np.ndarray,
+    observation: np.ndarray,
+    mask: np.ndarray,
+) -> int:
+    """Start the AEC env's game (see :func:`new_game_with`): the numbers get the scores and tricks,
+    ``observation`` and ``mask`` those of the seat to act; returns that seat (-1 if none)."""
+    s, c = buffer[:STATE_WIDTH], buffer[B_CONFIG:B_RNG]
+    new_game_with(s, c, buffer[B_RNG:B_NUMBERS], seed, dealer, scores, deck)
+    numbers = buffer[B_NUMBERS:]
+    for seat in range(c[C_PLAYERS]):
+        numbers[seat] = 0
+        numbers[P + seat] = s[SCORES + seat]
+        numbers[2 * P + seat] = s[TRICKS_WON + seat]
+    if s[CURRENT] >= 0:
+        observe(s, c, s[CURRENT], observation, mask)
+    return s[CURRENT]
+
+
+@jit
+def game_step(buffer: np.ndarray, action: int, observation: np.ndarray, mask: np.ndarray) -> int:
     """One action of the AEC env's game: -1 if illegal (nothing changes), else ``STEP_*`` flags
     plus ``(seat to act + 1) << 4``.
 
-    ``numbers`` (3 x P) receives each seat's score change (before - after), score and tricks this
-    deal; at the end of an episode with ``win`` rewards, ``win`` receives them. ``STEP_INFO``: a
-    trick or the deal ended (infos change).
+    The numbers of the buffer receive each seat's score change (before - after), score and tricks
+    this deal, and at the end of an episode the winners. ``STEP_INFO``: a trick or the deal ended
+    (infos change). ``observation`` and ``mask`` receive those of the seat to act next (if any),
+    which is the observation an AEC loop reads next.
     """
+    s, c = buffer[:STATE_WIDTH], buffer[B_CONFIG:B_RNG]
+    numbers = buffer[B_NUMBERS:]
     if action < 0 or action >= 60 or not (s[LEGAL] >> action) & 1:
         return -1
     n = c[C_PLAYERS]
@@ -1153,15 +1195,14 @@ def game_step(s: np.ndarray, c: np.ndarray, rng: np.ndarray, action: int, number
         flags |= STEP_INFO
     if s[PHASE] >= DEAL_OVER:
         flags |= STEP_INFO
-        if _end_of_deal(s, c, rng):
+        if _end_of_deal(s, c, buffer[B_RNG:B_NUMBERS]):
             flags |= STEP_OVER
-            if c[C_WIN]:
-                for seat in range(n):
-                    win[seat] = 0.0
-                _win_rewards(s, c, win)
+            numbers[3 * P] = s[GAME_WINNERS] if s[GAME_WINNERS] >= 0 else s[RAMS_WINNERS]
     for seat in range(n):
         numbers[P + seat] = s[SCORES + seat]
         numbers[2 * P + seat] = s[TRICKS_WON + seat]
+    if s[CURRENT] >= 0:
+        observe(s, c, s[CURRENT], observation, mask)
     return flags | ((s[CURRENT] + 1) << 4)
 
 

@@ -25,7 +25,7 @@ from .backends import (
 from .encoding import OBS_SIZE
 from .episode import check_episode
 from .render import render_table
-from .rules import Game, IllegalActionError, Phase, make_config
+from .rules import Game, IllegalActionError, make_config
 from .rules.actions import NUM_ACTIONS, action_name
 
 ILLEGAL_ACTION = ("raise", "terminate")
@@ -128,10 +128,10 @@ class RamsEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"score": 0, "tricks": 0} for a in self.agents}
+        numbers = backend.numbers()  # score changes, scores, tricks: each padded to P seats
+        self.infos = {a: {"score": numbers[P + i], "tricks": numbers[2 * P + i]} for i, a in enumerate(self.agents)}
         self._rewarded = False
-        self._update_infos()
-        if backend.phase == Phase.GAME_OVER:  # russian: going out on jacks in the first deal
+        if backend.current < 0:  # russian: going out on jacks in the first deal
             self.agent_selection = self.possible_agents[0]
             self._end_episode()
             if self._rewarded:
@@ -275,12 +275,47 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             return super().last(observe)
         return self._raw.last(observe)
 
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        """PettingZoo's order-enforcing agent iterator, reading the raw env's attributes directly."""
+        if not self._has_reset:
+            super().agent_iter(max_iter)  # raises: agent_iter before reset
+        return _AgentIterable(self, max_iter)
+
     def step(self, action: Any) -> None:
         if self._has_reset and self._raw.agents:
             self._has_updated = True
             self._raw.step(action)
         else:
             super().step(action)
+
+
+class _AgentIterable:
+    def __init__(self, wrapper: _OrderEnforcing, max_iter: int) -> None:
+        self.wrapper, self.max_iter = wrapper, max_iter
+
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.wrapper, self.max_iter)
+
+
+class _AgentIterator:
+    """``AECOrderEnforcingIterator``'s checks: stop when no agent is left or after ``max_iter``
+    agents, and insist on a ``step()`` (or ``reset()``) between two agents."""
+
+    def __init__(self, wrapper: _OrderEnforcing, max_iter: int) -> None:
+        self.wrapper, self.raw, self.left = wrapper, wrapper._raw, max_iter
+
+    def __iter__(self) -> _AgentIterator:
+        return self
+
+    def __next__(self) -> str:
+        raw = self.raw
+        if not raw.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        wrapper = self.wrapper
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return raw.agent_selection
 
 
 def env(**kwargs: Any) -> AECEnv:

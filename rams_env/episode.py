@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from .rules import Game, Phase
 
 EPISODES = ("deal", "rams", "match")
@@ -30,6 +32,10 @@ def end_of_deal(game: Game, episode: str) -> bool:
 
 def win_rewards(game: Game) -> list[float]:
     """``reward="win"`` at the end of an episode: +1 shared by the winners, -1 by the others."""
-    winners = game.winners if game.winners is not None else game.rams_winners()
-    losers = [s for s in range(game.n) if s not in winners]
-    return [1.0 / len(winners) if s in winners else -1.0 / len(losers) if losers else 0.0 for s in range(game.n)]
+    return shared_win(game.winners if game.winners is not None else game.rams_winners(), game.n)  # type: ignore[arg-type]
+
+
+def shared_win(winners: Collection[int], num_players: int) -> list[float]:
+    """+1 shared by the ``winners``' seats, -1 shared by the other seats."""
+    losers = [s for s in range(num_players) if s not in winners]
+    return [1.0 / len(winners) if s in winners else -1.0 / len(losers) if losers else 0.0 for s in range(num_players)]
