@@ -154,6 +154,12 @@ class CompiledBackend:
         self._next_observation = np.zeros(OBS_SIZE, np.float32)
         self._next_mask = np.zeros(NUM_ACTIONS, np.int8)
         self._next_seat = -1
+        self._game_step = compiled.entry_point(
+            compiled.game_step, self._buffer, 0, self._next_observation, self._next_mask
+        )
+        self._observe = compiled.entry_point(
+            compiled.observe, self._state, self._cfg, 0, self._next_observation, self._next_mask
+        )
         self._n = config.num_players
         self._mirror: Game | None = None
         self._mirror_args: dict[str, Any] | None = None
@@ -209,9 +215,9 @@ class CompiledBackend:
     def apply(self, action: Any) -> int:
         """Apply an action: ``ILLEGAL`` (see :meth:`illegal`), else ``STEP_*`` flags."""
         action_id = action if type(action) is int else _action_id(action)
-        if action_id is None:
+        if action_id is None or not 0 <= action_id < NUM_ACTIONS:
             return ILLEGAL
-        flags = compiled.game_step(self._buffer, action_id, self._next_observation, self._next_mask)
+        flags = self._game_step(self._buffer, action_id, self._next_observation, self._next_mask)  # type: ignore[operator]
         if flags != ILLEGAL:
             self._actions.append(action_id)
             self.current = self._next_seat = (flags >> 4) - 1
@@ -236,10 +242,13 @@ class CompiledBackend:
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """The observation and mask of ``seat`` (fresh arrays)."""
-        if seat == self._next_seat:
-            return self._next_observation.copy(), self._next_mask.copy()
+        if seat == self._next_seat:  # hand out the step's arrays; the next step writes into new ones
+            observation, mask = self._next_observation, self._next_mask
+            self._next_observation, self._next_mask = np.empty(OBS_SIZE, _FLOAT32), np.empty(NUM_ACTIONS, _INT8)
+            self._next_seat = -1
+            return observation, mask
         observation, mask = np.empty(OBS_SIZE, _FLOAT32), np.empty(NUM_ACTIONS, _INT8)
-        compiled.observe(self._state, self._cfg, seat, observation, mask)
+        self._observe(self._state, self._cfg, seat, observation, mask)  # type: ignore[operator]
         return observation, mask
 
     def legal(self) -> list[int]:

@@ -147,6 +147,12 @@ OBS_SIZE = sum(size for _, size, _ in FIELDS)
 jit = numba.njit(cache=True, nogil=True, _nrt=False)
 
 
+def entry_point(function: numba.core.registry.CPUDispatcher, *example_args: object) -> object:
+    """``function`` compiled for the types of ``example_args``, callable without numba's type
+    dispatch (about 100 ns a call less): only for callers that always pass those exact types."""
+    return function.compile(tuple(numba.typeof(a) for a in example_args))
+
+
 # ----------------------------------------------------------------------------- CPython's random
 # MT19937 as CPython's _randommodule.c runs it: ``mt[0:624]`` the state, ``mt[624]`` the index.
 def _init_genrand(seed: int) -> np.ndarray:

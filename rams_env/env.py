@@ -29,6 +29,7 @@ from .rules import Game, IllegalActionError, make_config
 from .rules.actions import NUM_ACTIONS, action_name
 
 ILLEGAL_ACTION = ("raise", "terminate")
+_SCORED_OR_INFO = STEP_SCORED | STEP_INFO
 RESET_OPTIONS = ("deck", "dealer", "scores")
 OBS_LOW, OBS_HIGH = -2.0, 2.0
 
@@ -80,6 +81,7 @@ class RamsEnv(AECEnv):
         else:
             self._backend = ReferenceBackend(self.config, episode)
         self.engine = engine
+        self._apply = self._backend.apply
         self.encoder = self._backend.encoder
         self.observation_spaces = {
             a: spaces.Dict(
@@ -151,13 +153,13 @@ class RamsEnv(AECEnv):
             for a in rewards:
                 rewards[a] = 0.0
             self._rewarded = False
-        flags = backend.apply(action)
+        flags = self._apply(action)
         if flags == ILLEGAL:
             if self.illegal_action == "raise":
                 raise IllegalActionError(f"{agent}: {backend.illegal(action)}")
             self._terminate_illegal(agent, action)
             return
-        if flags & (STEP_SCORED | STEP_INFO):
+        if flags & _SCORED_OR_INFO:
             numbers = backend.numbers()  # score changes, scores, tricks: each padded to P seats
             if flags & STEP_SCORED and self.reward_kind == "points":
                 for seat, a in enumerate(self.possible_agents):
@@ -206,7 +208,7 @@ class RamsEnv(AECEnv):
         """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``."""
         seat = self._seat[agent]
         observation, mask = self._backend.observe(seat)
-        if self.terminations.get(agent):
+        if self.terminations[agent]:
             mask[:] = 0
         return {"observation": observation, "action_mask": mask}
 
