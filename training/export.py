@@ -64,7 +64,15 @@ def _section(title: str, ev: Evaluation) -> str:
     return f"### {title}\n\n```\n{ev.table()}\n```\n"
 
 
-def export(run_dir: Path, name: str, decks: int, search_decks: int, search_simulations: int, command: str) -> Path:
+def export(
+    run_dir: Path,
+    name: str,
+    decks: int,
+    search_decks: int,
+    search_simulations: int,
+    command: str,
+    workers: int = 1,
+) -> Path:
     """Write ``checkpoints/<name>.pt``, ``<name>.md`` and ``<name>_curves.png``; returns the card's path."""
     SHIPPED.mkdir(exist_ok=True)
     weights = SHIPPED / f"{name}.pt"
@@ -83,7 +91,14 @@ def export(run_dir: Path, name: str, decks: int, search_decks: int, search_simul
             continue
         started = time.perf_counter()
         ev = evaluate(
-            {name: policy}, baseline, config, decks=count, seed=EVAL_SEED, baseline_name=baseline_name, progress=True
+            {name: policy},
+            baseline,
+            config,
+            decks=count,
+            seed=EVAL_SEED,
+            baseline_name=baseline_name,
+            progress=True,
+            workers=workers,
         )
         ev.save_json(SHIPPED / f"{name}_vs_{baseline_name}.json")
         title = f"Against {baseline_name} ({count} decks, {time.perf_counter() - started:.0f} s)"
@@ -137,11 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search-decks", type=int, default=200, help="decks against SearchAgent (slow)")
     parser.add_argument("--search-simulations", type=int, default=60, help="SearchAgent budget")
     parser.add_argument("--command", required=True, help="the exact command that trained the run (for the card)")
+    parser.add_argument("--workers", type=int, default=1, help="evaluation processes (same numbers, less time)")
     args = parser.parse_args(argv)
     if not (args.run_dir / "progress.csv").exists():
         print(f"{args.run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
         return 1
-    card = export(args.run_dir, args.name, args.decks, args.search_decks, args.search_simulations, args.command)
+    card = export(
+        args.run_dir, args.name, args.decks, args.search_decks, args.search_simulations, args.command, args.workers
+    )
     print(f"wrote {card}")
     return 0
 
