@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import os
 import platform
 import sys
@@ -60,6 +61,10 @@ def _training_time(run_dir: Path) -> tuple[float, int]:
     return seconds, len(rows)
 
 
+def _heuristic(seed: int | None = None) -> HeuristicAgent:
+    return HeuristicAgent()
+
+
 def _section(title: str, ev: Evaluation) -> str:
     return f"### {title}\n\n```\n{ev.table()}\n```\n"
 
@@ -83,8 +88,8 @@ def export(
     sections = []
     baselines: list[tuple[str, Any, int]] = [
         ("random", RandomAgent, decks),
-        ("heuristic", lambda seed=None: HeuristicAgent(), decks),
-        ("search", lambda seed=None: SearchAgent(simulations=search_simulations, seed=seed), search_decks),
+        ("heuristic", _heuristic, decks),  # module-level and partial factories: they go to worker processes
+        ("search", functools.partial(SearchAgent, simulations=search_simulations), search_decks),
     ]
     for baseline_name, baseline, count in baselines:
         if count <= 0:
