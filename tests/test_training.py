@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -172,6 +173,8 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     assert "optimizer" not in torch.load(shipped, weights_only=True)
     assert load_agent(shipped).num_players == 4
     assert (tmp_path / "shipped" / "tiny_curves.png").stat().st_size > 0
+    for name, factory, _ in export.baselines(2, 1, 2):  # --workers sends them to other processes
+        assert pickle.loads(pickle.dumps(factory))(seed=1) is not None, name
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):

@@ -65,6 +65,15 @@ def _heuristic(seed: int | None = None) -> HeuristicAgent:
     return HeuristicAgent()
 
 
+def baselines(decks: int, search_decks: int, search_simulations: int) -> list[tuple[str, Any, int]]:
+    """(name, agent factory, decks) of each baseline; the factories pickle, for worker processes."""
+    return [
+        ("random", RandomAgent, decks),
+        ("heuristic", _heuristic, decks),
+        ("search", functools.partial(SearchAgent, simulations=search_simulations), search_decks),
+    ]
+
+
 def _section(title: str, ev: Evaluation) -> str:
     return f"### {title}\n\n```\n{ev.table()}\n```\n"
 
@@ -86,12 +95,7 @@ def export(
     curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
     policy = load_agent(weights, expect_config=config)
     sections = []
-    baselines: list[tuple[str, Any, int]] = [
-        ("random", RandomAgent, decks),
-        ("heuristic", _heuristic, decks),  # module-level and partial factories: they go to worker processes
-        ("search", functools.partial(SearchAgent, simulations=search_simulations), search_decks),
-    ]
-    for baseline_name, baseline, count in baselines:
+    for baseline_name, baseline, count in baselines(decks, search_decks, search_simulations):
         if count <= 0:
             continue
         started = time.perf_counter()
