@@ -107,8 +107,8 @@ def contenders(workers: int) -> dict[str, Callable[[], Runner]]:
     return {
         "rams_env env() AEC, mattmar 4p": rams_runner,
         HEADLINE: lambda: batched_runner(BatchedRamsEnv(256, seed=0)),
-        f"rams_env batched, {workers} processes": lambda: batched_runner(
-            SubprocBatchedRamsEnv(256 * workers, workers=workers, seed=0)
+        f"rams_env batched, {workers} processes (copy=False)": lambda: batched_runner(
+            SubprocBatchedRamsEnv(1024 * workers, workers=workers, seed=0, copy=False)
         ),
         "rams_env batched, Python reference engine": lambda: batched_runner(ReferenceBatchedRamsEnv(64, seed=0)),
         "rams_env raw engine (no observation)": engine_runner,

@@ -19,6 +19,7 @@ player going out on jacks at the first deal) are skipped on reset.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import multiprocessing as mp
 import random
@@ -97,7 +98,7 @@ class _Batch:
         """Start a fresh episode in every game (seeded per game from ``seed``)."""
         return self.reset_games(game_seeds(self._seed if seed is None else seed, self.num_games))
 
-    def reset_games(self, seeds: list[int]) -> BatchStep:
+    def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
         raise NotImplementedError
 
@@ -121,11 +122,14 @@ class BatchedRamsEnv(_Batch):
         """Every game's current scores, shape (num_games, num_players)."""
         return self._states[:, compiled.SCORES : compiled.SCORES + self.num_players].copy()
 
-    def reset_games(self, seeds: list[int]) -> BatchStep:
-        """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
+    def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
+        """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
+        (written into ``out`` if given)."""
         if len(seeds) != self.num_games:
             raise ValueError(f"need {self.num_games} seeds, got {len(seeds)}")
-        out = _batch(self.num_games, self.num_players)
+        out = out if out is not None else _batch(self.num_games, self.num_players)
+        out.rewards.fill(0.0)
+        out.done.fill(False)
         seed_array = np.asarray(seeds, np.uint64).astype(np.int64)
         compiled.reset_batch(
             self._states, self._rngs, self._cfg, seed_array, out.observations, out.action_masks, out.seats
@@ -133,15 +137,15 @@ class BatchedRamsEnv(_Batch):
         self._started = True
         return out
 
-    def step(self, actions: Any) -> BatchStep:
-        """Apply one action per game (to its acting seat) and return the next decisions.
-
-        An illegal action raises ``IllegalActionError`` naming the game, and no game is stepped.
+    def step(self, actions: Any, out: BatchStep | None = None) -> BatchStep:
+        """Apply one action per game (to its acting seat) and return the next decisions (written
+        into ``out`` if given). An illegal action raises ``IllegalActionError`` naming the game,
+        and no game is stepped.
         """
         actions = _checked_actions(actions, self.num_games)
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        out = _batch(self.num_games, self.num_players)
+        out = out if out is not None else _batch(self.num_games, self.num_players)
         bad = compiled.step_batch(
             self._states,
             self._rngs,
@@ -181,13 +185,16 @@ class ReferenceBatchedRamsEnv(_Batch):
         """Every game's current scores, shape (num_games, num_players)."""
         return np.array([game.scores for game in self.games], np.int64)
 
-    def reset_games(self, seeds: list[int]) -> BatchStep:
-        """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
+    def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
+        """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
+        (written into ``out`` if given)."""
         if len(seeds) != self.num_games:
             raise ValueError(f"need {self.num_games} seeds, got {len(seeds)}")
         self._seeders = [random.Random(s) for s in seeds]
         self.games = [self._new_game(i) for i in range(self.num_games)]
-        out = _batch(self.num_games, self.num_players)
+        out = out if out is not None else _batch(self.num_games, self.num_players)
+        out.rewards.fill(0.0)
+        out.done.fill(False)
         for i in range(self.num_games):
             self._observe(i, out)
         return out
@@ -207,12 +214,15 @@ class ReferenceBatchedRamsEnv(_Batch):
         out.observations[i] = cache.get(game, seat)
         out.action_masks[i] = cache.mask(game, seat)
 
-    def step(self, actions: Any) -> BatchStep:
-        """Apply one action per game (to its acting seat) and return the next decisions."""
+    def step(self, actions: Any, out: BatchStep | None = None) -> BatchStep:
+        """Apply one action per game (to its acting seat) and return the next decisions (written
+        into ``out`` if given)."""
         actions = _checked_actions(actions, self.num_games)
         if not self.games:
             raise RuntimeError("call reset() before step()")
-        out = _batch(self.num_games, self.num_players)
+        out = out if out is not None else _batch(self.num_games, self.num_players)
+        out.rewards.fill(0.0)
+        out.done.fill(False)
         points = self.reward_kind == "points"
         for i, action in enumerate(actions.tolist()):
             game, cache = self.games[i], self.caches[i]
@@ -237,35 +247,51 @@ class ReferenceBatchedRamsEnv(_Batch):
         return out
 
 
-def _worker(pipe: Any, shm_names: tuple[str, str], rows: slice, kwargs: dict[str, Any]) -> None:
-    """Worker process: owns the games ``rows`` of the batch, writes observations and masks into
-    shared memory, sends the small arrays back through the pipe."""
+def _shared_fields(num_games: int, num_players: int) -> list[tuple[tuple[int, ...], Any]]:
+    """Shape and dtype of each ``BatchStep`` array, in field order."""
+    return [
+        ((num_games, OBS_SIZE), np.float32),
+        ((num_games, NUM_ACTIONS), np.int8),
+        ((num_games,), np.int64),
+        ((num_games, num_players), np.float32),
+        ((num_games,), np.bool_),
+    ]
+
+
+def _shared_batch(blocks: list[shared_memory.SharedMemory], num_games: int, num_players: int) -> BatchStep:
+    """A ``BatchStep`` whose arrays live in the shared memory ``blocks``."""
+    fields = _shared_fields(num_games, num_players)
+    return BatchStep(
+        *(np.ndarray(shape, dtype, buffer=block.buf) for (shape, dtype), block in zip(fields, blocks, strict=True))
+    )
+
+
+def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[str, Any]) -> None:
+    """Worker process: owns the games ``rows`` of the batch and steps them straight into the
+    shared-memory arrays; the pipe carries the commands and an acknowledgement."""
     reference = kwargs.pop("reference", False)
     env = (ReferenceBatchedRamsEnv if reference else BatchedRamsEnv)(**kwargs)
-    obs_shm, mask_shm = (shared_memory.SharedMemory(name=name) for name in shm_names)
+    blocks = [shared_memory.SharedMemory(name=name) for name in names]
+    shared = _shared_batch(blocks, total, env.num_players)
+    out = BatchStep(*(getattr(shared, f.name)[rows] for f in dataclasses.fields(BatchStep)))
     try:
-        total = rows.stop
-        observations = np.ndarray((total, OBS_SIZE), np.float32, buffer=obs_shm.buf)[rows]
-        masks = np.ndarray((total, NUM_ACTIONS), np.int8, buffer=mask_shm.buf)[rows]
         while True:
             command, payload = pipe.recv()
             try:
                 if command == "reset":
-                    result = env.reset_games(payload)
+                    env.reset_games(payload, out=out)
                 elif command == "step":
-                    result = env.step(payload)
+                    env.step(payload, out=out)
                 else:
                     break
             except Exception as err:  # sent back and re-raised in the parent, with its message
                 pipe.send(("error", f"{type(err).__name__}: {err}"))
                 continue
-            observations[:] = result.observations
-            masks[:] = result.action_masks
-            pipe.send(("ok", (result.seats, result.rewards, result.done)))
+            pipe.send(("ok", None))
     finally:
-        del observations, masks
-        obs_shm.close()
-        mask_shm.close()
+        del shared, out
+        for block in blocks:
+            block.close()
         pipe.close()
 
 
@@ -273,12 +299,21 @@ class SubprocBatchedRamsEnv:
     """A :class:`BatchedRamsEnv` split over ``workers`` processes (one per core, say).
 
     Game ``i`` plays exactly what game ``i`` of ``BatchedRamsEnv(num_games, seed=...)`` plays:
-    worker ``w`` owns a contiguous block of games and derives their seeds the same way.
-    ``reference=True`` runs :class:`ReferenceBatchedRamsEnv` in the workers instead.
+    worker ``w`` owns a contiguous block of games and derives their seeds the same way. The
+    workers write every array into shared memory. ``copy=True`` (default) returns copies;
+    ``copy=False`` returns the shared arrays themselves, valid until the next ``step``/``reset``
+    (faster, for loops that copy what they keep). ``reference=True`` runs
+    :class:`ReferenceBatchedRamsEnv` in the workers instead.
     """
 
     def __init__(
-        self, num_games: int, workers: int = 2, seed: int | None = None, reference: bool = False, **env_kwargs: Any
+        self,
+        num_games: int,
+        workers: int = 2,
+        seed: int | None = None,
+        reference: bool = False,
+        copy: bool = True,
+        **env_kwargs: Any,
     ) -> None:
         self._closed, self._shm, self._pipes, self._processes = True, [], [], []  # what close() may meet
         if not isinstance(workers, int) or not 1 <= workers <= num_games:
@@ -286,22 +321,21 @@ class SubprocBatchedRamsEnv:
         probe = ReferenceBatchedRamsEnv(1, seed=0, **env_kwargs)  # validates the arguments here, not in a worker
         env_kwargs["reference"] = reference
         self.config, self.num_games, self.num_players = probe.config, num_games, probe.num_players
-        self._seed = seed
+        self._seed, self._copy = seed, copy
+        fields = _shared_fields(num_games, self.num_players)
         self._shm = [
-            shared_memory.SharedMemory(create=True, size=num_games * OBS_SIZE * 4),
-            shared_memory.SharedMemory(create=True, size=num_games * NUM_ACTIONS),
+            shared_memory.SharedMemory(create=True, size=max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize))
+            for shape, dtype in fields
         ]
-        self._observations = np.ndarray((num_games, OBS_SIZE), np.float32, buffer=self._shm[0].buf)
-        self._masks = np.ndarray((num_games, NUM_ACTIONS), np.int8, buffer=self._shm[1].buf)
+        self._shared: BatchStep | None = _shared_batch(self._shm, num_games, self.num_players)
         bounds = np.linspace(0, num_games, workers + 1).astype(int)
         self._rows = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         context = mp.get_context("spawn")
+        names = [block.name for block in self._shm]
         for rows in self._rows:
             parent, child = context.Pipe()
             kwargs = dict(env_kwargs, num_games=rows.stop - rows.start)
-            process = context.Process(
-                target=_worker, args=(child, (self._shm[0].name, self._shm[1].name), rows, kwargs), daemon=True
-            )
+            process = context.Process(target=_worker, args=(child, names, rows, num_games, kwargs), daemon=True)
             process.start()
             child.close()
             self._pipes.append(parent)
@@ -309,22 +343,16 @@ class SubprocBatchedRamsEnv:
             self._closed = False
 
     def _gather(self) -> BatchStep:
-        seats, rewards, done = [], [], []
         for index, pipe in enumerate(self._pipes):
             status, payload = pipe.recv()
             if status == "error":
                 rows = self._rows[index]
                 raise IllegalActionError(f"worker for games {rows.start}-{rows.stop - 1}: {payload}")
-            seats.append(payload[0])
-            rewards.append(payload[1])
-            done.append(payload[2])
-        return BatchStep(
-            self._observations.copy(),
-            self._masks.copy(),
-            np.concatenate(seats),
-            np.concatenate(rewards),
-            np.concatenate(done),
-        )
+        shared = self._shared
+        assert shared is not None
+        if not self._copy:
+            return shared
+        return BatchStep(*(getattr(shared, f.name).copy() for f in dataclasses.fields(BatchStep)))
 
     def reset(self, seed: int | None = None) -> BatchStep:
         """Reset every game; the per-game seeds match ``BatchedRamsEnv``'s for the same seed."""
@@ -354,7 +382,7 @@ class SubprocBatchedRamsEnv:
             process.join(timeout=5)
             if process.is_alive():
                 process.terminate()
-        self._observations = self._masks = None
+        self._shared = None
         for shm in self._shm:
             shm.close()
             shm.unlink()

@@ -107,8 +107,9 @@ def test_reference_batched_env_equals_reference():
     _play_both(16, 500, seed=4, batched=env, variant="russian", num_players=4)
 
 
-def test_subprocess_env_equals_reference():
-    env = SubprocBatchedRamsEnv(6, workers=2, seed=9, variant="russian", num_players=3)
+@pytest.mark.parametrize("copy", [True, False])
+def test_subprocess_env_equals_reference(copy):
+    env = SubprocBatchedRamsEnv(6, workers=2, seed=9, copy=copy, variant="russian", num_players=3)
     try:
         _play_both(6, 300, seed=9, batched=env, variant="russian", num_players=3)
     finally:
