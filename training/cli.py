@@ -26,7 +26,7 @@ RECIPES: dict[str, dict[str, Any]] = {
     "full": dict(
         total_steps=12_000_000,
         num_games=256,
-        workers=2,
+        workers=1,
         episodes_per_game=2,
         eval_every=50,
         eval_decks=300,
