@@ -344,9 +344,12 @@ class SubprocBatchedRamsEnv:
 
     def _gather(self) -> BatchStep:
         for index, pipe in enumerate(self._pipes):
-            status, payload = pipe.recv()
+            rows = self._rows[index]
+            try:
+                status, payload = pipe.recv()
+            except (EOFError, ConnectionError):
+                raise self._dead(index) from None
             if status == "error":
-                rows = self._rows[index]
                 raise IllegalActionError(f"worker for games {rows.start}-{rows.stop - 1}: {payload}")
         shared = self._shared
         assert shared is not None
@@ -354,11 +357,26 @@ class SubprocBatchedRamsEnv:
             return shared
         return BatchStep(*(getattr(shared, f.name).copy() for f in dataclasses.fields(BatchStep)))
 
+    def _dead(self, index: int) -> RuntimeError:
+        """The error for a worker that is gone (the env is closed)."""
+        rows, process = self._rows[index], self._processes[index]
+        process.join(timeout=1)
+        self.close()
+        return RuntimeError(
+            f"the worker process for games {rows.start}-{rows.stop - 1} died (exit code {process.exitcode})"
+        )
+
+    def _send(self, command: str, payloads: list[Any]) -> None:
+        for index, (pipe, payload) in enumerate(zip(self._pipes, payloads, strict=True)):
+            try:
+                pipe.send((command, payload))
+            except (BrokenPipeError, ConnectionError):
+                raise self._dead(index) from None
+
     def reset(self, seed: int | None = None) -> BatchStep:
         """Reset every game; the per-game seeds match ``BatchedRamsEnv``'s for the same seed."""
         seeds = game_seeds(self._seed if seed is None else seed, self.num_games)
-        for pipe, rows in zip(self._pipes, self._rows, strict=True):
-            pipe.send(("reset", seeds[rows]))
+        self._send("reset", [seeds[rows] for rows in self._rows])
         return self._gather()
 
     def step(self, actions: Any) -> BatchStep:
@@ -366,8 +384,7 @@ class SubprocBatchedRamsEnv:
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,):
             raise ValueError(f"need one action per game: shape ({self.num_games},), got {actions.shape}")
-        for pipe, rows in zip(self._pipes, self._rows, strict=True):
-            pipe.send(("step", actions[rows]))
+        self._send("step", [actions[rows] for rows in self._rows])
         return self._gather()
 
     def close(self) -> None:

@@ -116,6 +116,18 @@ def test_subprocess_env_equals_reference(copy):
         env.close()
 
 
+def test_subprocess_env_reports_a_dead_worker():
+    env = SubprocBatchedRamsEnv(4, workers=2, seed=1)
+    try:
+        out = env.reset()
+        env._processes[1].kill()
+        env._processes[1].join()
+        with pytest.raises(RuntimeError, match="worker process for games 2-3 died"):
+            env.step([int(np.flatnonzero(m)[0]) for m in out.action_masks])
+    finally:
+        env.close()
+
+
 def test_subprocess_env_reports_an_illegal_action():
     env = SubprocBatchedRamsEnv(4, workers=2, seed=1)
     try:
