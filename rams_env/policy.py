@@ -258,7 +258,9 @@ class OpponentPool:
     """Frozen past snapshots of a policy for self-play, each a checkpoint file in ``folder``.
 
     The run's checkpoint records :meth:`references` (the file names) and :meth:`restore` reloads
-    them, so the pool is saved with the run. The oldest snapshot is dropped beyond ``capacity``.
+    them, so the pool is saved with the run. The oldest snapshot leaves the pool beyond
+    ``capacity``; its file stays until :meth:`prune` is told no checkpoint refers to it (a run
+    interrupted between a snapshot and its next checkpoint must still find the old pool).
     """
 
     def __init__(
@@ -282,10 +284,14 @@ class OpponentPool:
         self._names.append(name)
         self._nets[name] = self._load(name)
         while len(self._names) > self.capacity:
-            old = self._names.pop(0)
-            self._nets.pop(old, None)
-            (self.folder / old).unlink(missing_ok=True)
+            self._nets.pop(self._names.pop(0), None)
         return path
+
+    def prune(self, keep: set[str]) -> None:
+        """Delete the snapshot files that are neither in the pool nor in ``keep``."""
+        for path in self.folder.glob("snapshot_*.pt"):
+            if path.name not in keep and path.name not in self._names:
+                path.unlink(missing_ok=True)
 
     def network(self, index: int) -> PolicyNet:
         """The frozen network of snapshot ``index`` (0 = oldest kept)."""

@@ -135,6 +135,23 @@ def test_resume_continues_the_same_run(tmp_path):
         assert torch.equal(a, b)
 
 
+def test_an_interrupted_run_resumes_after_its_pool_moved_on(tmp_path):
+    """A snapshot that pushes the oldest one out of the pool after the last checkpoint: the
+    checkpoint still names the old snapshot, whose file must still be there."""
+    trainer = Trainer(tiny(tmp_path, total_steps=10**9, pool_size=2, keep_last=1))
+    for update in range(1, 4):
+        trainer.updates = update
+        trainer.pool.add(trainer.net, update)
+        trainer.save()
+    trainer.pool.add(trainer.net, 4)  # pool now 3, 4: snapshot 2 left it after the last save
+    trainer.env.close()  # interrupted here
+    assert (tmp_path / "pool" / "snapshot_000002.pt").exists()
+    assert not (tmp_path / "pool" / "snapshot_000001.pt").exists()  # no kept checkpoint names it
+    resumed = Trainer(tiny(tmp_path, total_steps=10**9, pool_size=2, keep_last=1, resume=True))
+    assert resumed.pool.references() == ["snapshot_000002.pt", "snapshot_000003.pt"]
+    resumed.env.close()
+
+
 def test_a_run_is_not_overwritten_and_foreign_rules_are_refused(tmp_path):
     Trainer(tiny(tmp_path)).run()
     with pytest.raises(FileExistsError, match="--resume"):

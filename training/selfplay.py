@@ -219,6 +219,7 @@ class Trainer:
         self.steps = self.updates = self.episodes = 0
         self.best_score = -math.inf
         self.history: list[dict[str, Any]] = []
+        self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
         self.torch_gen = torch.Generator().manual_seed(args.seed)
         self.rng = random.Random(args.seed)
         if args.resume:
@@ -253,13 +254,15 @@ class Trainer:
         """Write the rolling checkpoint of this update (and ``latest.pt``, ``best.pt``) atomically."""
         payload = self._payload()
         path = self.run_dir / f"checkpoint_{self.updates:06d}.pt"
-        save_checkpoint(path, payload)
-        save_checkpoint(self.run_dir / "latest.pt", payload)
-        if best:
-            save_checkpoint(self.run_dir / "best.pt", payload)
+        written = [path, self.run_dir / "latest.pt"] + ([self.run_dir / "best.pt"] if best else [])
+        for target in written:
+            save_checkpoint(target, payload)
+            self._pool_refs[target.name] = list(payload["pool"])
         rolling = sorted(self.run_dir.glob("checkpoint_*.pt"))
         for old in rolling[: -self.args.keep_last]:
             old.unlink()
+            self._pool_refs.pop(old.name, None)
+        self.pool.prune({name for names in self._pool_refs.values() for name in names})
         return path
 
     def _resume(self) -> None:
@@ -280,6 +283,10 @@ class Trainer:
         self.rng.setstate(_tuplify(payload["rng"]["python"]))
         self.pool.restore(payload["pool"])
         self.history = list(payload.get("history", []))
+        for kept in [*self.run_dir.glob("checkpoint_*.pt"), self.run_dir / "best.pt", path]:
+            if kept.exists():  # what the other kept checkpoints name must outlive pruning
+                refs = payload["pool"] if kept == path else load_checkpoint(kept, expect_config=self.config)["pool"]
+                self._pool_refs[kept.name] = list(refs)
         log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
 
     # ---------------------------------------------------------------- acting
