@@ -203,3 +203,6 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     assert episodes and heuristic_moves
     for episode in episodes:
         assert len({s.seat for s in episode.samples}) == 1
+    again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0))
+    repeat, _ = again.collect()  # the same update of the same run: the same games and moves
+    assert [[s.action for s in e.samples] for e in repeat] == [[s.action for s in e.samples] for e in episodes]

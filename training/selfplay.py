@@ -301,6 +301,7 @@ class Trainer:
         """Play one update's episodes: the learner's decisions of each, with GAE done."""
         args, n = self.args, self.args.num_games
         out = self.env.reset(seed=derive_seed(args.seed, 1, self.updates))
+        self.heuristic.rng.seed(derive_seed(args.seed, 2, self.updates))  # its bid sampling, per update
         slots = [self._new_slot() for _ in range(n)]
         ready: list[Episode] = []
         returns: list[float] = []
