@@ -19,7 +19,8 @@ from . import compiled
 from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
 from .episode import end_of_deal, shared_win, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig
-from .rules.actions import NUM_ACTIONS, action_name
+from .rules.actions import NUM_ACTIONS
+from .rules.game import illegal_message
 
 STEP_SCORED, STEP_INFO, STEP_OVER = compiled.STEP_SCORED, compiled.STEP_INFO, compiled.STEP_OVER
 P = compiled.P  # per-seat numbers are padded to this many seats
@@ -34,18 +35,6 @@ def _action_id(action: Any) -> int | None:
         return operator.index(action)
     except TypeError:
         return None
-
-
-def illegal_message(action: Any, current: int, phase: int, legal: list[int]) -> str:
-    """What ``Game.apply`` says about an illegal action (one wording for both engines)."""
-    if _action_id(action) is None:
-        return f"action must be an int action id, got {action!r}"
-    if not legal:
-        return f"no action is legal in phase {Phase(phase).name} (nobody is to act); got {action_name(action)}"
-    return (
-        f"illegal action {action_name(action)} ({action}) by player {current} in phase "
-        f"{Phase(phase).name}; legal: {', '.join(action_name(a) for a in legal)}"
-    )
 
 
 class ReferenceBackend:
@@ -109,9 +98,6 @@ class ReferenceBackend:
 
     def win_rewards(self) -> list[float]:
         return win_rewards(self.game)  # type: ignore[arg-type]
-
-    def scores_and_tricks(self) -> tuple[list[int], list[int]]:
-        return list(self.game.scores), list(self.game.tricks_won)  # type: ignore[union-attr]
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """The observation and mask of ``seat`` (fresh arrays)."""
@@ -235,11 +221,6 @@ class CompiledBackend:
         winners = int(self._numbers[3 * P])
         return shared_win([s for s in range(self._n) if (winners >> s) & 1], self._n)
 
-    def scores_and_tricks(self) -> tuple[list[int], list[int]]:
-        state, n = self._state, self._n
-        scores = state[compiled.SCORES : compiled.SCORES + n].tolist()
-        return scores, state[compiled.TRICKS_WON : compiled.TRICKS_WON + n].tolist()
-
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """The observation and mask of ``seat`` (fresh arrays)."""
         if seat == self._next_seat:  # hand out the step's arrays; the next step writes into new ones
@@ -252,5 +233,4 @@ class CompiledBackend:
         return observation, mask
 
     def legal(self) -> list[int]:
-        legal = int(self._state[compiled.LEGAL])
-        return [a for a in range(NUM_ACTIONS) if (legal >> a) & 1]
+        return compiled.legal_actions(self._state)

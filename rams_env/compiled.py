@@ -1017,6 +1017,12 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
     out[O_PROGRESS + 1] = min(1.0, s[DEAL_IN_RAMS] / 20.0)
 
 
+def legal_actions(s: np.ndarray) -> list[int]:
+    """The legal action ids of a game's state row, ascending (for messages and ``legal_actions()``)."""
+    legal = int(s[LEGAL])
+    return [a for a in range(60) if (legal >> a) & 1]
+
+
 @jit
 def write_mask(s: np.ndarray, seat: int, out: np.ndarray) -> None:
     """The int8 action mask of ``seat`` (all zeros unless it is to act)."""
@@ -1081,8 +1087,7 @@ def reset_batch(
 def _observe(s: np.ndarray, c: np.ndarray, i: int, observations: np.ndarray, masks: np.ndarray, seats: np.ndarray):
     seat = s[CURRENT]
     seats[i] = seat
-    encode(s, c, seat, observations[i])
-    write_mask(s, seat, masks[i])
+    observe(s, c, seat, observations[i], masks[i])
 
 
 @jit

@@ -194,9 +194,7 @@ class RamsEnv(AECEnv):
         self.infos[agent]["legal_actions"] = [action_name(a) for a in legal]
         self._accumulate_rewards()
 
-    def _update_infos(self, scores: list[int] | None = None, tricks: list[int] | None = None) -> None:
-        if scores is None or tricks is None:
-            scores, tricks = self._backend.scores_and_tricks()
+    def _update_infos(self, scores: list[int], tricks: list[int]) -> None:
         for i, a in enumerate(self.possible_agents):
             info = self.infos.get(a)
             if info is not None:

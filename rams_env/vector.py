@@ -33,7 +33,8 @@ from . import compiled
 from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
 from .episode import check_episode, end_of_deal, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig, make_config
-from .rules.actions import NUM_ACTIONS, action_name
+from .rules.actions import NUM_ACTIONS
+from .rules.game import illegal_message
 
 
 @dataclass
@@ -163,11 +164,8 @@ class BatchedRamsEnv(_Batch):
 
     def _illegal(self, game: int, action: int) -> str:
         state = self._states[game]
-        legal = [a for a in range(NUM_ACTIONS) if (int(state[compiled.LEGAL]) >> a) & 1]
-        return (
-            f"illegal action {action_name(action)} ({action}) by player {int(state[compiled.CURRENT])} in phase "
-            f"{Phase(int(state[compiled.PHASE])).name}; legal: {', '.join(action_name(a) for a in legal)}"
-        )
+        player, phase = int(state[compiled.CURRENT]), int(state[compiled.PHASE])
+        return illegal_message(action, player, phase, compiled.legal_actions(state))
 
 
 class ReferenceBatchedRamsEnv(_Batch):

@@ -147,6 +147,22 @@ def _to_card(value: Any) -> int:
     return index
 
 
+def illegal_message(action: Any, player: int, phase: int, legal: list[int]) -> str:
+    """Why ``action`` is refused: not an int, nobody to act, or not among ``legal`` (every engine
+    and env words it this way)."""
+    try:
+        operator.index(action)
+    except TypeError:
+        return f"action must be an int action id, got {action!r}"
+    name = Phase(phase).name
+    if not legal:
+        return f"no action is legal in phase {name} (nobody is to act); got {action_name(action)}"
+    return (
+        f"illegal action {action_name(action)} ({action}) by player {player} in phase "
+        f"{name}; legal: {', '.join(action_name(a) for a in legal)}"
+    )
+
+
 class Game:
     """A Rams game (one match) for one configuration, driven by :meth:`apply`.
 
@@ -403,9 +419,9 @@ class Game:
         try:
             action = operator.index(action)
         except TypeError:
-            raise IllegalActionError(f"action must be an int action id, got {action!r}") from None
+            raise IllegalActionError(illegal_message(action, self.current, self.phase, legal)) from None
         if action not in legal:
-            raise self._illegal(action, legal)
+            raise IllegalActionError(illegal_message(action, self.current, self.phase, legal))
         self._legal = None
         phase = self.phase
         if phase == Phase.PLAY:
@@ -418,16 +434,6 @@ class Game:
             self._bid(action)
         else:
             self._answer(action)
-
-    def _illegal(self, action: int, legal: list[int]) -> IllegalActionError:
-        if not legal:
-            return IllegalActionError(
-                f"no action is legal in phase {self.phase.name} (nobody is to act); got {action_name(action)}"
-            )
-        return IllegalActionError(
-            f"illegal action {action_name(action)} ({action}) by player {self.current} in phase "
-            f"{self.phase.name}; legal: {', '.join(action_name(a) for a in legal)}"
-        )
 
     def _order_from_forehand(self) -> list[int]:
         n, fh = self.n, self.forehand
