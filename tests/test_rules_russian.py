@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+import rams_env
 from rams_env.rules import Action, Game, IllegalActionError, Phase, card_index, card_name, deck_cards, make_config
 from tests.decks import stack_deck
 
@@ -1038,3 +1039,121 @@ def test_five_of_one_suit_can_end_the_game():
     buy_round(g, extra="5C")
     assert g.scores == [125, 0, 120, 40]
     assert_game_over(g, [1], [-125, 285, -120, -40])
+
+
+# --------------------------------------------------------------------------- HD (2026-12-01) through the env
+# The same scripts on both engines of the env: the compiled one (legal sets, scores, rewards and
+# winners come from it) and the pure-Python reference.
+ENGINES = ("compiled", "reference")
+
+
+def scripted_env(engine, dealer, hands, turned, scores=None, episode="deal", reward="points", talon=None):
+    """A 4-player russian env on ``engine`` whose first deal gives ``hands`` (every seat named)."""
+    env = rams_env.raw_env(variant="russian", num_players=4, episode=episode, reward=reward, engine=engine)
+    deck = stack_deck("russian", 4, dealer, hands, turned, talon)
+    env.reset(seed=0, options={"deck": deck, "dealer": dealer, "scores": scores or [100] * 4})
+    return env
+
+
+def env_act(env, seat, action):
+    """Step ``action`` (a card name or an action id), checking that ``seat`` is the one to act."""
+    assert env.agent_selection == f"player_{seat}", f"{env.agent_selection} is to act, the script expected {seat}"
+    env.step(card_index(action) if isinstance(action, str) else int(action))
+
+
+def env_legal(env):
+    """The legal actions now as names, from the engine; the acting seat's mask must agree."""
+    legal_ids = env.legal_actions()
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert mask.nonzero()[0].tolist() == sorted(legal_ids)
+    return {card_name(a) if a < 52 else Action(a).name for a in legal_ids}
+
+
+def env_scores(env):
+    return [env.infos[f"player_{s}"]["score"] for s in range(4)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_env_four_aces_are_checked_before_five_of_one_suit(engine):
+    # HD on timing: four aces first, whoever holds them (here the dealer, the last in seat order),
+    # before five of one suit held by the first leader.
+    hands = {
+        1: ["2H", "3H", "4H", "5H", "6H"],  # forehand, first leader: five hearts
+        2: ["3D", "4D", "5S", "6S", "7C"],
+        3: ["8C", "7H", "8S", "9S", "TS"],
+        0: ["AC", "AD", "AH", "AS", "2D"],  # the dealer: four aces
+    }
+    env = scripted_env(engine, 0, hands, "9D", episode="rams", reward="win")
+    for seat, action in [(1, KNOCK), (2, PASS), (3, PASS), (0, KNOCK), (1, DRAW), (0, DRAW), (0, "2D")]:
+        env_act(env, seat, action)
+    assert all(env.terminations.values())
+    assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -1 / 3, "player_2": -1 / 3, "player_3": -1 / 3})
+    assert env_scores(env) == [100] * 4  # no five-of-a-suit scoring
+    view = env.view(2)
+    assert view["phase"] == "over" and view["winners"] == [0]
+    assert [(s["seat"], s["what"]) for s in view["shown"]] == [(0, "four_aces")]
+    assert env.game.result()["reason"] == "four_aces"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_env_five_of_one_suit_first_found_from_the_first_leader(engine):
+    # Dealer 1: forehand 2 passes, so seat 3 leads first; seats 3 and 0 both hold five of a suit.
+    hands = {
+        2: ["2C", "3D", "4S", "5D", "6S"],
+        3: ["2H", "3H", "4H", "5H", "6H"],
+        0: ["AC", "KC", "QC", "JC", "TC"],
+        1: ["7S", "8S", "9S", "7D", "8D"],
+    }
+    env = scripted_env(engine, 1, hands, "9D")
+    for seat, action in [(2, PASS), (3, KNOCK), (0, KNOCK), (1, KNOCK), (3, DRAW), (0, DRAW), (1, DRAW), (1, "7S")]:
+        env_act(env, seat, action)
+    assert all(env.terminations.values())
+    # seat 3 writes off 5; seat 0 is fined 5 + the clubs ace 10; the dealer is fined 5; seat 2 passed.
+    assert env_scores(env) == [115, 105, 100, 95]
+    assert [(s["seat"], s["what"]) for s in env.view(0)["shown"]] == [(3, "five_of_a_suit")]
+
+
+# Honour leads (HD on leads): ace, then king, then queen. Each script is (seat, card, legal set
+# before the card is played or None); dealer 0, trump diamonds (9D turned), seats 3 and 0 pass.
+HONOUR_LEADS = {
+    "ace_led": (
+        {1: ["AD", "KD", "QD", "2C", "3C"], 2: ["2D", "4C", "5C", "6H", "7H"]},
+        [
+            (1, "AD", {"AD"}),  # the trump ace first
+            (2, "2D", {"2D"}),
+            (1, "KD", {"KD"}),  # won with the ace, holds king and queen: the king
+            (2, "4C", None),
+            (1, "QD", {"QD"}),  # won with the king: the queen
+            (2, "5C", None),
+            (1, "2C", {"2C", "3C"}),  # won with the queen: a free lead
+        ],
+    ),
+    "ace_on_a_led_jack": (
+        {1: ["JD", "2C", "3C", "4C", "5S"], 2: ["AD", "KD", "QD", "6H", "7H"]},
+        [
+            (1, "JD", {"JD", "2C", "3C", "4C", "5S"}),
+            (2, "AD", {"AD"}),  # ace on a led trump face card
+            (2, "KD", {"KD"}),  # won with the ace, holds king and queen: the king, not the queen
+            (1, "2C", None),
+            (2, "QD", {"QD"}),  # the queen after the trick the king won
+            (1, "3C", None),
+            (2, "6H", {"6H", "7H"}),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("case", sorted(HONOUR_LEADS))
+def test_env_honour_leads_ace_then_king_then_queen(case, engine):
+    hands, script = HONOUR_LEADS[case]
+    hands = {**hands, 3: ["3H", "4H", "5H", "6S", "7S"], 0: ["8H", "9H", "8S", "9S", "TS"]}
+    env = scripted_env(engine, 0, hands, "9D")
+    for seat, action in [(1, KNOCK), (2, KNOCK), (3, PASS), (0, PASS), (1, DRAW), (2, DRAW)]:
+        env_act(env, seat, action)
+    for seat, card, allowed in script:
+        if allowed is not None:
+            assert env_legal(env) == allowed, (seat, card)
+        env_act(env, seat, card)
+    leader = script[0][0] if case == "ace_led" else 2
+    assert env.infos[f"player_{leader}"]["tricks"] == 3

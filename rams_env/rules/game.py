@@ -24,8 +24,13 @@ HD  Forced trump lead reads the live score: start-of-deal score less tricks take
     ace is always at his first lead, since he must lead it then.
 HD  Russian revoke fines never arise: illegal cards are never legal actions.
 HD  Russian timing: going out on jacks is checked when the knock round starts, in seat
-    order from forehand; four aces (all active players first), then five of one suit, are
-    checked when trick play is about to begin, in seat order from the first leader.
+    order from forehand (the first eligible player wins). When trick play is about to begin,
+    active players only: four aces first (whoever holds them wins the game), then five of one
+    suit in seat order from the first leader; the first found decides.
+HD  Russian leads: when the duties of RULES.md 6.2 meet, the order is trump ace, then king,
+    then queen. Who won with the trump ace and holds king and queen leads the king, and the
+    queen after the trick the king wins: ``queen_due`` is set by every trick won with the
+    trump ace or king, and the lead checks ace, king, then the due queen.
 HD  Russian jacks (judged on the 5 dealt cards) are shown when a jack of the pair first
     leaves the hand face down (a pass, a discard) or else when the deal is scored; shown
     cards are public. The russian dealer's extra discard is counted with his discards.
