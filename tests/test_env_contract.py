@@ -820,3 +820,66 @@ def test_render_human_prints(capsys):
     ansi = rams_env.env(variant="mattmar", num_players=4, render_mode="ansi")
     ansi.reset(seed=2)
     assert ansi.render().strip() == out.strip()
+
+
+# --------------------------------------------------------------------------- scripted, on both engines
+# Fixed deals through reset(options=...), played on the compiled engine (scores, rewards, masks and
+# the observation come from it) and on the pure-Python reference.
+ENGINES = ("compiled", "reference")
+
+
+def scripted_env(variant, dealer, turned, engine, hands=None, scores=None, episode="deal", talon=None, **options):
+    """A 4-player env on ``engine`` whose first deal gives ``hands`` and turns ``turned``."""
+    e = rams_env.raw_env(variant=variant, num_players=4, episode=episode, engine=engine, **options)
+    deck = stack_deck(variant, 4, dealer, hands or {}, turned, talon)
+    e.reset(seed=0, options={"deck": deck, "dealer": dealer, "scores": scores or [e.config.start_score] * 4})
+    return e
+
+
+def steps(e, *actions) -> None:
+    """Step actions given as card names or action ids."""
+    for a in actions:
+        e.step(card_index(a) if isinstance(a, str) else int(a))
+
+
+def scores_now(e) -> list[int]:
+    return [e.infos[a]["score"] for a in e.possible_agents]
+
+
+# (variant, rule options, dealt hands, turned card, scores option, start score): everyone before
+# the dealer passes, the dealer is credited with five tricks and goes from 3 to -2, the rams ends.
+FIRST_RAMS_ONLY = {
+    "mattmar": ("mattmar", {"start_score": 8}, {}, "TC", 8),
+    "rams32": ("rams32", {"start_score": 8}, {}, "TC", 8),
+    "russian": (
+        "russian",
+        {"ramsar_per_match": 2},
+        {
+            0: ["2C", "3C", "4D", "5D", "6D"],  # no ace: writes off 5 for the five tricks
+            1: ["5C", "6H", "7H", "8H", "9C"],
+            2: ["2H", "3H", "4H", "9S", "TS"],
+            3: ["2S", "3S", "4S", "6C", "7C"],
+        },
+        "9D",
+        100,
+    ),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("case", sorted(FIRST_RAMS_ONLY))
+def test_scores_option_sets_the_first_rams_of_a_match_only(case, engine):
+    # RULES.md 7.2, HD on the scores reset option: later ramsar start from the start score.
+    variant, options, hands, turned, start = FIRST_RAMS_ONLY[case]
+    e = scripted_env(variant, 0, turned, engine, hands, scores=[3, 9, 8, 10], episode="match", **options)
+    assert scores_now(e) == [3, 9, 8, 10]
+    if variant != "russian":
+        steps(e, Action.NO_BID)
+    steps(e, Action.PASS, Action.PASS, Action.PASS)  # the dealer takes five: 3 -> -2
+    assert not any(e.terminations.values())
+    view = e.unwrapped.view(0)
+    assert view["rams"] == 1 and view["deal"] == 0
+    assert view["totals"] == [-2, 9, 8, 10]
+    assert view["scores"] == scores_now(e) == [start] * 4  # the start score, not the option's scores
+    assert e.rewards == {"player_0": 5.0, "player_1": 0.0, "player_2": 0.0, "player_3": 0.0}
+    assert view["dealer"] == 1 and e.agent_selection == "player_2"  # the old forehand deals

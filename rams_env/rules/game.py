@@ -39,8 +39,9 @@ HD  Russian settlement: each loser pays his remaining record (nothing if it is 0
 HD  The turned card is public ("turned_card" in a view) while everyone knows where it is:
     on the table, or in the dealer's hand until he discards any card (Swedish buying,
     face down), passes, or plays it. The russian dealer's take is public.
-    Match: ramsar after the first start from ``start_score``; the ``scores`` option only
-    sets the first rams. In a one-rams match the tied lowest scores share the win; the
+HD  The ``scores`` option (a reset option) sets the first rams only: in a match every later
+    rams starts from ``start_score`` (RULES.md 7.2, HD on the scores reset option; the same
+    in every preset). In a one-rams match the tied lowest scores share the win; the
     fewest-flights tie-break is for a match of several ramsar.
 """
 
