@@ -883,3 +883,99 @@ def test_scores_option_sets_the_first_rams_of_a_match_only(case, engine):
     assert view["scores"] == scores_now(e) == [start] * 4  # the start score, not the option's scores
     assert e.rewards == {"player_0": 5.0, "player_1": 0.0, "player_2": 0.0, "player_3": 0.0}
     assert view["dealer"] == 1 and e.agent_selection == "player_2"  # the old forehand deals
+
+
+def turned_seen(e) -> tuple[str | None, str | None]:
+    """``(turned_card, where)`` as every seat's view has it; each seat's observation (from the
+    engine) must agree on where it is."""
+    from rams_env.decoding import decode
+
+    seen = set()
+    for seat, agent in enumerate(e.possible_agents):
+        view = e.unwrapped.view(seat)
+        decoded = decode(e.observe(agent)["observation"])
+        assert decoded.turned_at == view["turned_card_at"], agent
+        if view["turned_card"] is not None:
+            assert decoded.turned_card == card_index(view["turned_card"]) and view["turned_card_at"] is not None
+        seen.add((view["turned_card"], view["turned_card_at"]))
+    assert len(seen) == 1, seen
+    return seen.pop()
+
+
+TURNED_HANDS_SWEDISH = {
+    0: ["9H", "2D", "3D", "4D", "5D"],
+    1: ["TH", "2H", "6D", "7D", "8D"],
+    2: ["KH", "4H", "9D", "TD", "JD"],
+    3: ["5H", "6H", "QD", "KD", "AD"],
+}
+TURNED_HANDS_RUSSIAN = {
+    1: ["5H", "2C", "3C", "4S", "5S"],
+    2: ["2H", "KH", "6C", "7C", "8C"],
+    3: ["3D", "QD", "4C", "5C", "6S"],
+    0: ["2D", "8S", "9S", "TS", "JS"],
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_view_turned_card_swedish_until_the_dealers_face_down_discard(engine):
+    # CONTRACT.md turned_card: known while in the dealer's hand (a swing turns a new one up);
+    # None once the dealer has made a face-down discard, even of another card.
+    e = scripted_env("mattmar", 3, "TC", engine, TURNED_HANDS_SWEDISH, talon=["3C", "8H"])
+    assert turned_seen(e) == ("TC", "dealer")
+    steps(e, Action.BID_SWING, Action.ACCEPT, Action.ACCEPT, Action.ACCEPT)  # 3C: no new suit, 8H turned
+    assert turned_seen(e) == ("8H", "dealer")
+    steps(e, Action.NO_BID, Action.KNOCK, Action.KNOCK, Action.KNOCK, Action.KNOCK)
+    assert turned_seen(e) == ("8H", "dealer")
+    steps(e, "2D", Action.DRAW, Action.DRAW, Action.DRAW)  # other buyers' discards do not matter
+    assert turned_seen(e) == ("8H", "dealer")
+    assert "8H" in e.unwrapped.view(3)["hand"]
+    steps(e, "AD")  # the dealer's first face-down discard: nobody else can tell which card it was
+    assert turned_seen(e) == (None, None)
+    steps(e, Action.DRAW)
+    assert e.unwrapped.view(0)["phase"] == "play" and "8H" in e.unwrapped.view(3)["hand"]
+    assert turned_seen(e) == (None, None)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_view_turned_card_swedish_thrown_in_by_a_passing_dealer(engine):
+    e = scripted_env("rams32", 3, "TC", engine)
+    steps(e, Action.NO_BID, Action.KNOCK, Action.PASS, Action.KNOCK)
+    assert turned_seen(e) == ("TC", "dealer")
+    steps(e, Action.PASS)
+    assert turned_seen(e) == (None, None)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_view_turned_card_russian_on_the_table_then_taken_then_played(engine):
+    e = scripted_env("russian", 0, "9D", engine, TURNED_HANDS_RUSSIAN, talon=["4D", "QS"])
+    assert turned_seen(e) == ("9D", "table")
+    steps(e, Action.KNOCK, Action.KNOCK, Action.KNOCK, Action.KNOCK)
+    steps(e, "2C", Action.DRAW, Action.DRAW, Action.DRAW, "8S", Action.DRAW)  # the dealer bought QS
+    assert turned_seen(e) == ("9D", "table")  # his face-down discard is not the turned card
+    steps(e, "TS")  # the extra discard; he takes the turned card, in sight of all
+    assert turned_seen(e) == ("9D", "dealer")
+    steps(e, "5H", "2H", "3D")
+    assert turned_seen(e) == ("9D", "dealer")
+    steps(e, "9D")  # no hearts: he trumps with the turned card
+    assert turned_seen(e) == (None, None)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_view_turned_card_russian_stays_on_the_table_when_the_dealer_passes(engine):
+    e = scripted_env("russian", 0, "9D", engine, TURNED_HANDS_RUSSIAN)
+    steps(e, Action.KNOCK, Action.KNOCK, Action.KNOCK, Action.PASS)
+    assert turned_seen(e) == ("9D", "table")
+    steps(e, Action.DRAW, Action.DRAW, Action.DRAW)  # the dealer passed: nobody takes it
+    assert e.unwrapped.view(0)["phase"] == "play"
+    steps(e, "5H", "2H", "3D")
+    assert turned_seen(e) == ("9D", "table")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_view_turned_card_swedish_kept_by_a_dealer_accepting_better_cards(engine):
+    # The dealer throws in his other five cards face down and keeps the turned card, in sight of all.
+    e = scripted_env("mattmar", 3, "TC", engine)
+    steps(e, Action.BID_BETTER, Action.REJECT, Action.REJECT, Action.ACCEPT)
+    assert "TC" in e.unwrapped.view(3)["hand"]
+    assert turned_seen(e) == ("TC", "dealer")
+

@@ -36,9 +36,11 @@ HD  Russian jacks (judged on the 5 dealt cards) are shown when a jack of the pai
     cards are public. The russian dealer's extra discard is counted with his discards.
 HD  Russian settlement: each loser pays his remaining record (nothing if it is 0 or less);
     the winners share the sum equally.
-HD  The turned card is public ("turned_card" in a view) while everyone knows where it is:
-    on the table, or in the dealer's hand until he discards any card (Swedish buying,
-    face down), passes, or plays it. The russian dealer's take is public.
+HD  The turned card is public ("turned_card" in a view, CONTRACT.md) while everyone knows where
+    it is: on the table (russian: until the dealer takes it; it stays there if he passes), or
+    in the dealer's hand (a swing turns up a new one; he keeps it through better cards) until
+    he discards any card (Swedish buying, face down: the others cannot tell whether it went),
+    passes (his hand is thrown in), or plays it. The russian dealer's take is public.
 HD  The ``scores`` option (a reset option) sets the first rams only: in a match every later
     rams starts from ``start_score`` (RULES.md 7.2, HD on the scores reset option; the same
     in every preset). In a one-rams match the tied lowest scores share the win; the
