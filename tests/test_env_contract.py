@@ -979,3 +979,55 @@ def test_view_turned_card_swedish_kept_by_a_dealer_accepting_better_cards(engine
     assert "TC" in e.unwrapped.view(3)["hand"]
     assert turned_seen(e) == ("TC", "dealer")
 
+
+def active_seen(e) -> list[bool | None]:
+    """``view()["active"]`` as every seat has it; each seat's observation (from the engine) must
+    say the same of every seat."""
+    from rams_env.decoding import decode
+
+    n = len(e.possible_agents)
+    views = [e.unwrapped.view(seat)["active"] for seat in range(n)]
+    assert all(v == views[0] for v in views), views
+    for seat, agent in enumerate(e.possible_agents):
+        relative = decode(e.observe(agent)["observation"]).active
+        assert [relative[(s - seat) % n] for s in range(n)] == views[0], agent
+    return views[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_view_active_knocked_passed_undecided(variant, engine):
+    # Dealer 3, forehand 0. Nobody is dealt an ace (russian: anyone may pass).
+    hands = {0: ["2C", "3C", "4C", "5D", "6D"], 1: ["7C", "8C", "2D", "3D", "7D"]}
+    hands |= {2: ["2H", "3H", "4S", "5S", "8H"], 3: ["4D", "5C", "6C", "6H", "9H"]}
+    e = scripted_env(variant, 3, "TD" if variant == "rams32" else "9D", engine, hands if variant != "rams32" else None)
+    if variant != "russian":
+        steps(e, Action.NO_BID)
+    assert active_seen(e) == [None, None, None, None]
+    steps(e, Action.PASS)
+    assert active_seen(e) == [False, None, None, None]
+    steps(e, Action.KNOCK, Action.PASS)
+    assert active_seen(e) == [False, True, False, None]
+    steps(e, Action.PASS)
+    assert active_seen(e) == [False, True, False, False]
+    assert e.unwrapped.view(0)["phase"] == "buy"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("variant", "dealer_score"), [*((v, 10) for v in VARIANTS), ("norrlandsknack", 3)])
+def test_view_active_dealer_credited_with_five_tricks_counts_as_knocked(variant, dealer_score, engine):
+    # Everyone before the dealer passes: he is credited with five tricks without play and counts
+    # as active (True), also when norrlandsknack ends the rams on his third trick.
+    hands = {0: ["2C", "3C", "4C", "5D", "6D"], 1: ["7C", "8C", "2D", "3D", "7D"]}
+    hands |= {2: ["2H", "3H", "4S", "5S", "8H"], 3: ["4D", "5C", "6C", "6H", "9H"]}
+    start = 100 if variant == "russian" else 10
+    scores = [start] * 3 + [100 if variant == "russian" else dealer_score]
+    turned = "TD" if variant == "rams32" else "9D"
+    e = scripted_env(variant, 3, turned, engine, hands if variant != "rams32" else None, scores=scores)
+    if variant != "russian":
+        steps(e, Action.NO_BID)
+    steps(e, Action.PASS, Action.PASS, Action.PASS)
+    assert all(e.terminations.values())
+    assert e.unwrapped.view(0)["tricks"][3] == (3 if dealer_score == 3 else 5)
+    assert active_seen(e) == [False, False, False, True]
+    assert turned_seen(e) == (turned, "table" if variant == "russian" else "dealer")  # never left sight

@@ -15,7 +15,8 @@ HD  "Previous deal" for the two-points rule is the previous deal of the same ram
     credited with five tricks without play did not pass.
 HD  The dealer of every preset (russian too) is credited with five tricks without play when
     everyone before him passed; the deal then ends at once (he takes no action). The
-    credited dealer counts as active (``active[dealer] is True``).
+    credited dealer counts as active (``active[dealer] is True``). ``active`` (and
+    ``view()["active"]``): True knocked or credited, False passed, None not yet decided.
 HD  Discarded cards and passed hands are out of play for the deal, never reshuffled.
 HD  Swedish scores may go below 0 (mattmar, rams32). Norrlandsknack: the first to reach 0
     wins at once with exactly 0, tricks without play counting one by one.
