@@ -46,7 +46,8 @@ class RamsEnv(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "rams_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "is_parallelizable": False,
     }
 
@@ -66,7 +67,11 @@ class RamsEnv(AECEnv):
         self.config = make_config(variant, num_players, **rule_options)
         check_episode(episode, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
+        if render_mode == "rgb_array":
+            from .render_rgb import require_pillow
+
+            require_pillow()  # fail here, naming the extra, rather than at the first render()
         if illegal_action not in ILLEGAL_ACTION:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION}, got {illegal_action!r}")
         if engine not in ENGINES:
@@ -222,13 +227,25 @@ class RamsEnv(AECEnv):
         return self._backend.legal()
 
     # ------------------------------------------------------------------ rendering
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table from the seat of ``agent_selection``: the seat to act; once the episode is over,
+        the seat that acted last (then each finished agent in turn as PettingZoo steps them out).
+        ``"rgb_array"`` draws only that seat's ``view()`` (rams_env.render_rgb)."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'."
+            )
             return None
-        viewer = self._seat.get(self.agent_selection, 0)
+        return self._render_from(self._seat.get(self.agent_selection, 0))
+
+    def _render_from(self, viewer: int) -> str | np.ndarray | None:
+        """Render in ``render_mode`` as seat ``viewer`` sees the table."""
+        if self.render_mode == "rgb_array":
+            from .render_rgb import render_view
+
+            return render_view(self.view(viewer))
         text = render_table(self.game, viewer)
         if self.render_mode == "human":
             print(text)

@@ -43,7 +43,7 @@ class RamsGymEnv(gymnasium.Env):
     unmasked learners (and ``check_env``) can explore. Other keywords go to :class:`RamsEnv`.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -144,5 +144,9 @@ class RamsGymEnv(gymnasium.Env):
         """Boolean mask of the learner's legal actions (sb3-contrib MaskablePPO)."""
         return self._last_mask.astype(bool)
 
-    def render(self) -> str | None:
-        return self.aec.render()
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat, in every render mode and also once the episode is over
+        (``"rgb_array"``: an ``(720, 960, 3)`` uint8 picture drawn from the learner's ``view()``)."""
+        if self.render_mode is None or self.aec.game is None:
+            return self.aec.render()
+        return self.aec._render_from(self.aec._seat[self._learner])
