@@ -19,7 +19,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .encoding import FIELDS, MAX_PLAYERS, SLICES
+from .encoding import FIELDS, MAX_PLAYERS, RACE_FLAGS, SLICES
 from .rules import RulesConfig
 from .rules.config import END_AT_ZERO, PRESETS, UNANIMOUS
 
@@ -140,6 +140,7 @@ O_AT_ONE, O_FLIGHTS, O_PASSED_LAST, O_MUST_KNOCK, O_QUEEN_DUE = (
 O_TALON, O_OWN_JACKS, O_OWN_ACES, O_PROGRESS, O_TOTALS = (
     _O[k] for k in ("talon", "own_jacks", "own_aces", "progress", "totals")
 )
+O_START, O_SCORE_LEFT, O_FLIGHT_COST = (_O[k] for k in ("start_score", "score_left", "flight_cost"))
 OBS_SIZE = sum(size for _, size, _ in FIELDS)
 
 # No function here allocates, so the runtime's reference counting is switched off (measured: a
@@ -995,6 +996,13 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
         out[O_SCORES + r] = _clip(s[SCORES + other] / float(c[C_START]))
         out[O_FLIGHTS + r] = min(2.0, s[RAMS_FLIGHTS + other] / 5.0)
         out[O_TOTALS + r] = _clip(s[TOTALS + other] / float(c[C_START] * c[C_RAMSAR]))
+        score = s[SCORES + other]
+        for k in range(RACE_FLAGS):
+            if score <= k + 1:
+                out[O_SCORE_LEFT + RACE_FLAGS * r + k] = 1.0
+        cost = min(c[C_FLIGHT_FINE], c[C_FLIGHT_CAP] - score) if c[C_SWEDISH] else c[C_FLIGHT_FINE]
+        out[O_FLIGHT_COST + r] = max(0, cost) / 5.0
+    out[O_START] = c[C_START] / 200.0
     if s[TAKE_PENDING]:
         out[O_TAKE_PENDING] = 1.0
     for k in range(s[TRICK_LEN]):

@@ -72,6 +72,9 @@ class DecodedObservation:
     rams_progress: float  # rams number / ramsar per match
     deal_in_rams: int  # deal number within the rams (encoding clips at 20)
     totals: tuple[float, ...]  # match totals / (start score x ramsar), per relative seat
+    start_score: int  # the score every rams starts from
+    near_zero: tuple[int, ...]  # per relative seat: the score if it is RACE_FLAGS or less (at most 1: 1), else 0
+    flight_cost: tuple[int, ...]  # per relative seat: what taking no trick after knocking adds to the score now
 
     @property
     def forehand(self) -> int:
@@ -178,4 +181,13 @@ def decode(observation_vector: np.ndarray) -> DecodedObservation:
         rams_progress=float(progress[0]),
         deal_in_rams=round(float(progress[1]) * 20),
         totals=tuple(float(x) for x in vector[SLICES["totals"]][:n]),
+        start_score=_counts(vector, "start_score", 200, 1)[0],
+        near_zero=tuple(_near_zero(flags) for flags in vector[SLICES["score_left"]].reshape(MAX_PLAYERS, -1)[:n]),
+        flight_cost=_counts(vector, "flight_cost", 5, n),
     )
+
+
+def _near_zero(flags: np.ndarray) -> int:
+    """The score that the thermometer ``flags`` (score <= 1, <= 2, ...) shows, 0 if above them all."""
+    set_ = np.flatnonzero(flags > 0.5)
+    return int(set_[0]) + 1 if set_.size else 0

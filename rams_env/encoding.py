@@ -19,8 +19,9 @@ from .rules.cards import ace_value
 from .rules.config import PRESETS
 
 MAX_PLAYERS = 7
-ENCODER_VERSION = 1
+ENCODER_VERSION = 2  # 2: start_score, score_left, flight_cost (what winning a rams turns on)
 P = MAX_PLAYERS
+RACE_FLAGS = 5  # score_left: one flag per score from 1 to this (the end of the race is near)
 
 # (name, size, meaning). The single source of the layout: offsets and length derive from it.
 FIELDS: tuple[tuple[str, int, str], ...] = (
@@ -63,6 +64,9 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("own_aces", 1, "russian value of the aces in the observer's hand / 50"),
     ("progress", 2, "rams number / ramsar per match, deal of the rams / 20 (clipped)"),
     ("totals", P, "match totals / (start score x ramsar), clipped to [-2, 2]"),
+    ("start_score", 1, "the start score / 200 (Swedish 1-10 by option, russian 100, 150, 200)"),
+    ("score_left", RACE_FLAGS * P, f"by relative seat, {RACE_FLAGS} flags: score at most 1, 2, ..., {RACE_FLAGS}"),
+    ("flight_cost", P, "what taking no trick after knocking would add to each seat's score now / 5"),
 )
 
 _VARIANTS = tuple(PRESETS)
@@ -103,6 +107,7 @@ _O = {name: s.start for name, s in SLICES.items()}
 )
 _OWN_ACES, _TRICKS_DONE, _TRICKS, _SCORES = (_O[k] for k in ("own_aces", "tricks_done", "tricks", "scores"))
 _DISCARDED, _DRAWN, _PENDING, _TALON = (_O[k] for k in ("discarded", "drawn", "pending_discards", "talon"))
+_START, _SCORE_LEFT, _FLIGHT_COST = (_O[k] for k in ("start_score", "score_left", "flight_cost"))
 _KNOCK_ACTION, _DRAW_ACTION = int(Action.KNOCK), int(Action.DRAW)
 _MASK_MEMO_SIZE = 1 << 14  # distinct legal sets remembered by ObservationCache.mask
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal set -> its mask (never handed out: copied)
@@ -230,7 +235,20 @@ class ObservationEncoder:
             min(1.0, game.deal_in_rams / 20.0),
         ]
         obs[self._value_index] = values
+        self.write_race(obs, scores, order)
         return obs
+
+    def write_race(self, obs: np.ndarray, scores: list[int], order: list[int]) -> None:
+        """The fields of the race to 0: start score, scores near 0, what a flight would cost each seat."""
+        cfg = self.config
+        obs[_START] = cfg.start_score / 200.0
+        for r, s in enumerate(order):
+            score = scores[s]
+            at = _SCORE_LEFT + RACE_FLAGS * r
+            for k in range(RACE_FLAGS):
+                obs[at + k] = 1.0 if score <= k + 1 else 0.0
+            cost = min(cfg.flight_fine, cfg.flight_cap - score) if cfg.swedish else cfg.flight_fine
+            obs[_FLIGHT_COST + r] = max(0, cost) / 5.0
 
 
 def _clip(x: float) -> float:
@@ -424,4 +442,5 @@ class ObservationCache:
                 buf[_SCORES + rel[s]] = _clip(scores[s] / start)
                 if scores[s] == 1:
                     buf[_AT_ONE + rel[s]] = 1.0
+            self.encoder.write_race(buf, scores, self.encoder._order[o])
             buf[_QUEEN_DUE] = 1.0 if game.queen_due == o else 0.0

@@ -90,6 +90,13 @@ def check(game: Game, seat: int) -> None:
     assert d.deal_in_rams == min(20, view["deal"])
     total_scale = cfg.start_score * cfg.ramsar_per_match
     assert d.totals == pytest.approx([min(2.0, max(-2.0, view["totals"][s] / total_scale)) for s in absolute])
+    assert d.start_score == cfg.start_score
+    assert d.near_zero == tuple(max(1, view["scores"][s]) if view["scores"][s] <= 5 else 0 for s in absolute)
+    if cfg.swedish:
+        costs = [max(0, min(cfg.flight_fine, cfg.flight_cap - view["scores"][s])) for s in absolute]
+    else:
+        costs = [cfg.flight_fine] * n
+    assert d.flight_cost == tuple(costs)
 
 
 @pytest.mark.parametrize(("variant", "n"), CASES)

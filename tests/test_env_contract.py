@@ -177,7 +177,7 @@ def test_unknown_variant_is_a_value_error():
         ({"episode": None}, "episode"),
         ({"reward": "score"}, "reward"),
         ({"reward": None}, "reward"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "RGB_ARRAY"}, "render_mode"),
         ({"render_mode": "ANSI"}, "render_mode"),
     ],
 )
