@@ -139,6 +139,9 @@ def _configure_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--league", action="store_true", help="rate the agents against each other (OpenSkill)")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG plot of the results")
+    parser.add_argument(
+        "--knock-plot", metavar="PATH", help="write a PNG of each agent's knock rate by score (not with --league)"
+    )
     parser.add_argument("--workers", type=_positive, default=1, help="processes to split the decks over (default 1)")
     parser.add_argument("--resamples", type=_positive, default=10_000, help="bootstrap resamples (default 10000)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -154,6 +157,9 @@ def _run_eval(args: argparse.Namespace) -> int:
         raise CommandError("--league needs at least 2 agents")
     _check_output(args.json, "--json")
     _check_output(args.plot, "--plot")
+    _check_output(args.knock_plot, "--knock-plot")
+    if args.league and args.knock_plot:
+        raise CommandError("--knock-plot is for a duplicate evaluation, not --league")
     agents = {spec: _agent(spec, config) for spec in args.agents}
     progress = not args.no_progress
     if args.league:
@@ -189,6 +195,9 @@ def _run_eval(args: argparse.Namespace) -> int:
     if args.plot:
         result.plot(args.plot)
         print(f"wrote {args.plot}")
+    if args.knock_plot:
+        result.plot_knock_rates(args.knock_plot)
+        print(f"wrote {args.knock_plot}")
     return 0
 
 

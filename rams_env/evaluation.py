@@ -39,6 +39,7 @@ from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_na
 
 SCORES = ("start", "random")  # scores of the first deal of each deck: the start score, or drawn
 Z95 = 1.959963984540054  # standard normal quantile of 0.975
+PLURAL = {"deal": "deals", "rams": "ramsar", "match": "matches"}  # episode kind -> its plural, for tables
 KNOCK = int(Action.KNOCK)
 
 # An agent (it has ``act``), or a factory called as ``factory(seed=...)`` that builds one per game.
@@ -222,6 +223,7 @@ class GameRecord:
     knocks: list[int]
     flights: list[int]
     wins: list[float] | None  # 1/k for each of k winners; None for episode="deal"
+    knock_by_score: list[dict[int, list[int]]] = field(default_factory=list)  # per seat: score -> [decisions, knocks]
 
 
 def _is_factory(source: Any) -> bool:
@@ -273,12 +275,17 @@ def play_episode(
     encoder = encoder or ObservationEncoder(game.config)
     acts = [actor_for(a, encoder) for a in agents]
     points, knocks, deals = [0] * n, [0] * n, 0
+    by_score: list[dict[int, list[int]]] = [{} for _ in range(n)]
     while True:
         before = list(game.scores)
         deals += 1
         while (seat := game.current) >= 0:
             action = acts[seat](game, seat)
             knocked = action == KNOCK and game.phase == Phase.KNOCK
+            if game.phase == Phase.KNOCK:
+                tally = by_score[seat].setdefault(game.scores[seat], [0, 0])
+                tally[0] += 1
+                tally[1] += knocked
             try:
                 game.apply(action)
             except IllegalActionError as err:
@@ -292,7 +299,7 @@ def play_episode(
     if episode != "deal":
         winners = game.winners if game.is_over else game.rams_winners()
         wins = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
-    return GameRecord(points, deals, knocks, list(game.flights), wins)
+    return GameRecord(points, deals, knocks, list(game.flights), wins, by_score)
 
 
 def _play(
@@ -336,7 +343,13 @@ class AgentReport:
     advantage_ci: tuple[float, float] | None = None
     win_rate: float | None = None  # episode "rams" / "match": shared wins per game
     win_rate_ci: tuple[float, float] | None = None
+    fair_share: float | None = None  # 1 / num_players: the win share of an agent no better than the others
+    knock_by_score: dict[int, tuple[int, int]] = field(default_factory=dict)  # score -> (knock decisions, knocks)
     per_deck: np.ndarray | None = field(default=None, repr=False)  # duplicate advantage of each deck
+
+    def knock_rates(self) -> dict[int, float]:
+        """Knocks per knock decision, by the agent's score when it decided (ascending scores)."""
+        return {s: k / d for s, (d, k) in sorted(self.knock_by_score.items()) if d}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (the per-deck advantages as a list, so that intervals can be recomputed)."""
@@ -344,6 +357,7 @@ class AgentReport:
         for key in ("advantage_ci", "win_rate_ci"):
             if out[key] is not None:
                 out[key] = list(out[key])
+        out["knock_by_score"] = {str(s): list(v) for s, v in sorted(self.knock_by_score.items())}
         if self.per_deck is not None:
             out["per_deck"] = self.per_deck.tolist()
         return out
@@ -356,7 +370,12 @@ def _tally(name: str, records: Sequence[GameRecord], seats: Sequence[int]) -> Ag
     flights = sum(r.flights[s] for r, s in zip(records, seats, strict=True))
     knocks = sum(r.knocks[s] for r, s in zip(records, seats, strict=True))
     report = AgentReport(name, len(records), deals, points / deals, flights / deals, knocks / deals)
+    for r, s in zip(records, seats, strict=True):
+        for score, (decided, knocked) in (r.knock_by_score[s] if r.knock_by_score else {}).items():
+            d, k = report.knock_by_score.get(score, (0, 0))
+            report.knock_by_score[score] = (d + decided, k + knocked)
     if records[0].wins is not None:
+        report.fair_share = 1.0 / len(records[0].wins)
         wins = sum(r.wins[s] for r, s in zip(records, seats, strict=True))  # type: ignore[index]
         report.win_rate = wins / len(records)
         report.win_rate_ci = wilson_interval(wins, len(records))
@@ -386,24 +405,43 @@ class Evaluation:
         }
 
     def table(self) -> str:
-        """A printable table of every agent's statistics."""
+        """A printable table of every agent's statistics (and, for whole games, its knock rate by score)."""
         cfg = self.config
         head = (
             f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: {self.decks} decks (seed {self.seed}"
             f"{_scores_note(self.scores)}), "
             f"duplicate against {self.baseline.name!r}; advantage in points per {self.episode}, 95% CIs"
         )
+        if self.episode != "deal":
+            head += f"; win rate = share of the {PLURAL[self.episode]} won, fair share 1/{cfg.num_players}"
+            head += f" = {1 / cfg.num_players:.3f}"
         rows = [(a.name, a) for a in self.agents] + [(f"{self.baseline.name} (baseline)", self.baseline)]
-        return head + "\n" + _format_rows(rows)
+        return head + "\n" + _format_rows(rows) + "\n\n" + knock_table(rows, cfg)
+
+    def plot_knock_rates(self, path: str | os.PathLike[str]) -> None:
+        """A PNG of each agent's knock rate by its score at the decision (the baseline's too)."""
+        rows = [(a.name, a) for a in self.agents] + [(f"{self.baseline.name} (baseline)", self.baseline)]
+        plot_knock_rates(path, rows, self.config, f"{self.episode}, {self.decks} decks against {self.baseline.name}")
 
     def save_json(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_dict` as JSON."""
         _write_json(path, self.to_dict())
 
     def plot(self, path: str | os.PathLike[str]) -> None:
-        """A PNG of each agent's duplicate advantage with its 95% interval."""
-        rows = [(a.name, a.advantage, a.advantage_ci) for a in self.agents]
+        """A PNG of each agent's headline with its 95% interval: win share for whole games, else advantage."""
         cfg = self.config
+        if self.episode != "deal":
+            rows = [(a.name, a.win_rate, a.win_rate_ci) for a in [*self.agents, self.baseline]]
+            _plot_intervals(
+                path,
+                rows,
+                xlabel=f"share of the {PLURAL[self.episode]} won (dashed: fair share 1/{cfg.num_players})",
+                title=f"{cfg.variant} {cfg.num_players}p vs {self.baseline.name!r}, {self.decks} decks, 95% Wilson CI",
+                zero_line=False,
+                reference=1.0 / cfg.num_players,
+            )
+            return
+        rows = [(a.name, a.advantage, a.advantage_ci) for a in self.agents]
         _plot_intervals(
             path,
             rows,
@@ -705,6 +743,72 @@ def _format_rows(rows: Sequence[tuple[str, AgentReport]]) -> str:
     return "\n".join(lines)
 
 
+def score_bins(config: RulesConfig) -> list[tuple[int, int]]:
+    """Score ranges (low, high) for knock rates: each Swedish score, tenths of the start score in russian."""
+    if config.swedish:
+        return [(s, s) for s in range(1, config.flight_cap + 1)]
+    width = max(1, config.start_score // 10)
+    return [(1 + k * width, (k + 1) * width) for k in range(10)]
+
+
+def binned_knock_rates(report: AgentReport, config: RulesConfig) -> list[tuple[str, int, float | None]]:
+    """(score range, knock decisions, knock rate or None) for each of :func:`score_bins`."""
+    out = []
+    for low, high in score_bins(config):
+        decided = knocked = 0
+        for score, (d, k) in report.knock_by_score.items():
+            if low <= score <= high or (high == config.start_score and score > high):
+                decided, knocked = decided + d, knocked + k
+        out.append((_bin_label(low, high), decided, knocked / decided if decided else None))
+    return out
+
+
+def knock_table(rows: Sequence[tuple[str, AgentReport]], config: RulesConfig) -> str:
+    """Knock rate (knocks per knock decision) by the agent's score when it decided, one line per agent."""
+    labels = [_bin_label(low, high) for low, high in score_bins(config)]
+    width = max(12, *(len(label) + 2 for label, _ in rows))
+    lines = [f"{'knock rate by score':<{width}}" + "".join(f"{label:>8}" for label in labels)]
+    for name, report in rows:
+        cells = binned_knock_rates(report, config)
+        lines.append(f"{name:<{width}}" + "".join(f"{'-' if r is None else f'{r:.2f}':>8}" for _, _, r in cells))
+    return "\n".join(lines)
+
+
+def _bin_label(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def plot_knock_rates(
+    path: str | os.PathLike[str], rows: Sequence[tuple[str, AgentReport]], config: RulesConfig, subtitle: str
+) -> None:
+    """Knock rate against score, one line per agent, each point with its Wilson 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    try:
+        for k, (name, report) in enumerate(rows):
+            cells = binned_knock_rates(report, config)
+            xs = [i for i, (_, d, _) in enumerate(cells) if d]
+            rates = [cells[i][2] for i in xs]
+            cis = [wilson_interval(cells[i][2] * cells[i][1], cells[i][1]) for i in xs]  # type: ignore[operator]
+            lo = [r - c[0] for r, c in zip(rates, cis, strict=True)]
+            hi = [c[1] - r for r, c in zip(rates, cis, strict=True)]
+            ax.errorbar(xs, rates, yerr=[lo, hi], marker="o", capsize=3, label=name, color=f"C{k}")
+        ax.set_xticks(range(len(score_bins(config))), [_bin_label(low, high) for low, high in score_bins(config)])
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("own score at the knock decision (lower is closer to winning)")
+        ax.set_ylabel("knocks per decision")
+        ax.set_title(f"{config.variant} {config.num_players}p knock rate by score ({subtitle})", fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path, format="png", dpi=100)
+    finally:
+        plt.close(fig)
+
+
 def _write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)
@@ -717,6 +821,7 @@ def _plot_intervals(
     xlabel: str,
     title: str,
     zero_line: bool,
+    reference: float | None = None,
 ) -> None:
     import matplotlib
 
@@ -728,8 +833,8 @@ def _plot_intervals(
         for y, (_, value, ci) in enumerate(rows):
             lo, hi = ci if ci is not None else (value, value)
             ax.errorbar([value], [y], xerr=[[value - lo], [hi - value]], fmt="o", capsize=4, color="C0")
-        if zero_line:
-            ax.axvline(0.0, color="grey", linewidth=1, linestyle="--")
+        if zero_line or reference is not None:
+            ax.axvline(reference or 0.0, color="grey", linewidth=1, linestyle="--")
         ax.set_yticks(range(len(rows)), [name for name, _, _ in rows])
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.invert_yaxis()

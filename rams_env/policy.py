@@ -144,8 +144,20 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
         raise
 
 
-def load_checkpoint(path: str | os.PathLike[str], expect_config: RulesConfig | None = None) -> dict[str, Any]:
-    """Read and check a checkpoint; ``CheckpointError`` says what is wrong with a refused file."""
+# Older encoder versions whose layout is a prefix of this one (later versions only appended fields):
+# version -> its observation size. Only a warm start (``migrate=True``) reads them.
+PREFIX_LAYOUTS: dict[int, int] = {1: 1102}
+
+
+def load_checkpoint(
+    path: str | os.PathLike[str], expect_config: RulesConfig | None = None, *, migrate: bool = False
+) -> dict[str, Any]:
+    """Read and check a checkpoint; ``CheckpointError`` says what is wrong with a refused file.
+
+    ``migrate=True`` (warm starts only, never ``load_agent``) also accepts a checkpoint of an older
+    encoder whose layout is a prefix of this one: the first layer gets zero weights for the appended
+    inputs, so the network computes exactly what it computed before.
+    """
     where = str(path)
     if not Path(path).is_file():
         raise CheckpointError(f"checkpoint {where!r} does not exist (or is not a file)")
@@ -173,6 +185,9 @@ def load_checkpoint(path: str | os.PathLike[str], expect_config: RulesConfig | N
         raise CheckpointError(
             f"{where!r} has checkpoint format version {version!r}; this rams_env reads version {CHECKPOINT_VERSION}"
         )
+    old = payload.get("encoder_version")
+    if migrate and old in PREFIX_LAYOUTS and payload.get("obs_size") == PREFIX_LAYOUTS[old]:
+        payload = _pad_inputs(payload, where)
     for key, ours in (("encoder_version", ENCODER_VERSION), ("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
         if payload.get(key) != ours:
             raise CheckpointError(
@@ -188,6 +203,23 @@ def load_checkpoint(path: str | os.PathLike[str], expect_config: RulesConfig | N
         diff = ", ".join(f"{k}={theirs[k]!r} (expected {ours[k]!r})" for k in ours if ours[k] != theirs.get(k))
         raise CheckpointError(f"{where!r} was trained for other rules: {diff}")
     return payload
+
+
+def _pad_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
+    """``payload`` for this encoder: zero first-layer weights for the inputs its layout lacks."""
+    model = payload.get("model")
+    first = model.get("torso.0.weight") if isinstance(model, dict) else None
+    if not isinstance(first, torch.Tensor) or first.dim() != 2 or first.shape[1] != payload["obs_size"]:
+        raise CheckpointError(f"{where!r} is damaged: no first-layer weight of {payload['obs_size']} inputs")
+    padded = torch.zeros(first.shape[0], OBS_SIZE, dtype=first.dtype)
+    padded[:, : first.shape[1]] = first
+    return {
+        **payload,
+        "model": {**model, "torso.0.weight": padded},
+        "obs_size": OBS_SIZE,
+        "encoder_version": ENCODER_VERSION,
+        "migrated_from_encoder": payload["encoder_version"],
+    }
 
 
 def checkpoint_config(payload: Mapping[str, Any], where: str = "checkpoint") -> RulesConfig:

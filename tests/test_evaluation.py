@@ -351,3 +351,48 @@ def test_agent_source_by_name() -> None:
 def test_agent_source_rejects_bad_specs(spec: str, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         agent_source(spec)
+
+
+def test_whole_rams_reports_knock_rate_by_score_and_the_fair_share(tmp_path) -> None:
+    config = make_config("mattmar", 4)
+    ev = evaluate(
+        {"heuristic": agent_source("heuristic", config)},
+        RandomAgent,
+        config,
+        decks=3,
+        seed=5,
+        episode="rams",
+        progress=False,
+    )
+    report = ev.agents[0]
+    assert report.fair_share == 0.25
+    decided = sum(d for d, _ in report.knock_by_score.values())
+    knocked = sum(k for _, k in report.knock_by_score.values())
+    assert knocked == round(report.knock_rate * report.deals)  # every knock is counted at its score
+    assert 0 < knocked <= decided
+    assert set(report.knock_by_score) <= set(range(1, 11))  # Swedish scores at a knock decision
+    table = ev.table()
+    assert "knock rate by score" in table and "fair share 1/4 = 0.250" in table
+    ev.plot_knock_rates(tmp_path / "knocks.png")
+    ev.plot(tmp_path / "win.png")
+    assert (tmp_path / "knocks.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "win.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads(json.dumps(ev.to_dict()))["agents"][0]["knock_by_score"]
+
+
+def test_a_bidding_preset_evaluates_to_the_same_numbers_twice() -> None:
+    """Common random numbers: the heuristic samples bids from a per-game seed, so nothing differs."""
+    config = make_config("mattmar", 4)
+    runs = [
+        evaluate(
+            {"random": RandomAgent},
+            agent_source("heuristic", config),
+            config,
+            decks=4,
+            seed=11,
+            episode="rams",
+            progress=False,
+        ).to_dict()
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1]

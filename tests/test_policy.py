@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from rams_env import policy
 from rams_env.agents import load_agent, observe
 from rams_env.encoding import OBS_SIZE
 from rams_env.policy import (
@@ -196,3 +197,21 @@ def test_save_checkpoint_refuses_a_payload_without_the_marker(tmp_path):
     with pytest.raises(ValueError, match="format"):
         save_checkpoint(tmp_path / "x.pt", {"model": {}})
     assert not list(tmp_path.iterdir())
+
+
+def test_a_warm_start_pads_an_older_prefix_layout_and_load_agent_still_refuses_it(tmp_path):
+    from rams_env.policy import PREFIX_LAYOUTS
+
+    old_size = PREFIX_LAYOUTS[1]
+    net = PolicyNet(old_size, NUM_ACTIONS, hidden=(8,))
+    payload = make_checkpoint(net, make_config("mattmar", 4))
+    payload.update(encoder_version=1, obs_size=old_size)
+    path = tmp_path / "v1.pt"
+    save_checkpoint(path, payload)
+    with pytest.raises(CheckpointError, match="encoder_version=1"):
+        load_agent(str(path))
+    migrated = load_checkpoint(path, migrate=True)
+    new = policy.network_from_checkpoint(migrated)
+    obs = torch.randn(3, OBS_SIZE)
+    with torch.no_grad():
+        assert torch.allclose(new(obs)[0], net(obs[:, :old_size])[0])  # appended inputs are ignored

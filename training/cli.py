@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rams_env.agents import HeuristicAgent, RandomAgent
+from rams_env.agents import RandomAgent
 from rams_env.cli import Command, CommandError
-from rams_env.evaluation import evaluate
+from rams_env.evaluation import agent_source, evaluate
 
 from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
@@ -105,7 +105,7 @@ def run(namespace: argparse.Namespace) -> int:
 
     policy = load_agent(best, expect_config=trainer.config)
     results = {}
-    for name, baseline in (("random", RandomAgent), ("heuristic", _heuristic)):
+    for name, baseline in (("random", RandomAgent), ("heuristic", agent_source("heuristic", trainer.config))):
         ev = evaluate(
             {"policy": policy},
             baseline,
@@ -125,10 +125,6 @@ def run(namespace: argparse.Namespace) -> int:
     print(f"learning curves: {curves}")
     print(f"evaluations: {run_dir / 'eval_vs_random.json'}, {run_dir / 'eval_vs_heuristic.json'} (and .png)")
     return 0
-
-
-def _heuristic(seed: int | None = None) -> HeuristicAgent:
-    return HeuristicAgent()
 
 
 COMMAND = Command("train", "train a policy by self-play PPO (recipes quick and full)", configure, run)

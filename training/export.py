@@ -61,15 +61,11 @@ def _training_time(run_dir: Path) -> tuple[float, int]:
     return seconds, len(rows)
 
 
-def _heuristic(seed: int | None = None) -> HeuristicAgent:
-    return HeuristicAgent()
-
-
 def baselines(decks: int, search_decks: int, search_simulations: int) -> list[tuple[str, Any, int]]:
     """(name, agent factory, decks) of each baseline; the factories pickle, for worker processes."""
     return [
         ("random", RandomAgent, decks),
-        ("heuristic", _heuristic, decks),
+        ("heuristic", functools.partial(HeuristicAgent), decks),
         ("search", functools.partial(SearchAgent, simulations=search_simulations), search_decks),
     ]
 

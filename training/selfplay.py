@@ -36,13 +36,14 @@ from tqdm import tqdm
 
 from rams_env.agents import HeuristicAgent, RandomAgent
 from rams_env.encoding import OBS_SIZE
-from rams_env.evaluation import derive_seed, evaluate
+from rams_env.evaluation import agent_source, derive_seed, evaluate
 from rams_env.policy import (
     CheckpointError,
     MaskedCategorical,
     OpponentPool,
     PolicyAgent,
     PolicyNet,
+    checkpoint_config,
     load_checkpoint,
     make_checkpoint,
     network_from_checkpoint,
@@ -96,7 +97,9 @@ class TrainArgs:
     max_grad_norm: float = 0.5
     """gradient clipping"""
     reward_scale: float | None = None
-    """rewards are multiplied by this before training; default 2 / start score (0.2 in mattmar, 0.02 in russian)"""
+    """rewards are multiplied by this before training; default 1 for win, 2 / start score for points"""
+    points_weight: float = 0.0
+    """with reward=win: add this x (score decrease / start score) at every scoring step, a shaping of the race"""
     pool_fraction: float = 0.2
     """share of episodes in which the learner plays one seat against a pool snapshot"""
     heuristic_fraction: float = 0.0
@@ -119,6 +122,8 @@ class TrainArgs:
     """folder of the run: checkpoints, pool, logs, plots"""
     resume: bool = False
     """continue the run in run_dir from its latest checkpoint"""
+    init_from: str = ""
+    """checkpoint whose weights start the run (any preset; an older encoder whose layout is a prefix of this one)"""
     seed: int = 0
     """seed of everything random in the run"""
     device: str = "cpu"
@@ -206,7 +211,11 @@ class Trainer:
     def __init__(self, args: TrainArgs) -> None:
         self.args = args
         self.config = make_config(args.variant, args.num_players)
-        self.reward_scale = args.reward_scale or 2.0 / self.config.start_score
+        self.reward_scale = args.reward_scale or (1.0 if args.reward == "win" else 2.0 / self.config.start_score)
+        if args.points_weight and args.reward != "win":
+            raise ValueError("points_weight shapes the win reward: it needs reward=win")
+        if args.points_weight and args.workers > 1:
+            raise ValueError("points_weight reads the in-process env's scores: it needs workers=1")
         self.run_dir = Path(args.run_dir)
         self.device = torch.device(args.device)
         torch.set_num_threads(args.threads or torch_threads(args.workers))
@@ -224,6 +233,8 @@ class Trainer:
         self.rng = random.Random(args.seed)
         if args.resume:
             self._resume()
+        elif args.init_from:
+            self._warm_start(args.init_from)
         elif (self.run_dir / "latest.pt").exists():
             raise FileExistsError(
                 f"{self.run_dir} already holds a run; pass --resume to continue it or pick a new run_dir"
@@ -289,6 +300,16 @@ class Trainer:
                 self._pool_refs[kept.name] = list(refs)
         log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
 
+    def _warm_start(self, path: str) -> None:
+        payload = load_checkpoint(path, migrate=True)
+        if list(payload["network"].get("hidden", [])) != list(self.args.hidden):
+            raise CheckpointError(
+                f"{path}: init_from has hidden={payload['network'].get('hidden')}, "
+                f"the run has hidden={list(self.args.hidden)}"
+            )
+        self.net.load_state_dict(network_from_checkpoint(payload, path).state_dict())
+        log.info("weights from %s (trained for %s)", path, checkpoint_config(payload, path).variant)
+
     # ---------------------------------------------------------------- acting
     def _policy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with torch.no_grad():
@@ -303,6 +324,7 @@ class Trainer:
         out = self.env.reset(seed=derive_seed(args.seed, 1, self.updates))
         self.heuristic.rng.seed(derive_seed(args.seed, 2, self.updates))  # its bid sampling, per update
         slots = [self._new_slot() for _ in range(n)]
+        shaping = args.points_weight / self.config.start_score
         ready: list[Episode] = []
         returns: list[float] = []
         env_steps = 0
@@ -345,12 +367,16 @@ class Trainer:
                 else:
                     act, _, _ = self._policy(self.pool.network(opponent), out.observations[idx], out.action_masks[idx])
                     actions[idx] = act
+            before = self.env.scores if shaping else None
             out = self.env.step(actions)
             env_steps += n
-            for i, s in zip(*np.nonzero(out.rewards), strict=True):
+            rewards = out.rewards * self.reward_scale
+            if shaping:  # score decreases of the games still going (a finished game was reset)
+                rewards += (before - self.env.scores) * ~out.done[:, None] * shaping
+            for i, s in zip(*np.nonzero(rewards), strict=True):
                 sample = slots[i].last.get(int(s))
                 if sample is not None and slots[i].finished < args.episodes_per_game:
-                    sample.reward += float(out.rewards[i, s]) * self.reward_scale
+                    sample.reward += float(rewards[i, s])
             for i in np.flatnonzero(out.done):
                 slot = slots[i]
                 if slot.finished < args.episodes_per_game:
@@ -425,12 +451,17 @@ class Trainer:
         return PolicyAgent(net, self.config, greedy=True)
 
     def evaluate(self, decks: int | None = None) -> dict[str, float]:
-        """Duplicate evaluation of the current policy against random and heuristic baselines."""
+        """Duplicate evaluation of the current policy against random and heuristic baselines.
+
+        Whole-game episodes (rams, match) report the win share (fair share 1/n) with its Wilson
+        interval; one-deal episodes the advantage in points. Baselines are seeded per game, so the
+        same weights give the same numbers every time.
+        """
         args = self.args
         decks = decks or args.eval_decks
         result = {}
         policy = self.agent()
-        for name, baseline in (("random", RandomAgent), ("heuristic", lambda seed=None: HeuristicAgent())):
+        for name, baseline in (("random", RandomAgent), ("heuristic", agent_source("heuristic", self.config))):
             ev = evaluate(
                 {"policy": policy},
                 baseline,
@@ -439,12 +470,19 @@ class Trainer:
                 seed=args.eval_seed,
                 episode=args.episode,
                 baseline_name=name,
-                progress=False,
+                progress=args.progress,
             )
             report = ev.agents[0]
             result[f"adv_vs_{name}"] = report.advantage
             result[f"adv_vs_{name}_lo"], result[f"adv_vs_{name}_hi"] = report.advantage_ci
+            if report.win_rate is not None:
+                result[f"win_vs_{name}"] = report.win_rate
+                result[f"win_vs_{name}_lo"], result[f"win_vs_{name}_hi"] = report.win_rate_ci
         return result
+
+    def selection_score(self, ev: dict[str, float]) -> float:
+        """What ``best.pt`` maximises: the win share against heuristics for whole games, else the advantage."""
+        return ev.get("win_vs_heuristic", ev["adv_vs_heuristic"])
 
     # ---------------------------------------------------------------- the run
     def run(self) -> Path:
@@ -486,7 +524,7 @@ class Trainer:
                 if (args.eval_every and self.updates % args.eval_every == 0) or final:
                     ev = self.evaluate()
                     row.update(ev)
-                    score = ev["adv_vs_heuristic"]
+                    score = self.selection_score(ev)
                     if score > self.best_score:
                         self.best_score, best = score, True
                 self.history.append(row)
@@ -574,6 +612,12 @@ CSV_COLUMNS = [
     "adv_vs_heuristic",
     "adv_vs_heuristic_lo",
     "adv_vs_heuristic_hi",
+    "win_vs_random",
+    "win_vs_random_lo",
+    "win_vs_random_hi",
+    "win_vs_heuristic",
+    "win_vs_heuristic_lo",
+    "win_vs_heuristic_hi",
 ]
 
 
@@ -596,4 +640,7 @@ def _log_line(row: dict[str, Any]) -> str:
         key = f"adv_vs_{name}"
         if key in row:
             text += f" | vs {name} {row[key]:+.3f} [{row[key + '_lo']:+.3f}, {row[key + '_hi']:+.3f}]"
+        key = f"win_vs_{name}"
+        if key in row:
+            text += f" win {row[key]:.3f} [{row[key + '_lo']:.3f}, {row[key + '_hi']:.3f}]"
     return text

@@ -86,6 +86,7 @@ class Situation:
             ranks[c // 13].append(c % 13)
         self.suit_count = [len(r) for r in ranks]
         self._ranks = ranks
+        self._chances: dict[tuple[int, int], float] = {}  # _top_chance memo
 
     def higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""
@@ -129,12 +130,23 @@ class Situation:
         trump, suit = self.trump, card // 13
         if suit == trump:
             lower = sum(1 for c in hand if c // 13 == trump and c % 13 < card % 13)
-            top = self.hold_chance(card, trump, self.opponents, lower)
+            top = self._top_chance(card, lower)
             floor = KING if planning else 0
             voids = sum(1 for s in range(4) if s != trump and not any(c // 13 == s and c % 13 >= floor for c in hand))
             ruff = min(0.45, RUFF_PER_VOID * voids)
             return 1.0 - (1.0 - top) * (1.0 - ruff)
-        return SIDE_TIMING * self.hold_chance(card, suit, self.opponents)
+        return SIDE_TIMING * self._top_chance(card, -1)
+
+    def _top_chance(self, card: int, lower_trumps: int) -> float:
+        """``hold_chance`` against every opponent (memoised: many candidate hands share a situation);
+        ``lower_trumps`` -1 for a side-suit card, led in its own suit."""
+        key = (card, lower_trumps)
+        chance = self._chances.get(key)
+        if chance is None:
+            led = card // 13 if lower_trumps < 0 else self.trump
+            chance = self.hold_chance(card, led, self.opponents, max(0, lower_trumps))
+            self._chances[key] = chance
+        return chance
 
 
 def zero_chance(chances: list[float]) -> float:
@@ -156,6 +168,8 @@ class HeuristicAgent(ObservationAgent):
     def __init__(self, config: RulesConfig | None = None, seed: int | None = None) -> None:
         self.config = config
         self.rng = random.Random(seed)
+        self._situations_of: DecodedObservation | None = None  # the observation being decided
+        self._situations: dict[tuple[int | None, int | None], Situation] = {}  # its situations
 
     def act(self, observation: Observation) -> int:
         """A legal action for the observation."""
@@ -186,9 +200,18 @@ class HeuristicAgent(ObservationAgent):
             )
         return cfg
 
+    def _situation(self, d: DecodedObservation, trump: int | None = None, hand_size: int | None = None) -> Situation:
+        """Unseen cards and opponents of the decoded observation (``trump`` may be hypothetical); one per
+        (observation, trump, hand size), so that the hands a decision compares share its memo."""
+        if self._situations_of is not d:
+            self._situations_of, self._situations = d, {}
+        sit = self._situations.get((trump, hand_size))
+        if sit is None:
+            sit = self._situations[(trump, hand_size)] = self._new_situation(d, trump, hand_size)
+        return sit
+
     @staticmethod
-    def _situation(d: DecodedObservation, trump: int | None = None, hand_size: int | None = None) -> Situation:
-        """Unseen cards and opponents of the decoded observation (``trump`` may be hypothetical)."""
+    def _new_situation(d: DecodedObservation, trump: int | None, hand_size: int | None) -> Situation:
         trump = d.trump if trump is None else trump
         seen = set(d.hand) | d.cards_played | set(d.out_of_play)
         known: dict[int, frozenset[int]] = {}
