@@ -123,7 +123,7 @@ def layout_table() -> str:
     return "\n".join(rows)
 
 
-__doc__ = __doc__.format(table=layout_table())
+__doc__ = __doc__ and __doc__.format(table=layout_table())  # None under python -OO
 
 
 class ObservationEncoder:
