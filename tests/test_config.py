@@ -6,6 +6,7 @@ Expectations come from RULES.md (preset table) and CONTRACT.md (reset options, V
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -260,3 +261,48 @@ def test_the_seed_draws_the_deal_and_the_first_dealer(variant):
     for g, h in zip(games, again, strict=True):
         assert g.dealer == h.dealer
         assert [g.view(s)["hand"] for s in range(4)] == [h.view(s)["hand"] for s in range(4)]
+
+
+# --------------------------------------------------------------------------- the option named (issue 13 item 13)
+@pytest.mark.parametrize(
+    ("variant", "options", "named"),
+    [
+        ("mattmar", dict(jacks=True), "jacks=True"),
+        ("mattmar", dict(russian_specials=True), "russian_specials=True"),
+        ("rams32", dict(forced_knock_with_ace=True), "forced_knock_with_ace=True"),
+        ("norrlandsknack", dict(honour_leads=True), "honour_leads=True"),
+        ("russian", dict(trump_ace_lead=True), "trump_ace_lead=True"),
+        ("russian", dict(forced_trump_lead=True), "forced_trump_lead=True"),
+        ("russian", dict(overtake_duty=True), "overtake_duty=True"),
+        ("russian", dict(end="at_zero"), "end='at_zero'"),
+        ("mattmar", dict(family="russian"), "family='russian'"),
+        ("russian", dict(family="swedish"), "family='swedish'"),
+        ("mattmar", dict(min_players=2), "min_players=2"),
+        ("mattmar", dict(max_players=8), "max_players=8"),
+        ("rams32", dict(min_players=7), "min_players=7"),
+        ("mattmar", dict(max_players=3), "max_players=3"),
+        ("mattmar", dict(min_players=5), "min_players=5"),
+        ("mattmar", dict(flight_cap=5), "flight_cap=5"),
+    ],
+)
+def test_the_error_names_the_option_given(variant, options, named):
+    """``make_config`` blames the option the caller gave, not a preset default it clashes with."""
+    with pytest.raises(ValueError, match=f"invalid rule option {re.escape(named)}:"):
+        make_config(variant, **options)
+
+
+def test_the_positional_player_count_is_named():
+    with pytest.raises(ValueError, match="invalid rule option num_players=7:"):
+        make_config("rams32", 7)
+    with pytest.raises(ValueError, match="invalid rule option num_players=7:"):
+        make_config("mattmar", 7, deck_size=32)
+
+
+def test_direct_construction_still_names_an_option():
+    """Without ``make_config`` nobody 'gave' an option: the first involved one is named."""
+    from rams_env.rules import RulesConfig
+
+    with pytest.raises(ValueError, match="invalid rule option jacks=True:"):
+        RulesConfig(jacks=True)
+    with pytest.raises(ValueError, match="invalid rule option start_score=10:"):
+        RulesConfig(family="russian", bids=False, overtake_duty=False, trump_ace_lead=False, forced_trump_lead=False)

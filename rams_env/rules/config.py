@@ -86,7 +86,8 @@ OPTION_NAMES = tuple(f.name for f in dataclasses.fields(RulesConfig) if f.name !
 def make_config(variant: str = "mattmar", num_players: int | None = None, **options: Any) -> RulesConfig:
     """Build the configuration of a preset with some options overridden by keyword.
 
-    Raises ``ValueError`` naming an unknown preset, an unknown option or an impossible value.
+    Raises ``ValueError`` naming an unknown preset, an unknown option or an impossible value; when
+    a value clashes with another option, the error names the option the caller gave.
     """
     if variant not in PRESETS:
         raise ValueError(f"unknown variant {variant!r}; choose one of {sorted(PRESETS)}")
@@ -103,12 +104,38 @@ def make_config(variant: str = "mattmar", num_players: int | None = None, **opti
         # Russian seed: the full deck with four or more players, 32 cards with three.
         players = fields.get("num_players", 4)
         fields["deck_size"] = 32 if players == 3 else 52
-    return RulesConfig(**fields)
+    given = set(options) | ({"num_players"} if num_players is not None else set())
+    try:
+        return RulesConfig(**fields)
+    except _InvalidOption as err:
+        raise ValueError(err.message(next((o for o in err.options if o in given), err.options[0]))) from None
+
+
+class _InvalidOption(ValueError):
+    """An impossible value; ``options`` are the options involved, the first named by default."""
+
+    def __init__(self, cfg: RulesConfig, options: tuple[str, ...], why: str) -> None:
+        self.options, self.why = options, why
+        self.values = {option: getattr(cfg, option) for option in options}
+        super().__init__(self.message(options[0]))
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return ValueError, (str(self),)  # pickles (to another process) as the plain ValueError it is
+
+    def message(self, option: str) -> str:
+        """The error text naming ``option`` (and the values of the others involved)."""
+        others = ", ".join(f"{o}={v!r}" for o, v in self.values.items() if o != option)
+        return f"invalid rule option {option}={self.values[option]!r}: {self.why}" + (
+            f" (with {others})" if others else ""
+        )
 
 
 def _validate(cfg: RulesConfig) -> None:
-    def fail(option: str, why: str) -> None:
-        raise ValueError(f"invalid rule option {option}={getattr(cfg, option)!r}: {why}")
+    def fail(options: str | tuple[str, ...], why: str) -> None:
+        raise _InvalidOption(cfg, (options,) if isinstance(options, str) else options, why)
+
+    def set_ones(*names: str) -> tuple[str, ...]:
+        return tuple(name for name in names if getattr(cfg, name))
 
     for name in OPTION_NAMES:
         field_type = type(getattr(RulesConfig, name, None)) if hasattr(RulesConfig, name) else None
@@ -121,13 +148,18 @@ def _validate(cfg: RulesConfig) -> None:
         fail("family", f"must be {SWEDISH!r} or {RUSSIAN!r}")
     if cfg.deck_size not in (52, 32):
         fail("deck_size", "must be 52 or 32")
-    if not 3 <= cfg.min_players <= cfg.max_players <= 7:
-        fail("max_players", "player range must lie within 3..7")
+    if cfg.min_players < 3:
+        fail("min_players", "a table has at least 3 players")
+    if cfg.max_players > 7:
+        fail("max_players", "a table has at most 7 players")
+    if cfg.min_players > cfg.max_players:
+        fail(("min_players", "max_players"), "the player range min_players..max_players is empty")
     if not cfg.min_players <= cfg.num_players <= cfg.max_players:
-        fail("num_players", f"variant {cfg.variant!r} is for {cfg.min_players} to {cfg.max_players} players")
+        bound = "min_players" if cfg.num_players < cfg.min_players else "max_players"
+        fail(("num_players", bound), f"variant {cfg.variant!r} is for {cfg.min_players} to {cfg.max_players} players")
     if 5 * cfg.num_players + 1 > cfg.deck_size:
         need = 5 * cfg.num_players + 1
-        fail("num_players", f"{cfg.num_players} players need {need} cards, the deck has {cfg.deck_size}")
+        fail(("num_players", "deck_size"), f"{cfg.num_players} players need {need} cards, the deck has {cfg.deck_size}")
     if cfg.better_cards not in (INDIVIDUAL, UNANIMOUS):
         fail("better_cards", f"must be {INDIVIDUAL!r} or {UNANIMOUS!r}")
     if cfg.end not in (END_AFTER_DEAL, END_AT_ZERO):
@@ -136,17 +168,20 @@ def _validate(cfg: RulesConfig) -> None:
         fail("ramsar_per_match", "must be at least 1")
     if cfg.family == RUSSIAN:
         if cfg.start_score not in (100, 150, 200):
-            fail("start_score", "the russian record starts at 100, 150 or 200")
+            fail(("start_score", "family"), "the russian record starts at 100, 150 or 200")
         if cfg.bids:
-            fail("bids", "russian has no forehand bids")
+            fail(("bids", "family"), "russian has no forehand bids")
         if cfg.end != END_AFTER_DEAL:
-            fail("end", "the russian game is checked at the end of each deal")
-        if cfg.overtake_duty or cfg.trump_ace_lead or cfg.forced_trump_lead:
-            fail("overtake_duty", "Swedish trick rules do not combine with the russian family")
+            fail(("end", "family"), "the russian game is checked at the end of each deal")
+        swedish_tricks = set_ones("overtake_duty", "trump_ace_lead", "forced_trump_lead")
+        if swedish_tricks:
+            fail((*swedish_tricks, "family"), "Swedish trick rules do not combine with the russian family")
     else:
         if not 1 <= cfg.start_score <= cfg.flight_cap:
-            fail("start_score", f"Swedish scores start between 1 and the flight cap {cfg.flight_cap}")
-        if cfg.honour_leads or cfg.jacks or cfg.russian_specials or cfg.forced_knock_with_ace:
-            fail("honour_leads", "russian rules do not combine with the Swedish family")
+            bounds = ("start_score", "flight_cap", "family")
+            fail(bounds, f"Swedish scores start between 1 and the flight cap {cfg.flight_cap}")
+        russian_rules = set_ones("honour_leads", "jacks", "russian_specials", "forced_knock_with_ace")
+        if russian_rules:
+            fail((*russian_rules, "family"), "russian rules do not combine with the Swedish family")
     if cfg.flight_fine < 0:
         fail("flight_fine", "must not be negative")
