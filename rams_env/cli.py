@@ -432,42 +432,83 @@ def _run_replay(args: argparse.Namespace) -> int:
 def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
     """The fresh game a saved log starts from, and the log; ``CommandError`` naming what is wrong."""
     try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+        record = json.loads(text)
     except OSError as err:
-        raise CommandError(f"cannot read {path}: {err.strerror}") from None
+        raise CommandError(f"cannot read {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise CommandError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason})") from None
     except json.JSONDecodeError as err:
         raise CommandError(f"{path} is not JSON: {err}") from None
+    except RecursionError:
+        raise CommandError(f"{path} is not a rams game log: its JSON is nested too deeply") from None
     if not isinstance(record, dict) or record.get("format") != LOG_FORMAT:
         raise CommandError(f"{path} is not a rams game log (no 'format': {LOG_FORMAT!r})")
     if record.get("version") != LOG_VERSION:
-        raise CommandError(f"{path}: log version {record.get('version')!r} is not {LOG_VERSION}")
+        raise CommandError(f"{path}: log version {_short(record.get('version'))} is not {LOG_VERSION}")
     missing = [k for k in ("config", "episode", "seed", "deck", "dealer", "scores", "actions") if k not in record]
     if missing:
         raise CommandError(f"{path}: the log lacks {', '.join(missing)}")
+    for key, ok, expected in (
+        (
+            "config",
+            isinstance(record["config"], dict) and record["config"].get("variant", "mattmar") in PRESETS,
+            f"an object of rule options of a preset ({', '.join(sorted(PRESETS))})",
+        ),
+        ("episode", isinstance(record["episode"], str) and record["episode"] in EPISODES, f"one of {EPISODES}"),
+        ("seed", _is_int(record["seed"]), "an integer"),
+        ("deck", _is_list(record["deck"], str), "a list of card names"),
+        ("dealer", _is_int(record["dealer"]), "a seat number"),
+        ("scores", _is_list(record["scores"], int), "a list of integers"),
+        ("actions", isinstance(record["actions"], list), "a list of [seat, action name]"),
+        ("human_seat", "human_seat" not in record or _is_int(record["human_seat"]), "a seat number"),
+    ):
+        if not ok:
+            raise CommandError(f"{path}: {key!r} must be {expected}, got {_short(record[key])}")
     try:
         config = RulesConfig(**record["config"])
         game = Game(config, record["seed"], deck=record["deck"], dealer=record["dealer"], scores=record["scores"])
-    except (TypeError, ValueError) as err:
-        raise CommandError(f"{path}: bad game setup: {err}") from None
-    if record["episode"] not in EPISODES:
-        raise CommandError(f"{path}: episode must be one of {EPISODES}, got {record['episode']!r}")
+    except (TypeError, ValueError, OverflowError, KeyError, IndexError) as err:
+        raise CommandError(f"{path}: bad game setup: {_short(err)}") from None
     return game, record
 
 
-def _log_action(entry: Any) -> tuple[int, int]:
-    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str)):
-        raise ValueError(f"an action entry must be [seat, name], got {entry!r}")
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_list(value: Any, kind: type) -> bool:
+    return isinstance(value, list) and all(isinstance(v, kind) and not isinstance(v, bool) for v in value)
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    """``repr``/``str`` of a value from a file, cut to one short line."""
+    text = str(value) if isinstance(value, BaseException) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _log_action(entry: Any, game: Game) -> tuple[int, int]:
+    """``(seat, action)`` of a log entry, checked against the game; ``ValueError`` saying what is wrong."""
+    if not (isinstance(entry, list) and len(entry) == 2 and _is_int(entry[0]) and isinstance(entry[1], str)):
+        raise ValueError("an action entry must be [seat, action name]")
     name = entry[1].upper()
     action = int(Action[name]) if name in Action.__members__ else card_index(name)
+    if entry[0] != game.current:
+        raise ValueError(f"it is player_{game.current}'s turn, the log says player_{entry[0]}")
+    legal = game.legal_actions()
+    if action not in legal:
+        raise ValueError(f"{action_name(action)} is not legal now; legal: {_legal_names(legal)}")
     return entry[0], action
 
 
 def _replay(path: str, seat: int | None, out: TextIO) -> int:
     game, record = load_log(path)
     viewer = record.get("human_seat", 0) if seat is None else seat
-    if not isinstance(viewer, int) or not 0 <= viewer < game.n:
-        raise CommandError(f"--seat must be a seat 0..{game.n - 1}, got {viewer!r}")
+    if not 0 <= viewer < game.n:
+        where = "--seat" if seat is not None else f"{path}: 'human_seat'"
+        raise CommandError(f"{where} must be a seat 0..{game.n - 1}, got {viewer!r}")
     print(f"Replay of {path}: {game.config.variant}, {game.n} players, seen by player_{viewer}.", file=out)
     print("\n" + render_table(game, viewer), file=out)
     scores_before = list(game.scores)
@@ -478,14 +519,12 @@ def _replay(path: str, seat: int | None, out: TextIO) -> int:
             scores_before = list(game.scores)
             print("\n--- next deal ---", file=out)
         try:
-            actor, action = _log_action(entry)
-            if actor != game.current:
-                raise ValueError(f"it is player_{game.current}'s turn, the log says player_{actor}")
+            actor, action = _log_action(entry, game)
             line = describe(game, actor, action, viewer)
             tricks_before = len(game.completed)
             game.apply(action)
         except (ValueError, IllegalActionError) as err:
-            raise CommandError(f"{path}: action {k} {entry!r} does not replay: {err}") from None
+            raise CommandError(f"{path}: action {k} {_short(entry)} does not replay: {_short(err)}") from None
         print(f"\n[{k}] {line}", file=out)
         for news in _after(game, tricks_before, scores_before, viewer):
             print(news, file=out)
@@ -547,13 +586,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser([*BUILTIN_COMMANDS, *plugins])
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's final flush
+        return code
     except CommandError as err:
         print(f"rams {args.command}: error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (rams replay log.json | head): stop quietly. Python would flush stdout
+        # again at exit and report that failure, so stdout is pointed at /dev/null first.
+        _silence_stdout()
+        return 1
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout replaced by an object without a file descriptor
+        pass
 
 
 if __name__ == "__main__":
