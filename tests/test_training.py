@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 
 import numpy as np
@@ -12,7 +13,7 @@ import torch
 from rams_env.agents import load_agent
 from rams_env.cli import CommandError
 from rams_env.encoding import OBS_SIZE
-from rams_env.evaluation import play_episode
+from rams_env.evaluation import agent_source, play_episode
 from rams_env.policy import CheckpointError
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
@@ -169,7 +170,12 @@ def test_command_line_overrides_the_recipe():
     parser = argparse.ArgumentParser()
     configure(parser)
     args = args_from(parser.parse_args(["full", "--total-steps", "5", "--hidden", "32,32", "--progress", "false"]))
-    assert (args.total_steps, args.hidden, args.progress, args.num_games) == (5, (32, 32), False, 256)
+    assert (args.total_steps, args.hidden, args.progress, args.num_games) == (5, (32, 32), False, 128)
+    assert (args.episode, args.reward, args.points_weight) == (
+        "rams",
+        "win",
+        1.0,
+    )  # every recipe but deal: whole ramsar
     assert dataclasses.asdict(args_from(parser.parse_args([])))["run_dir"].startswith("runs/quick-mattmar-")
     with pytest.raises(CommandError, match="--run-dir"):
         args_from(parser.parse_args(["--resume", "true"]))
@@ -183,15 +189,20 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     run = tmp_path / "run"
     Trainer(tiny(run)).run()
     monkeypatch.setattr(export, "SHIPPED", tmp_path / "shipped")
-    card = export.export(run, "tiny", decks=2, search_decks=1, search_simulations=2, command="rams train quick")
+    card = export.export(run, "tiny", decks=1, deal_decks=2, search_decks=1, command="rams train quick")
     text = card.read_text()
-    assert "rams train quick" in text and "Against heuristic (2 decks" in text and "Against search (1 decks" in text
-    shipped = tmp_path / "shipped" / "tiny.pt"
-    assert "optimizer" not in torch.load(shipped, weights_only=True)
-    assert load_agent(shipped).num_players == 4
-    assert (tmp_path / "shipped" / "tiny_curves.png").stat().st_size > 0
-    for name, factory, _ in export.baselines(2, 1, 2):  # --workers sends them to other processes
-        assert pickle.loads(pickle.dumps(factory))(seed=1) is not None, name
+    assert "rams train quick" in text
+    assert "Whole ramsar against three heuristics (1 decks" in text and "against search (1 decks" in text
+    assert "| whole ramsar vs 3 heuristics, win share | >= 0.325 |" in text
+    shipped = tmp_path / "shipped"
+    assert "optimizer" not in torch.load(shipped / "tiny.pt", weights_only=True)
+    assert load_agent(shipped / "tiny.pt").num_players == 4
+    for png in ("tiny_curves.png", "tiny_knock_rates.png"):
+        assert (shipped / png).read_bytes()[:4] == b"\x89PNG"
+    assert json.loads((shipped / "tiny_rams_vs_heuristic.json").read_text())["episode"] == "rams"
+    config = make_config("mattmar", 4)
+    for item in export.card_evaluations(1, 1, 1):  # --workers sends the baselines to other processes
+        assert pickle.loads(pickle.dumps(agent_source(item.baseline, config))) is not None
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):

@@ -1,8 +1,9 @@
-"""``rams train``: self-play PPO with the ``quick`` or ``full`` recipe, every argument overridable.
+"""``rams train``: self-play PPO with the ``quick``, ``full`` or ``deal`` recipe, every argument overridable.
 
 Registered as a ``rams`` subcommand through the ``rams_env.commands`` entry point (pyproject).
-``quick`` is the README's main job: a few minutes on a laptop CPU, then an evaluation table and
-where the checkpoint and plots are. ``full`` is the recipe of the shipped checkpoints.
+``quick`` is the README's main job: a few minutes on a laptop CPU of training for whole ramsar, then
+an evaluation table in whole ramsar and where the checkpoint and plots are. ``full`` is the recipe
+of the shipped checkpoints; ``deal`` the earlier one-deal recipe.
 """
 
 from __future__ import annotations
@@ -21,9 +22,24 @@ from rams_env.evaluation import agent_source, evaluate
 
 from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
+# Every recipe trains for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
+# points_weight x (score decrease / start score) as a shaping of the race. "full" is the recipe of the
+# shipped checkpoints (one preset at a time: rams train full --variant russian); "deal" is the earlier
+# recipe of one-deal episodes from the start score, kept for comparison.
+WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
 RECIPES: dict[str, dict[str, Any]] = {
-    "quick": dict(total_steps=120_000, num_games=64, eval_every=0, eval_decks=200),
+    "quick": dict(WHOLE_GAME, total_steps=400_000, num_games=64, eval_every=0, eval_decks=50),
     "full": dict(
+        WHOLE_GAME,
+        total_steps=20_000_000,
+        num_games=128,
+        heuristic_fraction=0.15,
+        eval_every=80,
+        eval_decks=25,
+        snapshot_every=25,
+        checkpoint_every=10,
+    ),
+    "deal": dict(
         total_steps=12_000_000,
         num_games=256,
         workers=1,
@@ -34,7 +50,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         checkpoint_every=10,
     ),
 }
-FINAL_EVAL_DECKS = {"quick": 300, "full": 2000}
+FINAL_EVAL_DECKS = {"quick": 100, "full": 100, "deal": 2000}
 
 
 def _parse_bool(text: str) -> bool:
@@ -119,6 +135,7 @@ def run(namespace: argparse.Namespace) -> int:
         print(ev.table(), flush=True)
         ev.save_json(run_dir / f"eval_vs_{name}.json")
         ev.plot(run_dir / f"eval_vs_{name}.png")
+        ev.plot_knock_rates(run_dir / f"knock_rates_vs_{name}.png")
         results[name] = ev
     print(f"trained {trainer.steps:,} steps in {minutes:.1f} min")
     print(f"checkpoint: {best}")
@@ -127,4 +144,4 @@ def run(namespace: argparse.Namespace) -> int:
     return 0
 
 
-COMMAND = Command("train", "train a policy by self-play PPO (recipes quick and full)", configure, run)
+COMMAND = Command("train", "train a policy by self-play PPO (recipes quick, full and deal)", configure, run)

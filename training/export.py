@@ -1,26 +1,27 @@
 """Ship a trained policy: a slim checkpoint in ``checkpoints/`` and its model card.
 
-Run: ``python -m training.export --run-dir runs/mattmar-4p --name mattmar-4p [--decks 2000]``.
+Run: ``python -m training.export --run-dir runs/full-mattmar --name mattmar-4p --command "..."``.
 The slim checkpoint keeps the network, the rules and the run's counters and arguments (no
 optimizer state, no history). The card holds the exact command of the run, its steps and wall
-time, the machine, the duplicate evaluations against ``RandomAgent``, ``HeuristicAgent`` and
-``SearchAgent`` (95% bootstrap intervals), and the learning curves next to it.
+time, the machine, the whole-ramsar evaluations against ``HeuristicAgent`` and ``RandomAgent`` (win
+share against the fair share), single deals from random scores against ``HeuristicAgent`` and
+``SearchAgent``, the knock rate by score, and the learning curves next to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import os
 import platform
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rams_env.agents import HeuristicAgent, RandomAgent, SearchAgent, load_agent
-from rams_env.evaluation import Evaluation, evaluate
+from rams_env.agents import load_agent
+from rams_env.evaluation import AgentReport, Evaluation, agent_source, evaluate
 from rams_env.policy import (
     checkpoint_config,
     load_checkpoint,
@@ -28,6 +29,7 @@ from rams_env.policy import (
     network_from_checkpoint,
     save_checkpoint,
 )
+from rams_env.rules import RulesConfig
 
 from .selfplay import plot_learning_curves
 
@@ -61,110 +63,156 @@ def _training_time(run_dir: Path) -> tuple[float, int]:
     return seconds, len(rows)
 
 
-def baselines(decks: int, search_decks: int, search_simulations: int) -> list[tuple[str, Any, int]]:
-    """(name, agent factory, decks) of each baseline; the factories pickle, for worker processes."""
+@dataclass(frozen=True)
+class CardEvaluation:
+    """One evaluation of a model card: a baseline, an episode kind, start scores and a deck count."""
+
+    title: str
+    baseline: str  # an agent spec: random, heuristic, search
+    episode: str
+    scores: str
+    decks: int
+
+    def command(self, weights: str, config: RulesConfig) -> str:
+        """The ``rams eval`` command that gives the same numbers."""
+        return (
+            f"rams eval {weights} --baseline {self.baseline} --variant {config.variant} --players {config.num_players}"
+            f" --episode {self.episode} --scores {self.scores} --decks {self.decks} --seed {EVAL_SEED}"
+        )
+
+
+def card_evaluations(decks: int, deal_decks: int, search_decks: int) -> list[CardEvaluation]:
+    """The evaluations of a card: whole ramsar first (the headline), then single deals from random scores."""
     return [
-        ("random", RandomAgent, decks),
-        ("heuristic", functools.partial(HeuristicAgent), decks),
-        ("search", functools.partial(SearchAgent, simulations=search_simulations), search_decks),
+        CardEvaluation("Whole ramsar against three heuristics", "heuristic", "rams", "start", decks),
+        CardEvaluation("Whole ramsar against three random agents", "random", "rams", "start", decks),
+        CardEvaluation("Single deals from random scores against heuristics", "heuristic", "deal", "random", deal_decks),
+        CardEvaluation("Single deals from random scores against search", "search", "deal", "random", search_decks),
     ]
 
 
-def _section(title: str, ev: Evaluation) -> str:
-    return f"### {title}\n\n```\n{ev.table()}\n```\n"
+def _section(title: str, ev: Evaluation, seconds: float, command: str) -> str:
+    return f"### {title} ({ev.decks} decks, {seconds:.0f} s)\n\n`{command}`\n\n```\n{ev.table()}\n```\n"
 
 
 def export(
     run_dir: Path,
     name: str,
     decks: int,
+    deal_decks: int,
     search_decks: int,
-    search_simulations: int,
     command: str,
     workers: int = 1,
 ) -> Path:
-    """Write ``checkpoints/<name>.pt``, ``<name>.md`` and ``<name>_curves.png``; returns the card's path."""
+    """Write ``checkpoints/<name>.pt``, ``.md``, ``_curves.png``, ``_knock_rates.png`` and the JSON results."""
     SHIPPED.mkdir(exist_ok=True)
     weights = SHIPPED / f"{name}.pt"
     payload = slim_checkpoint(run_dir, weights)
     config = checkpoint_config(payload)
     curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
     policy = load_agent(weights, expect_config=config)
-    sections = []
-    for baseline_name, baseline, count in baselines(decks, search_decks, search_simulations):
-        if count <= 0:
+    sections, headline = [], {}
+    for item in card_evaluations(decks, deal_decks, search_decks):
+        if item.decks <= 0:
             continue
         started = time.perf_counter()
         ev = evaluate(
             {name: policy},
-            baseline,
+            agent_source(item.baseline, config),
             config,
-            decks=count,
+            decks=item.decks,
             seed=EVAL_SEED,
-            baseline_name=baseline_name,
+            episode=item.episode,
+            scores=item.scores,
+            baseline_name=item.baseline,
             progress=True,
             workers=workers,
         )
-        ev.save_json(SHIPPED / f"{name}_vs_{baseline_name}.json")
-        title = f"Against {baseline_name} ({count} decks, {time.perf_counter() - started:.0f} s)"
-        sections.append(_section(title, ev))
+        stem = f"{name}_{item.episode}_vs_{item.baseline}"
+        ev.save_json(SHIPPED / f"{stem}.json")
+        if item.episode == "rams" and item.baseline == "heuristic":
+            ev.plot_knock_rates(SHIPPED / f"{name}_knock_rates.png")
+        headline[(item.episode, item.baseline)] = ev.agents[0]
+        sections.append(
+            _section(item.title, ev, time.perf_counter() - started, item.command(f"checkpoints/{weights.name}", config))
+        )
         print(ev.table(), flush=True)
     seconds, updates = _training_time(run_dir)
     counters = payload["counters"]
     args = payload["args"]
-    reproduce = (
-        f"rams eval checkpoints/{weights.name} --baseline heuristic --variant {config.variant} "
-        f"--players {config.num_players} --decks {decks} --seed {EVAL_SEED}"
-    )
-    card = f"""# `{name}`: PPO self-play policy for {config.variant}, {config.num_players} players
+    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {config.num_players} players
 
 - File: `checkpoints/{weights.name}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
   `rams_env.agents.load_agent("checkpoints/{weights.name}")`; plays greedily (masked argmax).
-- Command: `{command}`
-- Training: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes, {updates} updates,
+- Reproduce: `{command}`
+- Budget: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes (ramsar), {updates} updates,
   {seconds / 60:.0f} minutes of training time (sum of the logged update times), checkpoint `{payload["source"]}`
-  (best periodic evaluation against the heuristic: {payload.get("best_score")}).
+  (best periodic whole-ramsar win share against heuristics: {payload.get("best_score")}).
 - Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, CPU only; other
   jobs shared the machine during the run, so the wall time is not a clean speed measurement.
 - Arguments: {", ".join(f"{k}={v}" for k, v in args.items())}
-- Learning curves: `{curves.name}`.
+- Learning curves (whole-ramsar win share over training, small periodic evaluations): `{curves.name}`;
+  knock rate by score against heuristics: `{name}_knock_rates.png`.
+
+## Headline
+
+{_headline(headline, config)}
 
 ## Evaluation
 
-Duplicate deals (the same deck played with the policy in each seat and by the baseline alone),
-seat rotation, deal set seed {EVAL_SEED} (not used during training), single deals from the start
-score, 95% bootstrap confidence intervals of the advantage in points per deal. Reproduce with
-`{reproduce}`.
+Duplicate deals: every deck (and, in a rams, the deck sequence that follows from its seed) is
+played with the policy in each seat and by the baseline alone, deal set seed {EVAL_SEED} (not
+used in training). Whole ramsar: win rate = share of the ramsar won (ties shared), fair share
+1/{config.num_players}, 95% Wilson intervals; points per rams with 95% bootstrap intervals.
+Single deals from random scores: each seat starts from a random score, so a flight costs what
+it costs in a real rams.
 
-{chr(10).join(sections)}
-## Limits
-
-Trained on single deals from the start score: in the Swedish presets a flight then costs nothing
-(the cap is the start score), so the policy learned to knock on every hand, as the heuristic does
-there. Lower scores, where a flight costs up to five points, are outside its training; train with
-`--episode rams` for play over a whole rams.
-"""
+{chr(10).join(sections)}"""
     path = SHIPPED / f"{name}.md"
     path.write_text(card)
     return path
+
+
+def _headline(reports: dict[tuple[str, str], AgentReport], config: RulesConfig) -> str:
+    """The card's summary table: each strength goal of issue 12 with the measured figure."""
+    fair = 1.0 / config.num_players
+    rows = ["| yardstick | goal | measured | 95% CI | met |", "|---|---|---:|---|---|"]
+
+    def win(key: tuple[str, str], goal: float, label: str) -> None:
+        r = reports.get(key)
+        if r is None or r.win_rate is None or r.win_rate_ci is None:
+            return
+        met = r.win_rate >= goal and (key[1] != "heuristic" or r.win_rate_ci[0] > fair)
+        ci = f"[{r.win_rate_ci[0]:.3f}, {r.win_rate_ci[1]:.3f}]"
+        rows.append(f"| {label} | >= {goal:.3f} | {r.win_rate:.3f} | {ci} | {'yes' if met else 'no'} |")
+
+    win(("rams", "heuristic"), 1.3 * fair, "whole ramsar vs 3 heuristics, win share")
+    win(("rams", "random"), 0.9, "whole ramsar vs 3 random, win share")
+    for baseline in ("heuristic", "search"):
+        r = reports.get(("deal", baseline))
+        if r is not None and r.advantage is not None and r.advantage_ci is not None:
+            lo, hi = r.advantage_ci
+            rows.append(
+                f"| single deals from random scores vs {baseline}, points per deal | CI above 0 | "
+                f"{r.advantage:+.3f} | [{lo:+.3f}, {hi:+.3f}] | {'yes' if lo > 0 else 'no'} |"
+            )
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run-dir", required=True, type=Path, help="folder of the training run")
     parser.add_argument("--name", required=True, help="name of the shipped files, e.g. mattmar-4p")
-    parser.add_argument("--decks", type=int, default=2000, help="decks against random and heuristic")
-    parser.add_argument("--search-decks", type=int, default=200, help="decks against SearchAgent (slow)")
-    parser.add_argument("--search-simulations", type=int, default=60, help="SearchAgent budget")
+    parser.add_argument("--decks", type=int, default=100, help="decks of the whole-ramsar evaluations (x seats ramsar)")
+    parser.add_argument("--deal-decks", type=int, default=1000, help="decks of the single-deal evaluation (heuristic)")
+    parser.add_argument("--search-decks", type=int, default=100, help="decks against SearchAgent (slow)")
     parser.add_argument("--command", required=True, help="the exact command that trained the run (for the card)")
     parser.add_argument("--workers", type=int, default=1, help="evaluation processes (same numbers, less time)")
     args = parser.parse_args(argv)
     if not (args.run_dir / "progress.csv").exists():
         print(f"{args.run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
         return 1
-    card = export(
-        args.run_dir, args.name, args.decks, args.search_decks, args.search_simulations, args.command, args.workers
-    )
+    card = export(args.run_dir, args.name, args.decks, args.deal_decks, args.search_decks, args.command, args.workers)
     print(f"wrote {card}")
     return 0
 

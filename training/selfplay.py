@@ -556,20 +556,25 @@ def plot_learning_curves(csv_path: Path, png_path: Path) -> Path:
     steps = [int(r["steps"]) for r in rows]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
     axes[0].plot(steps, [float(r["mean_return"]) for r in rows])
-    axes[0].set_title("self-play return per seat and episode (points)")
+    axes[0].set_title("self-play return per seat and episode (reward units)")
     axes[1].plot(steps, [float(r["entropy"]) for r in rows])
     axes[1].set_title("policy entropy (legal actions)")
+    whole = any(r.get("win_vs_heuristic") for r in rows)
+    metric, fair = ("win", 1.0 / num_players(csv_path)) if whole else ("adv", 0.0)
     for name in ("random", "heuristic"):
-        evaluated = [r for r in rows if r.get(f"adv_vs_{name}")]
+        evaluated = [r for r in rows if r.get(f"{metric}_vs_{name}")]
         if evaluated:
             x = [int(r["steps"]) for r in evaluated]
-            mid = [float(r[f"adv_vs_{name}"]) for r in evaluated]
-            lo = [float(r[f"adv_vs_{name}_lo"]) for r in evaluated]
-            hi = [float(r[f"adv_vs_{name}_hi"]) for r in evaluated]
+            mid = [float(r[f"{metric}_vs_{name}"]) for r in evaluated]
+            lo = [float(r[f"{metric}_vs_{name}_lo"]) for r in evaluated]
+            hi = [float(r[f"{metric}_vs_{name}_hi"]) for r in evaluated]
             axes[2].plot(x, mid, marker="o", label=f"vs {name}")
             axes[2].fill_between(x, lo, hi, alpha=0.2)
-    axes[2].axhline(0.0, color="grey", linewidth=0.8)
-    axes[2].set_title("duplicate advantage per deal, 95% CI")
+    axes[2].axhline(fair, color="grey", linewidth=0.8, linestyle="--")
+    if whole:
+        axes[2].set_title(f"win share in whole ramsar, 95% CI (fair {fair:.2f})")
+    else:
+        axes[2].set_title("duplicate advantage per deal, 95% CI")
     axes[2].legend()
     for ax in axes:
         ax.set_xlabel("learner decisions")
@@ -577,6 +582,12 @@ def plot_learning_curves(csv_path: Path, png_path: Path) -> Path:
     fig.savefig(png_path, dpi=100)
     plt.close(fig)
     return Path(png_path)
+
+
+def num_players(csv_path: Path) -> int:
+    """Players of the run whose ``progress.csv`` this is (from its ``args.json``; 4 if that is missing)."""
+    args = Path(csv_path).with_name("args.json")
+    return int(json.loads(args.read_text()).get("num_players", 4)) if args.exists() else 4
 
 
 def _is_learner(slot: GameSlot, seat: int, quota: int) -> bool:
