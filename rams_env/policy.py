@@ -8,13 +8,18 @@ Checkpoint layout (plain data only, read with ``torch.load(..., weights_only=Tru
     {"format": "rams_env.checkpoint", "format_version": 1,
      "encoder_version": int, "obs_size": int, "num_actions": int,
      "config": {rules options as plain data}, "network": {"hidden": [int, ...]},
-     "model": state_dict, ...}
+     "model": state_dict, "model_sha256": str, ...}
 
-Training adds more keys (optimizer state, step counters, RNG states, arguments); loading ignores them.
+``model_sha256`` is a SHA-256 digest of the model's tensors (names, dtypes, shapes and bytes), so that
+a flipped byte in the weights is refused; checkpoints written before it existed carry none and still
+load. Before any network is built, the stored tensors are checked against the shapes that
+``network.hidden`` implies. Training adds more keys (optimizer state, step counters, RNG states,
+arguments); loading ignores them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import tempfile
@@ -108,10 +113,21 @@ class MaskedCategorical:
 # ---------------------------------------------------------------------------- checkpoints
 def make_checkpoint(net: PolicyNet, config: RulesConfig, **extra: Any) -> dict[str, Any]:
     """The checkpoint payload of ``net`` trained for ``config``; ``extra`` keys are added as given."""
-    reserved = {"format", "format_version", "encoder_version", "obs_size", "num_actions", "config", "network", "model"}
+    reserved = {
+        "format",
+        "format_version",
+        "encoder_version",
+        "obs_size",
+        "num_actions",
+        "config",
+        "network",
+        "model",
+        "model_sha256",
+    }
     clash = sorted(reserved & set(extra))
     if clash:
         raise ValueError(f"extra checkpoint keys {clash} are reserved by the checkpoint format")
+    model = {k: v.detach().cpu() for k, v in net.state_dict().items()}
     return {
         "format": CHECKPOINT_FORMAT,
         "format_version": CHECKPOINT_VERSION,
@@ -120,9 +136,23 @@ def make_checkpoint(net: PolicyNet, config: RulesConfig, **extra: Any) -> dict[s
         "num_actions": net.num_actions,
         "config": config.to_dict(),
         "network": {"hidden": list(net.hidden)},
-        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        "model": model,
+        "model_sha256": model_digest(model),
         **extra,
     }
+
+
+def model_digest(model: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a state dict's tensors: each name, dtype, shape and bytes, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(model):
+        tensor = model[name]
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(f"model entry {name!r} is not a tensor ({type(tensor).__name__})")
+        flat = tensor.detach().cpu().contiguous().reshape(-1)
+        digest.update(f"{name}\0{flat.dtype}\0{tuple(tensor.shape)}\0".encode())
+        digest.update(flat.view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
 
 
 def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) -> None:
@@ -185,6 +215,7 @@ def load_checkpoint(
         raise CheckpointError(
             f"{where!r} has checkpoint format version {version!r}; this rams_env reads version {CHECKPOINT_VERSION}"
         )
+    _check_digest(payload, where)
     old = payload.get("encoder_version")
     if migrate and old in PREFIX_LAYOUTS and payload.get("obs_size") == PREFIX_LAYOUTS[old]:
         payload = _pad_inputs(payload, where)
@@ -205,6 +236,25 @@ def load_checkpoint(
     return payload
 
 
+def _check_digest(payload: Mapping[str, Any], where: str) -> None:
+    """Refuse weights whose digest differs from the recorded ``model_sha256`` (none recorded: nothing to check)."""
+    recorded = payload.get("model_sha256")
+    if recorded is None:
+        return
+    model = payload.get("model")
+    if not isinstance(recorded, str) or not isinstance(model, dict):
+        raise CheckpointError(f"{where!r} is damaged: 'model_sha256' or 'model' has the wrong type")
+    try:
+        actual = model_digest(model)
+    except (TypeError, RuntimeError) as err:
+        raise CheckpointError(f"{where!r} is damaged: {err}") from None
+    if actual != recorded:
+        raise CheckpointError(
+            f"{where!r} is damaged: its weights do not match the checksum recorded when it was written "
+            f"(sha256 {actual[:12]}..., recorded {recorded[:12]}...)"
+        )
+
+
 def _pad_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
     """``payload`` for this encoder: zero first-layer weights for the inputs its layout lacks."""
     model = payload.get("model")
@@ -213,9 +263,12 @@ def _pad_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
         raise CheckpointError(f"{where!r} is damaged: no first-layer weight of {payload['obs_size']} inputs")
     padded = torch.zeros(first.shape[0], OBS_SIZE, dtype=first.dtype)
     padded[:, : first.shape[1]] = first
+    model = {**model, "torso.0.weight": padded}
+    digest = {"model_sha256": model_digest(model)} if "model_sha256" in payload else {}
     return {
         **payload,
-        "model": {**model, "torso.0.weight": padded},
+        **digest,
+        "model": model,
         "obs_size": OBS_SIZE,
         "encoder_version": ENCODER_VERSION,
         "migrated_from_encoder": payload["encoder_version"],
@@ -233,8 +286,14 @@ def checkpoint_config(payload: Mapping[str, Any], where: str = "checkpoint") -> 
 def network_from_checkpoint(payload: Mapping[str, Any], where: str = "checkpoint") -> PolicyNet:
     """The :class:`PolicyNet` of a checked payload, its weights loaded."""
     hidden = payload["network"].get("hidden")
-    if not isinstance(hidden, (list, tuple)) or not all(isinstance(h, int) and h > 0 for h in hidden) or not hidden:
+    if (
+        not isinstance(hidden, (list, tuple))
+        or not hidden
+        or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden)
+    ):
         raise CheckpointError(f"{where!r} is damaged: network hidden sizes {hidden!r} are not a list of positive ints")
+    # Compare with the stored tensors before building anything: a forged "hidden" must not allocate.
+    _check_weights(payload["model"], expected_shapes(payload["obs_size"], payload["num_actions"], hidden), where)
     net = PolicyNet(payload["obs_size"], payload["num_actions"], hidden)
     try:
         net.load_state_dict(payload["model"])
@@ -242,6 +301,39 @@ def network_from_checkpoint(payload: Mapping[str, Any], where: str = "checkpoint
         raise CheckpointError(f"{where!r} is damaged: its weights do not fit the network ({err})") from None
     net.eval()
     return net
+
+
+def expected_shapes(obs_size: int, num_actions: int, hidden: Sequence[int]) -> dict[str, tuple[int, ...]]:
+    """The state-dict shapes of ``PolicyNet(obs_size, num_actions, hidden)``, computed without building it."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = obs_size
+    for k, h in enumerate(hidden):
+        shapes[f"torso.{2 * k}.weight"], shapes[f"torso.{2 * k}.bias"] = (h, width), (h,)
+        width = h
+    shapes["policy_head.weight"], shapes["policy_head.bias"] = (num_actions, width), (num_actions,)
+    shapes["value_head.weight"], shapes["value_head.bias"] = (1, width), (1,)
+    return shapes
+
+
+def _check_weights(model: Mapping[str, Any], shapes: Mapping[str, tuple[int, ...]], where: str) -> None:
+    """``CheckpointError`` unless ``model`` holds exactly the tensors of ``shapes``, finite floats of those shapes."""
+
+    def refuse(why: str) -> CheckpointError:
+        return CheckpointError(f"{where!r} is damaged: its weights do not fit the network ({why})")
+
+    missing, unexpected = sorted(set(shapes) - set(model)), sorted(set(model) - set(shapes))
+    if missing or unexpected:
+        parts = [f"missing {missing[:4]}"] if missing else []
+        parts += [f"unexpected {[str(k)[:40] for k in unexpected[:4]]}"] if unexpected else []
+        raise refuse(", ".join(parts))
+    for name, shape in shapes.items():
+        tensor = model[name]
+        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
+            raise refuse(f"{name} is not a floating-point tensor")
+        if tuple(tensor.shape) != shape:
+            raise refuse(f"{name} has shape {tuple(tensor.shape)}, the network needs {shape}")
+        if not bool(torch.isfinite(tensor).all()):
+            raise refuse(f"{name} holds NaN or infinite values")
 
 
 # ---------------------------------------------------------------------------- agent

@@ -215,3 +215,104 @@ def test_a_warm_start_pads_an_older_prefix_layout_and_load_agent_still_refuses_i
     obs = torch.randn(3, OBS_SIZE)
     with torch.no_grad():
         assert torch.allclose(new(obs)[0], net(obs[:, :old_size])[0])  # appended inputs are ignored
+
+
+# ---------------------------------------------------------------------------- forged sizes, checksum (issue 13 item 10)
+def _forbid_building(monkeypatch, refused=lambda hidden: True):
+    """Fail the test if a PolicyNet is built for hidden sizes that ``refused`` names (it would allocate them)."""
+    real = policy.PolicyNet
+
+    def guarded(obs_size, num_actions, hidden=policy.DEFAULT_HIDDEN):
+        if refused(tuple(hidden)):
+            raise AssertionError(f"a PolicyNet with hidden={tuple(hidden)} was built before the sizes were checked")
+        return real(obs_size, num_actions, hidden)
+
+    monkeypatch.setattr(policy, "PolicyNet", guarded)
+
+
+@pytest.mark.parametrize("hidden", [[10**6, 10**6], [10**6], [16, 10**6], [16, 16], [15], [True]])
+def test_forged_hidden_sizes_are_refused_before_any_network_is_built(tmp_path, monkeypatch, hidden):
+    path = tmp_path / "forged.pt"
+    torch.save(dict(load_checkpoint(tiny_checkpoint(tmp_path)), network={"hidden": hidden}), path)
+    _forbid_building(monkeypatch, lambda h: h != (16,))
+    with pytest.raises(CheckpointError, match=r"do not fit|not a list of positive ints"):
+        load_agent(path)
+
+
+def test_forged_hidden_sizes_are_one_line_in_rams_eval(tmp_path, monkeypatch, capsys):
+    from rams_env.cli import main
+
+    path = tmp_path / "forged.pt"
+    torch.save(dict(load_checkpoint(tiny_checkpoint(tmp_path)), network={"hidden": [10**6, 10**6]}), path)
+    _forbid_building(monkeypatch, lambda h: max(h) >= 10**6)
+    assert main(["eval", str(path), "--decks", "1", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rams eval: error:") and err.count("\n") == 1
+    assert "do not fit the network (missing ['torso.2.bias'" in err
+
+
+def test_weights_of_the_wrong_shape_kind_or_value_are_refused(tmp_path):
+    payload = load_checkpoint(tiny_checkpoint(tmp_path))
+    payload.pop("model_sha256")  # as an older checkpoint: the shapes and values are still checked
+    model = payload["model"]
+    bad = {
+        "transposed": dict(model, **{"torso.0.weight": model["torso.0.weight"].T.contiguous()}),
+        "integer": dict(model, **{"policy_head.bias": model["policy_head.bias"].to(torch.int64)}),
+        "missing": {k: v for k, v in model.items() if k != "value_head.bias"},
+        "extra": dict(model, **{"torso.9.weight": torch.zeros(1)}),
+        "nan": dict(model, **{"value_head.weight": torch.full_like(model["value_head.weight"], math.nan)}),
+    }
+    for name, weights in bad.items():
+        path = tmp_path / f"{name}.pt"
+        torch.save(dict(payload, model=weights), path)
+        with pytest.raises(CheckpointError, match="do not fit"):
+            load_agent(path)
+
+
+def test_new_checkpoints_carry_a_checksum_of_their_weights(tmp_path):
+    path = tiny_checkpoint(tmp_path)
+    payload = load_checkpoint(path)
+    assert payload["model_sha256"] == policy.model_digest(payload["model"])
+    assert len(payload["model_sha256"]) == 64
+    with pytest.raises(ValueError, match="reserved"):
+        make_checkpoint(PolicyNet(OBS_SIZE, NUM_ACTIONS, (4,)), make_config("mattmar", 4), model_sha256="x")
+
+
+def test_a_flipped_byte_in_the_weights_is_refused(tmp_path):
+    path = tiny_checkpoint(tmp_path)
+    payload = load_checkpoint(path)
+    raw = bytearray(path.read_bytes())
+    start = raw.find(payload["model"]["policy_head.bias"].numpy().tobytes())
+    assert start > 0
+    raw[start + 1] ^= 0x01  # a low mantissa bit: the network would still load and play, slightly changed
+    path.write_bytes(bytes(raw))
+    with pytest.raises(CheckpointError, match="do not match the checksum"):
+        load_agent(path)
+    # The same change made through torch (the file itself intact) is caught the same way.
+    weights = dict(payload["model"], **{"value_head.bias": payload["model"]["value_head.bias"] + 1e-6})
+    torch.save(dict(payload, model=weights), path)
+    with pytest.raises(CheckpointError, match="do not match the checksum"):
+        load_agent(path)
+
+
+def test_a_checkpoint_without_a_checksum_still_loads(tmp_path):
+    path = tiny_checkpoint(tmp_path)
+    payload = load_checkpoint(path)
+    expected = load_agent(path).net.state_dict()
+    payload.pop("model_sha256")
+    torch.save(payload, path)
+    agent = load_agent(path)
+    assert all(torch.equal(agent.net.state_dict()[k], v) for k, v in expected.items())
+
+
+def test_a_migrated_payload_records_the_checksum_of_its_padded_weights(tmp_path):
+    from rams_env.policy import PREFIX_LAYOUTS
+
+    net = PolicyNet(PREFIX_LAYOUTS[1], NUM_ACTIONS, hidden=(8,))
+    payload = make_checkpoint(net, make_config("mattmar", 4))
+    payload.update(encoder_version=1, obs_size=PREFIX_LAYOUTS[1])
+    save_checkpoint(tmp_path / "v1.pt", payload)
+    migrated = load_checkpoint(tmp_path / "v1.pt", migrate=True)
+    assert migrated["model_sha256"] == policy.model_digest(migrated["model"])
+    save_checkpoint(tmp_path / "v2.pt", migrated)
+    assert load_agent(tmp_path / "v2.pt").net.hidden == (8,)
