@@ -65,6 +65,30 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
     )
 
 
+SEED_LIMIT = 2**64  # the compiled generator is seeded from at most two 32-bit words
+
+
+def _checked_seeds(seeds: Any, num_games: int) -> list[int]:
+    """One int seed per game, each below 2**64 in size (``ValueError`` naming the first that is
+    not); negative seeds become their absolute value, as ``random.Random`` takes them."""
+    try:
+        count = len(seeds)
+    except TypeError:
+        raise ValueError(f"seeds must be a list of {num_games} ints, got {type(seeds).__name__}") from None
+    if count != num_games:
+        raise ValueError(f"need {num_games} seeds, got {count}")
+    checked = []
+    for i, seed in enumerate(seeds):
+        if (
+            isinstance(seed, bool | np.bool_)
+            or not isinstance(seed, int | np.integer)
+            or not -SEED_LIMIT < seed < SEED_LIMIT
+        ):
+            raise ValueError(f"seeds[{i}]={seed!r}: a seed must be an int from -(2**64 - 1) to 2**64 - 1")
+        checked.append(abs(int(seed)))
+    return checked
+
+
 def _checked_actions(actions: Any, num_games: int) -> np.ndarray:
     actions = np.asarray(actions)
     if actions.shape != (num_games,):
@@ -126,8 +150,7 @@ class BatchedRamsEnv(_Batch):
     def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
         (written into ``out`` if given)."""
-        if len(seeds) != self.num_games:
-            raise ValueError(f"need {self.num_games} seeds, got {len(seeds)}")
+        seeds = _checked_seeds(seeds, self.num_games)
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
         out.done.fill(False)
@@ -186,8 +209,7 @@ class ReferenceBatchedRamsEnv(_Batch):
     def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
         (written into ``out`` if given)."""
-        if len(seeds) != self.num_games:
-            raise ValueError(f"need {self.num_games} seeds, got {len(seeds)}")
+        seeds = _checked_seeds(seeds, self.num_games)
         self._seeders = [random.Random(s) for s in seeds]
         self.games = [self._new_game(i) for i in range(self.num_games)]
         out = out if out is not None else _batch(self.num_games, self.num_players)

@@ -81,6 +81,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
 }
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(RulesConfig) if f.name != "variant")
+# Bound on every int option: the compiled engine keeps options and scores in int64, and scores grow
+# by sums of them (start_score plus flight fines), which must never overflow.
+INT_LIMIT = 2**31 - 1
 
 
 def make_config(variant: str = "mattmar", num_players: int | None = None, **options: Any) -> RulesConfig:
@@ -144,6 +147,8 @@ def _validate(cfg: RulesConfig) -> None:
             fail(name, "must be True or False")
         if field_type is int and (isinstance(value, bool) or not isinstance(value, int)):
             fail(name, "must be an int")
+        if field_type is int and not -INT_LIMIT <= value <= INT_LIMIT:
+            fail(name, f"must be an int from {-INT_LIMIT} to {INT_LIMIT} (2**31 - 1)")
     if cfg.family not in (SWEDISH, RUSSIAN):
         fail("family", f"must be {SWEDISH!r} or {RUSSIAN!r}")
     if cfg.deck_size not in (52, 32):
