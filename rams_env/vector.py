@@ -118,6 +118,7 @@ class _Batch:
         self.num_games, self.num_players = num_games, num_players
         self.episode, self.reward_kind = episode, reward
         self._seed = seed
+        self._first_game = 0  # index of game 0 in a larger batch (a worker's block), for error messages
 
     def reset(self, seed: int | None = None) -> BatchStep:
         """Start a fresh episode in every game (seeded per game from ``seed``)."""
@@ -182,7 +183,7 @@ class BatchedRamsEnv(_Batch):
             out.done,
         )
         if bad >= 0:
-            raise IllegalActionError(f"game {bad}: {self._illegal(bad, int(actions[bad]))}")
+            raise IllegalActionError(f"game {self._first_game + bad}: {self._illegal(bad, int(actions[bad]))}")
         return out
 
     def _illegal(self, game: int, action: int) -> str:
@@ -236,22 +237,24 @@ class ReferenceBatchedRamsEnv(_Batch):
 
     def step(self, actions: Any, out: BatchStep | None = None) -> BatchStep:
         """Apply one action per game (to its acting seat) and return the next decisions (written
-        into ``out`` if given)."""
+        into ``out`` if given). An illegal action raises ``IllegalActionError`` naming the game,
+        and no game is stepped."""
         actions = _checked_actions(actions, self.num_games)
         if not self.games:
             raise RuntimeError("call reset() before step()")
+        action_list = actions.tolist()
+        for i, action in enumerate(action_list):  # every action is checked before any game steps
+            if action not in self.games[i].legal_actions():
+                raise IllegalActionError(f"game {self._first_game + i}: {self._illegal(i, action)}")
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
         out.done.fill(False)
         points = self.reward_kind == "points"
-        for i, action in enumerate(actions.tolist()):
+        for i, action in enumerate(action_list):
             game, cache = self.games[i], self.caches[i]
             before_scores = game.scores[:]
             before = cache.before(game)
-            try:
-                game.apply(action)
-            except IllegalActionError as err:
-                raise IllegalActionError(f"game {i}: {err}") from None
+            game.apply(action)
             cache.after(game, action, before)
             if points and before_scores != game.scores:
                 scores = game.scores
@@ -265,6 +268,10 @@ class ReferenceBatchedRamsEnv(_Batch):
                     self.games[i] = self._new_game(i)
             self._observe(i, out)
         return out
+
+    def _illegal(self, game: int, action: int) -> str:
+        state = self.games[game]
+        return illegal_message(action, state.current, state.phase, state.legal_actions())
 
 
 def _shared_fields(num_games: int, num_players: int) -> list[tuple[tuple[int, ...], Any]]:

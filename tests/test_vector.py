@@ -167,3 +167,34 @@ def test_seeding_is_per_game_and_reproducible():
     np.testing.assert_array_equal(a.reset().observations, b.reset().observations)
     assert len(set(game_seeds(1, 100))) == 100
     assert game_seeds(1, 3) != game_seeds(2, 3)
+
+
+# ------------------------------------------------------ errors leave every game as it was (issue 13)
+def _legal(out) -> np.ndarray:
+    return np.array([int(np.flatnonzero(m)[0]) for m in out.action_masks], np.int64)
+
+
+def _illegal(out, game: int) -> np.ndarray:
+    actions = _legal(out)
+    actions[game] = int(np.flatnonzero(out.action_masks[game] == 0)[0])
+    return actions
+
+
+def _assert_same(a, b) -> None:
+    for name in ("observations", "action_masks", "seats", "rewards", "done"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.mark.parametrize("cls", [BatchedRamsEnv, ReferenceBatchedRamsEnv])
+@pytest.mark.parametrize("bad", [0, 2, 4])
+def test_an_illegal_action_steps_no_game(cls, bad):
+    """Issue 13 items 1-2: the in-process envs check every action before stepping any game."""
+    env, twin = cls(5, seed=7, variant="russian"), BatchedRamsEnv(5, seed=7, variant="russian")
+    out, expected = env.reset(), twin.reset()
+    for _ in range(3):
+        with pytest.raises(IllegalActionError, match=rf"^game {bad}: illegal action"):
+            env.step(_illegal(out, bad))
+        actions = _legal(out)
+        out, expected = env.step(actions), twin.step(actions)
+        _assert_same(out, expected)
+        np.testing.assert_array_equal(env.scores, twin.scores)
