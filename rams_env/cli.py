@@ -8,11 +8,12 @@ entry-point group ``rams_env.commands``, each entry point naming a :class:`Comma
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, TextIO
@@ -129,6 +130,32 @@ def _positive(text: str) -> int:
     return value
 
 
+@contextlib.contextmanager
+def torch_threads(threads: int) -> Iterator[None]:
+    """Give torch ``threads`` threads here and in the processes started meanwhile; restore both afterwards.
+
+    The worker processes of ``--workers`` are spawned fresh: torch reads ``OMP_NUM_THREADS`` when they
+    import it. In this process torch may already be imported, so its setting is changed too.
+    """
+    names = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    saved_env = {name: os.environ.get(name) for name in names}
+    torch = sys.modules.get("torch")
+    saved_threads = torch.get_num_threads() if torch is not None else None
+    os.environ.update(dict.fromkeys(names, str(threads)))
+    if torch is not None:
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        if saved_threads is not None:
+            sys.modules["torch"].set_num_threads(saved_threads)
+
+
 # ----------------------------------------------------------------------------- rams eval
 def _configure_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_SPEC_HELP)
@@ -143,6 +170,13 @@ def _configure_eval(parser: argparse.ArgumentParser) -> None:
         "--knock-plot", metavar="PATH", help="write a PNG of each agent's knock rate by score (not with --league)"
     )
     parser.add_argument("--workers", type=_positive, default=1, help="processes to split the decks over (default 1)")
+    parser.add_argument(
+        "--threads",
+        type=_positive,
+        default=1,
+        help="torch threads in each process for checkpoint agents (default 1: one game's small network gains "
+        "nothing from more, and several processes with torch's default of one thread per core slow each other down)",
+    )
     parser.add_argument("--resamples", type=_positive, default=10_000, help="bootstrap resamples (default 10000)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -160,7 +194,14 @@ def _run_eval(args: argparse.Namespace) -> int:
     _check_output(args.knock_plot, "--knock-plot")
     if args.league and args.knock_plot:
         raise CommandError("--knock-plot is for a duplicate evaluation, not --league")
+    with torch_threads(args.threads):
+        return _evaluate_and_report(args, config)
+
+
+def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig) -> int:
     agents = {spec: _agent(spec, config) for spec in args.agents}
+    if "torch" in sys.modules:  # a checkpoint agent imported it: its threads now, the workers' from the environment
+        sys.modules["torch"].set_num_threads(args.threads)
     progress = not args.no_progress
     if args.league:
         result: Any = league(
