@@ -14,11 +14,12 @@ from rams_env.agents import load_agent
 from rams_env.cli import CommandError
 from rams_env.encoding import OBS_SIZE
 from rams_env.evaluation import agent_source, play_episode
-from rams_env.policy import CheckpointError
+from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training.cli import args_from, configure
 from training.selfplay import Sample, TrainArgs, Trainer, finish_episode
+from training.selfplay import _write_csv as selfplay_write_csv
 
 
 def tiny(run_dir, **overrides) -> TrainArgs:
@@ -117,7 +118,7 @@ def test_resume_continues_the_same_run(tmp_path):
         if straight.updates == 1:
             straight.pool.add(straight.net, straight.updates)
             straight.save()
-    straight.env.close()
+    straight.close()
 
     # An interrupted run: one update, a checkpoint, then a new process resumes from the file.
     first = Trainer(tiny(tmp_path / "b", total_steps=10**9))
@@ -127,11 +128,11 @@ def test_resume_continues_the_same_run(tmp_path):
     first.steps += len(samples)
     first.pool.add(first.net, first.updates)
     first.save()
-    first.env.close()
+    first.close()
     resumed = Trainer(tiny(tmp_path / "b", total_steps=10**9, resume=True))
     assert (resumed.updates, resumed.steps) == (1, first.steps)
     resumed.update(_samples(resumed))
-    resumed.env.close()
+    resumed.close()
     for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
 
@@ -145,12 +146,12 @@ def test_an_interrupted_run_resumes_after_its_pool_moved_on(tmp_path):
         trainer.pool.add(trainer.net, update)
         trainer.save()
     trainer.pool.add(trainer.net, 4)  # pool now 3, 4: snapshot 2 left it after the last save
-    trainer.env.close()  # interrupted here
+    trainer.close()  # interrupted here
     assert (tmp_path / "pool" / "snapshot_000002.pt").exists()
     assert not (tmp_path / "pool" / "snapshot_000001.pt").exists()  # no kept checkpoint names it
     resumed = Trainer(tiny(tmp_path, total_steps=10**9, pool_size=2, keep_last=1, resume=True))
     assert resumed.pool.references() == ["snapshot_000002.pt", "snapshot_000003.pt"]
-    resumed.env.close()
+    resumed.close()
 
 
 def test_a_run_is_not_overwritten_and_foreign_rules_are_refused(tmp_path):
@@ -159,9 +160,94 @@ def test_a_run_is_not_overwritten_and_foreign_rules_are_refused(tmp_path):
         Trainer(tiny(tmp_path))
     with pytest.raises(CheckpointError, match="other rules"):
         Trainer(tiny(tmp_path, variant="russian", resume=True))
-    (tmp_path / "latest.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match=r"not a rams_env checkpoint|damaged"):
+    for path in tmp_path.glob("*.pt"):
+        path.write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="no intact checkpoint"):
         Trainer(tiny(tmp_path, resume=True))
+
+
+def _three_updates(run_dir) -> TrainArgs:
+    return tiny(run_dir, total_steps=10**9, checkpoint_every=1, keep_last=3)
+
+
+def _train_updates(trainer: Trainer, count: int) -> None:
+    for _ in range(count):
+        samples = _samples(trainer)
+        trainer.update(samples)
+        trainer.updates += 1
+        trainer.steps += len(samples)
+        trainer.history.append({"update": trainer.updates})
+        selfplay_write_csv(trainer.run_dir / "progress.csv", {"update": trainer.updates, "steps": trainer.steps})
+        trainer.save()
+
+
+def test_a_second_training_of_the_same_folder_is_refused_while_the_first_runs(tmp_path):
+    first = Trainer(tiny(tmp_path))
+    with pytest.raises(FileExistsError, match="still going"):
+        Trainer(tiny(tmp_path, resume=True))
+    first.close()
+    (tmp_path / ".lock").write_text("pid 999999")  # a lock file left by a killed run holds nothing
+    Trainer(tiny(tmp_path / "other")).close()
+
+
+def test_resume_takes_the_newest_intact_checkpoint_and_cleans_up(tmp_path, caplog):
+    trainer = Trainer(_three_updates(tmp_path))
+    _train_updates(trainer, 3)
+    trainer.close()
+    (tmp_path / "latest.pt").write_bytes(b"damaged")
+    (tmp_path / "checkpoint_000003.pt").write_bytes(b"")
+    (tmp_path / "best.pt").write_bytes(b"damaged too")
+    (tmp_path / ".checkpoint_000004.pt.abc.tmp").write_bytes(b"")  # debris of a killed write
+    with caplog.at_level("WARNING", logger="rams.train"):
+        resumed = Trainer(tiny(tmp_path, total_steps=10**9, checkpoint_every=1, keep_last=3, resume=True))
+    assert resumed.updates == 2
+    assert "skipped latest.pt" in caplog.text and "skipped checkpoint_000003.pt" in caplog.text
+    assert not list(tmp_path.glob(".*.tmp"))
+    rows = (tmp_path / "progress.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["1", "2"]  # update 3 is redone, not logged twice
+    resumed.close()
+
+
+def test_a_policy_checkpoint_cannot_resume_a_run(tmp_path):
+    trainer = Trainer(tiny(tmp_path))
+    trainer.run()
+    export_payload = load_checkpoint(tmp_path / "latest.pt")
+    slim = {k: v for k, v in export_payload.items() if k not in ("optimizer", "rng", "pool", "counters")}
+    for path in tmp_path.glob("*.pt"):
+        save_checkpoint(path, slim)
+    with pytest.raises(CheckpointError, match="without training state"):
+        Trainer(tiny(tmp_path, resume=True))
+
+
+def test_resume_takes_the_saved_arguments_and_names_the_given_ones_that_differ(tmp_path, capsys):
+    import argparse
+
+    Trainer(tiny(tmp_path, variant="russian")).close()
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = args_from(parser.parse_args(["full", "--run-dir", str(tmp_path), "--resume", "true", "--total-steps", "9"]))
+    assert (args.variant, args.hidden, args.num_games, args.total_steps) == ("russian", (16,), 6, 9)
+    assert "total_steps=9 (saved 1)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("override", "named"),
+    [
+        ({"checkpoint_every": 0}, "checkpoint_every"),
+        ({"minibatch": 0}, "minibatch"),
+        ({"total_steps": 0}, "total_steps"),
+        ({"episodes_per_game": 0}, "episodes_per_game"),
+        ({"keep_last": 0}, "keep_last"),
+        ({"device": "nope"}, "device"),
+        ({"reward_scale": 0.0}, "reward_scale"),
+        ({"heuristic_fraction": 1.5}, "heuristic_fraction"),
+        ({"reward": "win"}, "win"),  # with the default one-deal episode
+    ],
+)
+def test_bad_training_arguments_are_refused_before_any_work(tmp_path, override, named):
+    with pytest.raises(ValueError, match=named):
+        tiny(tmp_path, **override)
+    assert not any(tmp_path.iterdir())
 
 
 def test_command_line_overrides_the_recipe():

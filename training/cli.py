@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import logging
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from rams_env.agents import RandomAgent
 from rams_env.cli import Command, CommandError
@@ -85,21 +88,48 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def args_from(namespace: argparse.Namespace) -> TrainArgs:
-    """The recipe's arguments with every option given on the command line applied."""
+    """The recipe's arguments with every option given on the command line applied.
+
+    With ``--resume`` the run's saved arguments (``args.json``) take the recipe's place, so a run
+    resumes with the rules and settings it was started with; given options that differ from them
+    are applied and named (``--total-steps`` to train on, say).
+    """
+    given = {f.name: getattr(namespace, f.name) for f in dataclasses.fields(TrainArgs)}
+    given = {k: v for k, v in given.items() if v is not None}
     values = dict(RECIPES[namespace.recipe])
-    for f in dataclasses.fields(TrainArgs):
-        given = getattr(namespace, f.name)
-        if given is not None:
-            values[f.name] = given
-    if "run_dir" not in values:
-        if values.get("resume"):
+    if given.get("resume"):
+        if "run_dir" not in given:
             raise CommandError("--resume needs --run-dir (the folder of the run to continue)")
+        values = _saved_args(Path(given["run_dir"]))
+        changed = [f"{k}={v!r} (saved {values.get(k)!r})" for k, v in given.items() if values.get(k) != v]
+        changed = [c for c in changed if not c.startswith(("resume=", "progress="))]
+        if changed:
+            print("resuming with the run's saved arguments, except: " + ", ".join(changed), flush=True)
+    values.update(given)
+    if "run_dir" not in values:
         variant = values.get("variant", TrainArgs.variant)
         values["run_dir"] = f"runs/{namespace.recipe}-{variant}-{time.strftime('%Y%m%d-%H%M%S')}"
     try:
         return TrainArgs(**values)
-    except TypeError as err:
+    except (TypeError, ValueError) as err:
         raise CommandError(str(err)) from None
+
+
+def _saved_args(run_dir: Path) -> dict[str, Any]:
+    """The arguments a run was started with (its ``args.json``)."""
+    path = run_dir / "args.json"
+    try:
+        saved = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise CommandError(f"{run_dir} holds no run to resume (no args.json)") from None
+    except (OSError, ValueError) as err:
+        raise CommandError(f"{path} is unreadable ({err})") from None
+    names = {f.name for f in dataclasses.fields(TrainArgs)}
+    if not isinstance(saved, dict) or not set(saved) <= names:
+        raise CommandError(f"{path} is not the arguments of a training run")
+    if isinstance(saved.get("hidden"), list):
+        saved["hidden"] = tuple(saved["hidden"])
+    return saved
 
 
 def run(namespace: argparse.Namespace) -> int:
@@ -112,7 +142,8 @@ def run(namespace: argparse.Namespace) -> int:
         trainer = Trainer(args)
     except (FileExistsError, ValueError) as err:
         raise CommandError(str(err)) from None
-    best = trainer.run()
+    with logging_redirect_tqdm():  # log lines above the progress bar, not inside it
+        best = trainer.run()
     minutes = (time.perf_counter() - started) / 60
     run_dir = Path(args.run_dir)
     curves = plot_learning_curves(run_dir / "progress.csv", run_dir / "learning_curves.png")

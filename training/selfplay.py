@@ -18,6 +18,7 @@ import ast
 import copy
 import csv
 import dataclasses
+import fcntl
 import inspect
 import itertools
 import json
@@ -36,6 +37,7 @@ from tqdm import tqdm
 
 from rams_env.agents import HeuristicAgent, RandomAgent
 from rams_env.encoding import OBS_SIZE
+from rams_env.episode import check_episode
 from rams_env.evaluation import agent_source, derive_seed, evaluate
 from rams_env.policy import (
     CheckpointError,
@@ -133,6 +135,41 @@ class TrainArgs:
     progress: bool = True
     """show a progress bar"""
 
+    def __post_init__(self) -> None:
+        """Check every argument before any work starts; ``ValueError`` names the first bad one."""
+        positive = ("total_steps", "num_games", "workers", "episodes_per_game", "epochs", "minibatch")
+        positive += ("pool_size", "checkpoint_every", "keep_last", "eval_decks")
+        for name in positive:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("eval_every", "snapshot_every", "threads"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
+        for name in ("pool_fraction", "heuristic_fraction", "gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        for name in ("lr", "clip"):
+            if not getattr(self, name) > 0.0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
+        for name in ("ent_coef", "vf_coef", "max_grad_norm", "points_weight"):
+            if not getattr(self, name) >= 0.0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if self.reward_scale is not None and not self.reward_scale > 0.0:
+            raise ValueError(f"reward_scale must be positive (or unset for the default), got {self.reward_scale!r}")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden must be positive layer widths, got {self.hidden!r}")
+        try:
+            torch.device(self.device)
+        except RuntimeError as err:
+            raise ValueError(f"device {self.device!r} is not a torch device ({err})") from None
+        make_config(self.variant, self.num_players)  # ValueError naming a bad variant or player count
+        check_episode(self.episode, self.reward)
+
+
+_ZERO_MEANS = {"eval_every": "only at the end", "snapshot_every": "no pool", "threads": "automatic"}
+
 
 def torch_threads(workers: int) -> int:
     """Torch threads beside ``workers`` env processes: the cores they leave free, at least 1.
@@ -154,6 +191,38 @@ def field_help(cls: type) -> dict[str, str]:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and documented:
             helps[node.target.id] = str(nxt.value.value)  # type: ignore[attr-defined]
     return helps
+
+
+class RunLock:
+    """An exclusive lock on a run folder while a :class:`Trainer` uses it.
+
+    ``flock`` on ``<run_dir>/.lock``: the operating system drops it when the holding process ends,
+    however it ends, so a lock file left by a killed run never blocks the next one.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / ".lock"
+        self._file = self.path.open("a+")
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.seek(0)
+            holder = self._file.read().strip() or "another process"
+            self._file.close()
+            raise FileExistsError(
+                f"{folder} is in use by a training run that is still going ({holder}); "
+                "wait for it to end or pick another run_dir"
+            ) from None
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write(f"pid {os.getpid()}")
+        self._file.flush()
+
+    def release(self) -> None:
+        """Give the folder back (idempotent)."""
+        if not self._file.closed:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            self._file.close()
 
 
 # ------------------------------------------------------------------------------- samples
@@ -211,7 +280,8 @@ class Trainer:
     def __init__(self, args: TrainArgs) -> None:
         self.args = args
         self.config = make_config(args.variant, args.num_players)
-        self.reward_scale = args.reward_scale or (1.0 if args.reward == "win" else 2.0 / self.config.start_score)
+        default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
+        self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
         if args.points_weight and args.reward != "win":
             raise ValueError("points_weight shapes the win reward: it needs reward=win")
         if args.points_weight and args.workers > 1:
@@ -231,21 +301,33 @@ class Trainer:
         self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
         self.torch_gen = torch.Generator().manual_seed(args.seed)
         self.rng = random.Random(args.seed)
-        if args.resume:
-            self._resume()
-        elif args.init_from:
-            self._warm_start(args.init_from)
-        elif (self.run_dir / "latest.pt").exists():
-            raise FileExistsError(
-                f"{self.run_dir} already holds a run; pass --resume to continue it or pick a new run_dir"
-            )
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
-        env_kwargs = dict(variant=args.variant, num_players=args.num_players, episode=args.episode, reward=args.reward)
-        if args.workers > 1:
-            self.env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
-        else:
-            self.env = BatchedRamsEnv(args.num_games, **env_kwargs)
+        self._lock = RunLock(self.run_dir)
+        try:
+            if args.resume:
+                self._resume()
+            elif any((self.run_dir / name).exists() for name in ("latest.pt", "args.json", "progress.csv")):
+                raise FileExistsError(
+                    f"{self.run_dir} already holds a run; pass --resume to continue it or pick a new run_dir"
+                )
+            elif args.init_from:
+                self._warm_start(args.init_from)
+            (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
+            env_kwargs = dict(
+                variant=args.variant, num_players=args.num_players, episode=args.episode, reward=args.reward
+            )
+            if args.workers > 1:
+                self.env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
+            else:
+                self.env = BatchedRamsEnv(args.num_games, **env_kwargs)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def close(self) -> None:
+        """Close the env and give the run folder back (``run`` does this when it ends)."""
+        self.env.close()
+        self._lock.release()
 
     # ---------------------------------------------------------------- checkpoints
     def _payload(self) -> dict[str, Any]:
@@ -277,8 +359,30 @@ class Trainer:
         return path
 
     def _resume(self) -> None:
-        path = self.run_dir / "latest.pt"
-        payload = load_checkpoint(path, expect_config=self.config)
+        """Continue from the newest intact checkpoint, saying what was skipped; clear a killed run's debris."""
+        for debris in self.run_dir.glob(".*.tmp"):
+            debris.unlink()
+            log.info("removed %s (left by an interrupted write)", debris.name)
+        candidates = [self.run_dir / "latest.pt", *sorted(self.run_dir.glob("checkpoint_*.pt"), reverse=True)]
+        payload, path = None, None
+        for candidate in candidates:
+            if not candidate.exists():
+                continue
+            try:
+                payload, path = load_checkpoint(candidate, expect_config=self.config), candidate
+                break
+            except CheckpointError as err:
+                if "trained for other rules" in str(err):
+                    raise
+                log.warning("skipped %s: %s", candidate.name, err)
+        if payload is None or path is None:
+            raise CheckpointError(f"{self.run_dir}: no intact checkpoint to resume from")
+        missing = [k for k in ("optimizer", "counters", "rng", "pool") if k not in payload]
+        if missing:
+            raise CheckpointError(
+                f"{path} is a policy checkpoint without training state ({', '.join(missing)} missing): "
+                "it cannot resume a run; start a new run with --init-from to use its weights"
+            )
         saved = payload.get("args", {})
         for key in ("hidden",):
             if list(saved.get(key, [])) != list(getattr(self.args, key)):
@@ -296,8 +400,13 @@ class Trainer:
         self.history = list(payload.get("history", []))
         for kept in [*self.run_dir.glob("checkpoint_*.pt"), self.run_dir / "best.pt", path]:
             if kept.exists():  # what the other kept checkpoints name must outlive pruning
-                refs = payload["pool"] if kept == path else load_checkpoint(kept, expect_config=self.config)["pool"]
+                try:
+                    refs = payload["pool"] if kept == path else load_checkpoint(kept, expect_config=self.config)["pool"]
+                except (CheckpointError, KeyError) as err:
+                    log.warning("ignored %s when keeping pool snapshots: %s", kept.name, err)
+                    continue
                 self._pool_refs[kept.name] = list(refs)
+        _truncate_csv(self.run_dir / "progress.csv", self.updates)
         log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
 
     def _warm_start(self, path: str) -> None:
@@ -488,7 +597,7 @@ class Trainer:
     def run(self) -> Path:
         """Train until ``total_steps``; returns the path of the best checkpoint (or the latest)."""
         args = self.args
-        writer = _tensorboard(self.run_dir)
+        writer = _tensorboard(self.run_dir, self.steps)
         csv_path = self.run_dir / "progress.csv"
         bar = tqdm(
             total=args.total_steps,
@@ -532,14 +641,14 @@ class Trainer:
                 for key, value in row.items():
                     if key != "update":
                         writer.add_scalar(key, value, self.steps)
+                bar.update(min(len(samples), bar.total - bar.n))
                 log.info(_log_line(row))
-                bar.update(len(samples))
                 if best or final or self.updates % args.checkpoint_every == 0:
                     self.save(best=best)
         finally:
             bar.close()
             writer.close()
-            self.env.close()
+            self.close()
         best_path = self.run_dir / "best.pt"
         return best_path if best_path.exists() else self.run_dir / "latest.pt"
 
@@ -598,10 +707,11 @@ def _tuplify(value: Any) -> Any:
     return tuple(_tuplify(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
-def _tensorboard(run_dir: Path) -> Any:
+def _tensorboard(run_dir: Path, steps: int) -> Any:
+    """The run's TensorBoard writer; events past ``steps`` (redone after a resume) are purged."""
     from torch.utils.tensorboard import SummaryWriter
 
-    return SummaryWriter(str(run_dir / "tensorboard"))
+    return SummaryWriter(str(run_dir / "tensorboard"), purge_step=steps or None)
 
 
 CSV_COLUMNS = [
@@ -630,6 +740,20 @@ CSV_COLUMNS = [
     "win_vs_heuristic_lo",
     "win_vs_heuristic_hi",
 ]
+
+
+def _truncate_csv(path: Path, updates: int) -> None:
+    """Drop the rows of ``progress.csv`` after update ``updates`` (redone after a resume)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if int(r["update"]) <= updates]
+    tmp = path.with_suffix(".csv.tmp")
+    with tmp.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(tmp, path)
 
 
 def _write_csv(path: Path, row: dict[str, Any]) -> None:
