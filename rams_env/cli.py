@@ -56,15 +56,24 @@ class CommandError(Exception):
 # ----------------------------------------------------------------------------- shared arguments
 def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", default="mattmar", choices=sorted(PRESETS), help="rules preset (default mattmar)")
-    parser.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    parser.add_argument(
+        "--num-players", type=int, default=4, metavar="N", help="players at the table, 3 to 7 (default 4)"
+    )
+    # The spelling of earlier versions, still accepted (rams train and the env keyword say num_players).
+    parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument(
         "--option",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a rule option, e.g. --option start_score=150 (repeatable)",
+        help="override a rule option, e.g. --option start_score=150; repeatable (default: the preset's options)",
     )
-    parser.add_argument("--episode", default="deal", choices=EPISODES, help="episode: deal, rams or match")
+    parser.add_argument(
+        "--episode",
+        default="deal",
+        choices=EPISODES,
+        help="episode: one deal, one rams, or a match of ramsar (default deal)",
+    )
     parser.add_argument(
         "--scores",
         default="start",
@@ -81,7 +90,7 @@ def _config(args: argparse.Namespace) -> RulesConfig:
             raise CommandError(f"--option needs KEY=VALUE, got {item!r}")
         options[key] = _option_value(value)
     try:
-        return make_config(args.variant, args.players, **options)
+        return make_config(args.variant, args.num_players, **options)
     except ValueError as err:
         raise CommandError(str(err)) from None
 
@@ -161,13 +170,24 @@ def _configure_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_SPEC_HELP)
     parser.add_argument("--baseline", default=None, metavar="AGENT", help="baseline agent (default random)")
     _add_rules_arguments(parser)
-    parser.add_argument("--decks", type=_positive, default=200, help="decks in the deal set (default 200)")
-    parser.add_argument("--seed", type=_nonnegative, default=0, help="seed of the deal set (default 0)")
-    parser.add_argument("--league", action="store_true", help="rate the agents against each other (OpenSkill)")
-    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
-    parser.add_argument("--plot", metavar="PATH", help="write a PNG plot of the results")
     parser.add_argument(
-        "--knock-plot", metavar="PATH", help="write a PNG of each agent's knock rate by score (not with --league)"
+        "--decks",
+        type=_positive,
+        default=200,
+        metavar="N",
+        help="decks in the deal set (default 200; measured on one busy core: about 3 s per 100 decks with random "
+        "and heuristic agents, about 5 minutes per 100 with search)",
+    )
+    parser.add_argument("--seed", type=_nonnegative, default=0, help="seed of the deal set (default 0)")
+    parser.add_argument(
+        "--league", action="store_true", help="rate the agents against each other with OpenSkill (default: off)"
+    )
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON (default: none)")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG plot of the results (default: none)")
+    parser.add_argument(
+        "--knock-plot",
+        metavar="PATH",
+        help="write a PNG of each agent's knock rate by score, not with --league (default: none)",
     )
     parser.add_argument("--workers", type=_positive, default=1, help="processes to split the decks over (default 1)")
     parser.add_argument(
@@ -178,7 +198,7 @@ def _configure_eval(parser: argparse.ArgumentParser) -> None:
         "nothing from more, and several processes with torch's default of one thread per core slow each other down)",
     )
     parser.add_argument("--resamples", type=_positive, default=10_000, help="bootstrap resamples (default 10000)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown)")
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -254,8 +274,14 @@ def _configure_play(parser: argparse.ArgumentParser) -> None:
         help="the other seats' agents in seat order, or one for all (default heuristic); " + AGENT_SPEC_HELP,
     )
     parser.add_argument("--seed", type=_nonnegative, default=None, help="seed of the deal (default: a fresh one)")
-    parser.add_argument("--save", metavar="PATH", help="write the game log as JSON (also when you quit early)")
-    parser.add_argument("--replay", metavar="LOG", help="replay a saved game log instead of playing")
+    parser.add_argument(
+        "--save", metavar="PATH", help="write the game log as JSON, also when you quit early (default: not saved)"
+    )
+    parser.add_argument(
+        "--replay",
+        metavar="LOG",
+        help="replay a saved game log instead of playing, as rams replay LOG does (default: play)",
+    )
 
 
 class _Quit(Exception):

@@ -201,3 +201,57 @@ def test_eval_gives_torch_the_threads_asked_for_in_every_process(
 def test_eval_defaults_to_one_torch_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _probe_threads(tmp_path, monkeypatch, [])
     assert seen and all(threads == {1} for threads in seen.values()), seen
+
+
+# ----------------------------------------------------------------------------- item 18: help texts, one spelling
+def _subparsers() -> dict[str, object]:
+    import argparse
+
+    from rams_env.cli import BUILTIN_COMMANDS, build_parser
+
+    parser = build_parser(BUILTIN_COMMANDS)
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+@pytest.mark.parametrize("command", ["eval", "play", "replay"])
+def test_every_option_says_its_default_in_whole_sentences(command: str) -> None:
+    import argparse
+
+    parser = _subparsers()[command]
+    for action in parser._actions:
+        if not action.option_strings or action.help in (None, argparse.SUPPRESS) or "-h" in action.option_strings:
+            continue
+        text = action.help
+        assert "default" in text, f"rams {command} {action.option_strings[0]}: no default in {text!r}"
+        assert text.count("(") == text.count(")"), f"rams {command} {action.option_strings[0]}: {text!r}"
+        assert not text.rstrip().endswith((",", ";", ":", "(", " and", " or")), text
+
+
+@pytest.mark.parametrize("command", ["eval", "play"])
+def test_num_players_is_the_documented_spelling_and_players_still_works(command: str) -> None:
+    parser = _subparsers()[command]
+    help_text = parser.format_help()
+    assert "--num-players N" in help_text and "--players" not in help_text
+    base = ["random"] if command == "eval" else []
+    assert parser.parse_args([*base, "--num-players", "5"]).num_players == 5
+    assert parser.parse_args([*base, "--players", "6"]).num_players == 6
+    assert parser.parse_args(base).num_players == 4
+
+
+def test_eval_with_either_spelling_plays_that_table(capsys: pytest.CaptureFixture[str]) -> None:
+    for option in ("--num-players", "--players"):
+        assert main(["eval", "random", option, "5", "--decks", "1", "--no-progress", "--resamples", "10"]) == 0
+        assert "mattmar, 5 players" in capsys.readouterr().out
+
+
+def test_readme_evaluation_examples_say_how_long_they_take_and_use_one_spelling() -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Agents, evaluation, playing")
+    section = readme[start : readme.index("\n## ", start + 1)]
+    block = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1)
+    runs = [line for line in block.splitlines() if line.startswith("rams eval") and "--help" not in line]
+    assert runs and all(re.search(r"# .*~\d+ min", line) for line in runs), runs
+    assert "--players" not in section.replace("`--players` is still accepted", "")
