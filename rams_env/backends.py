@@ -175,6 +175,14 @@ class CompiledBackend:
         )
         self._mirror, self._mirror_args = mirror, args
         self._actions, self._synced = [], 0
+        if self.current < 0:  # over at once (russian: going out on jacks): the winners, as game_step gives them
+            state = self._state
+            winners = state[compiled.GAME_WINNERS]
+            if winners < 0:
+                winners = state[compiled.RAMS_WINNERS]
+            if winners < 0:  # not expected: ask the reference
+                winners = sum(1 << seat for seat in self.synced_game().winners or ())
+            self._numbers[3 * P] = winners
 
     @property
     def game(self) -> GameMirror | None:

@@ -152,18 +152,18 @@ class RamsEnv(AECEnv):
             self._was_dead_step(action)
             return
         backend = self._backend
+        flags = self._apply(action)
+        if flags == ILLEGAL:  # nothing has changed, the pending rewards included
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{agent}: {backend.illegal(action)}")
+            self._terminate_illegal(agent, action)
+            return
         rewards = self.rewards
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             for a in rewards:
                 rewards[a] = 0.0
             self._rewarded = False
-        flags = self._apply(action)
-        if flags == ILLEGAL:
-            if self.illegal_action == "raise":
-                raise IllegalActionError(f"{agent}: {backend.illegal(action)}")
-            self._terminate_illegal(agent, action)
-            return
         if flags & _SCORED_OR_INFO:
             numbers = backend.numbers()  # score changes, scores, tricks: each padded to P seats
             if flags & STEP_SCORED and self.reward_kind == "points":
@@ -190,6 +190,7 @@ class RamsEnv(AECEnv):
 
     def _terminate_illegal(self, agent: str, action: Any) -> None:
         legal = self._backend.legal()
+        self._cumulative_rewards[agent] = 0.0  # as any step of the agent: its earlier rewards were read
         for a in self.rewards:
             self.rewards[a] = 0.0
         self.rewards[agent] = self.illegal_reward
