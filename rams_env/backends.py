@@ -30,11 +30,24 @@ _NOTHING = np.zeros(0, np.int64)
 _FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
 
 
-def _action_id(action: Any) -> int | None:
+def action_id(action: Any) -> int | None:
+    """The integer id of ``action`` (a Python or numpy integer), or ``None`` for anything else: a
+    bool is not an action id (``True`` is not action 1), nor is a float or a string."""
+    if type(action) is int:
+        return action
+    if isinstance(action, (bool, np.bool_)):
+        return None
     try:
         return operator.index(action)
     except TypeError:
         return None
+
+
+def illegal_action_message(action: Any, player: int, phase: int, legal: list[int]) -> str:
+    """:func:`~rams_env.rules.game.illegal_message`, with a bool named as what it is: not an action id."""
+    if isinstance(action, (bool, np.bool_)):
+        return f"action must be an int action id, got {action!r}"
+    return illegal_message(action, player, phase, legal)
 
 
 class ReferenceBackend:
@@ -67,6 +80,12 @@ class ReferenceBackend:
         """Apply an action: ``ILLEGAL`` (see :meth:`illegal`), else ``STEP_*`` flags."""
         game = self.game
         assert game is not None
+        if type(action) is not int:
+            action_id_ = action_id(action)
+            if action_id_ is None:  # Game.apply would take True for action 1
+                self._error = illegal_action_message(action, game.current, game.phase, game.legal_actions())
+                return ILLEGAL
+            action = action_id_
         self._before = game.scores[:]
         tricks_before = len(game.completed)
         before = self._cache.before(game)
@@ -208,18 +227,18 @@ class CompiledBackend:
 
     def apply(self, action: Any) -> int:
         """Apply an action: ``ILLEGAL`` (see :meth:`illegal`), else ``STEP_*`` flags."""
-        action_id = action if type(action) is int else _action_id(action)
-        if action_id is None or not 0 <= action_id < NUM_ACTIONS:
+        action_id_ = action if type(action) is int else action_id(action)
+        if action_id_ is None or not 0 <= action_id_ < NUM_ACTIONS:
             return ILLEGAL
-        flags = self._game_step(self._buffer, action_id, self._next_observation, self._next_mask)  # type: ignore[operator]
+        flags = self._game_step(self._buffer, action_id_, self._next_observation, self._next_mask)  # type: ignore[operator]
         if flags != ILLEGAL:
-            self._actions.append(action_id)
+            self._actions.append(action_id_)
             self.current = self._next_seat = (flags >> 4) - 1
         return flags
 
     def illegal(self, action: Any) -> str:
         """Why the last ``apply`` returned ``ILLEGAL``."""
-        return illegal_message(action, self.current, self.phase, self.legal())
+        return illegal_action_message(action, self.current, self.phase, self.legal())
 
     def numbers(self) -> list[int]:
         """After an action: score changes (before - after), scores and tricks, each padded to P."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import operator
 import random
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,6 +23,7 @@ from .backends import (
     GameMirror,
     P,
     ReferenceBackend,
+    action_id,
 )
 from .encoding import OBS_SIZE
 from .episode import check_episode
@@ -32,6 +35,40 @@ ILLEGAL_ACTION = ("raise", "terminate")
 _SCORED_OR_INFO = STEP_SCORED | STEP_INFO
 RESET_OPTIONS = ("deck", "dealer", "scores")
 OBS_LOW, OBS_HIGH = -2.0, 2.0
+
+
+def seed_int(seed: Any) -> int:
+    """``seed`` as a Python int: an int or a numpy integer (not a bool), else ``TypeError``."""
+    if type(seed) is int:
+        return seed
+    if not isinstance(seed, (bool, np.bool_)):
+        try:
+            return operator.index(seed)
+        except TypeError:
+            pass
+    raise TypeError(f"seed must be an int (or a numpy integer) or None, got {seed!r}")
+
+
+def seat_int(seat: Any, n: int, what: str = "seat") -> int:
+    """``seat`` as a Python int in ``0..n-1``: an int or a numpy integer (not a bool), else ``ValueError``."""
+    index = None if isinstance(seat, (bool, np.bool_)) else action_id(seat)
+    if index is None or not 0 <= index < n:
+        raise ValueError(f"{what} must be a seat 0..{n - 1}, got {seat!r}")
+    return index
+
+
+def _plain(value: Any) -> Any:
+    """A numpy integer as a Python int; anything else unchanged (the engine checks it)."""
+    return int(value) if isinstance(value, np.integer) else value
+
+
+def _plain_list(values: Any) -> Any:
+    """A numpy array, list or tuple with numpy integers as a list of Python values; else unchanged."""
+    if isinstance(values, np.ndarray):
+        return values.tolist()
+    if isinstance(values, (list, tuple)):
+        return [_plain(v) for v in values]
+    return values
 
 
 class RamsEnv(AECEnv):
@@ -114,22 +151,32 @@ class RamsEnv(AECEnv):
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new episode; ``options`` may hold ``deck``, ``dealer`` and ``scores``."""
+        """Start a new episode; ``options`` may hold ``deck``, ``dealer`` and ``scores``.
+
+        ``seed`` and the seats and scores of ``options`` may be Python or numpy integers. A reset
+        that fails (a bad option) changes nothing: it neither adopts ``seed`` nor draws from the
+        seed sequence, and the episode in progress stays as it was.
+        """
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(f"options must be a dict (keys among {list(RESET_OPTIONS)}) or None, got {options!r}")
+        seeder = self._seeder if seed is None else random.Random(seed_int(seed))
+        backend = self._backend
         if options:
-            options = dict(options)
             unknown = sorted(set(options) - set(RESET_OPTIONS), key=str)
             if unknown:
                 # A warning, not an error: PettingZoo's api_test passes {"options": 1} to check the
                 # signature. Bad values of the known options raise ValueError.
                 warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=2)
-        if seed is not None:
-            self._seeder = random.Random(seed)
-        game_seed = self._seeder.getrandbits(63)
-        backend = self._backend
-        if options:
-            backend.start(game_seed, options.get("deck"), options.get("dealer"), options.get("scores"))
+            deck, dealer, scores = options.get("deck"), options.get("dealer"), options.get("scores")
+            state = seeder.getstate()
+            try:
+                backend.start(seeder.getrandbits(63), _plain_list(deck), _plain(dealer), _plain_list(scores))
+            except BaseException:
+                seeder.setstate(state)  # a failed reset draws nothing from the seed sequence
+                raise
         else:
-            backend.start(game_seed)
+            backend.start(seeder.getrandbits(63))
+        self._seeder = seeder
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -196,7 +243,10 @@ class RamsEnv(AECEnv):
         self.rewards[agent] = self.illegal_reward
         self._rewarded = True
         self.terminations = dict.fromkeys(self.agents, True)
-        self.infos[agent]["illegal_action"] = action_name(action) if isinstance(action, int) else repr(action)
+        index = action_id(action)
+        self.infos[agent]["illegal_action"] = (
+            action_name(index) if index is not None and 0 <= index < NUM_ACTIONS else repr(action)
+        )
         self.infos[agent]["legal_actions"] = [action_name(a) for a in legal]
         self._accumulate_rewards()
 
@@ -209,17 +259,43 @@ class RamsEnv(AECEnv):
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``."""
-        seat = self._seat[agent]
+        """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``; once the
+        episode is over (also after PettingZoo has stepped the agent out), its final observation
+        with an all-zero mask."""
+        try:
+            seat = self._seat[agent]
+            over = self.terminations[agent]
+        except KeyError:
+            if agent not in self._seat:
+                raise self._unknown(agent) from None
+            over = True  # stepped out of the finished episode
+        except AttributeError:
+            raise RuntimeError("observe() before reset(): call reset() first") from None
+        except TypeError:  # unhashable
+            raise self._unknown(agent) from None
         observation, mask = self._backend.observe(seat)
-        if self.terminations[agent]:
+        if over:
             mask[:] = 0
         return {"observation": observation, "action_mask": mask}
 
     def view(self, agent: str | int) -> dict[str, Any]:
-        """Plain dict of what ``agent`` (name or seat) may know (CONTRACT.md)."""
-        seat = self._seat[agent] if isinstance(agent, str) else agent
-        return self.game.view(seat)
+        """Plain dict of what ``agent`` (name, or seat as a Python or numpy int) may know (CONTRACT.md)."""
+        if isinstance(agent, str):
+            seat = self._seat.get(agent)
+            if seat is None:
+                raise self._unknown(agent)
+        elif isinstance(agent, (bool, np.bool_)) or action_id(agent) is None:
+            raise ValueError(f"agent must be an agent name or a seat, got {agent!r}")
+        else:
+            seat = seat_int(agent, len(self.possible_agents))
+        game = self.game
+        if game is None:
+            raise RuntimeError("view() before reset(): call reset() first")
+        return game.view(seat)
+
+    def _unknown(self, agent: Any) -> ValueError:
+        names = self.possible_agents
+        return ValueError(f"unknown agent {agent!r}: the agents are {names[0]} to {names[-1]}")
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent to act (empty once the episode is over)."""

@@ -12,6 +12,7 @@ import pytest
 
 import rams_env
 from rams_env import Action, IllegalActionError
+from rams_env.agents import SearchAgent
 from tests.decks import stack_deck
 
 ENGINES = ("compiled", "reference")
@@ -54,6 +55,35 @@ def snapshot(env) -> tuple:
 # =========================================================================== item 7: the wrapper's input
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("action", [True, False, np.bool_(True)])
+def test_aec_step_refuses_bools(engine, action):
+    """``True`` is not action 1: refused with the state unchanged, even where action 1 or 0 is legal."""
+    rng = random.Random(0)
+    for seed in range(40):
+        env = rams_env.env(engine=engine)
+        env.reset(seed=seed)
+        while env.agents:
+            mask = env.observe(env.agent_selection)["action_mask"]
+            if mask[int(action)]:
+                before = snapshot(env)
+                with pytest.raises(IllegalActionError, match="int action id"):
+                    env.step(action)
+                assert snapshot(env) == before
+                return
+            env.step(masked_choice(rng, mask))
+    pytest.fail("no state with the action legal found")
+
+
+def test_aec_terminate_mode_records_a_bool_as_not_an_action():
+    env = rams_env.env(illegal_action="terminate")
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step(True)
+    assert all(env.terminations.values())
+    assert env.infos[agent]["illegal_action"] == "True"
+
+
 # =========================================================================== item 12: numpy integers
 def trace(env, seed, options=None) -> list:
     env.reset(seed=seed, options=options)
@@ -66,7 +96,117 @@ def trace(env, seed, options=None) -> list:
     return out
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_numpy_integers_for_seed_dealer_scores_and_seats(engine):
+    env = rams_env.env(variant="mattmar", engine=engine, episode="rams")
+    assert trace(env, np.int64(3)) == trace(env, 3)
+    assert trace(env, np.uint32(3)) == trace(env, 3)
+    plain = {"dealer": 2, "scores": [3, 7, 10, 1]}
+    for numpy_options in (
+        {"dealer": np.int64(2), "scores": [np.int64(3), np.int32(7), np.int8(10), np.uint16(1)]},
+        {"dealer": np.int32(2), "scores": np.array([3, 7, 10, 1])},
+        {"dealer": np.int8(2), "scores": (np.int64(3), 7, 10, np.int64(1))},
+    ):
+        assert trace(env, 5, numpy_options) == trace(env, 5, plain)
+    env.reset(seed=0)
+    for seat in range(4):
+        assert env.unwrapped.view(np.int64(seat)) == env.unwrapped.view(seat) == env.unwrapped.view(f"player_{seat}")
+        assert env.unwrapped.view(np.int32(seat))["seat"] == seat
+    # bools and other types stay refused, naming the option
+    for bad in ({"dealer": True}, {"dealer": 1.0}, {"dealer": np.float64(1)}, {"scores": np.array([3.0, 7, 10, 1])}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            env.reset(seed=0, options=bad)
+    for bad_seed in (True, 1.5, "3", np.float64(3)):
+        with pytest.raises(TypeError, match="seed"):
+            env.reset(seed=bad_seed)
+
+
+def test_search_agent_takes_a_numpy_seed():
+    env = rams_env.env()
+    env.reset(seed=0)
+    a = SearchAgent(simulations=2, seed=np.int64(4), env=env).act(env.observe(env.agent_selection))
+    b = SearchAgent(simulations=2, seed=4, env=env).act(env.observe(env.agent_selection))
+    assert a == b
+
+
 # =========================================================================== item 15: smaller edges
+@pytest.mark.parametrize("engine", ENGINES)
+def test_observe_after_the_episode_gives_the_final_observation(engine):
+    env = rams_env.env(engine=engine)
+    env.reset(seed=0)
+    rng = random.Random(0)
+    finals = {}
+    for agent in env.agent_iter():
+        obs, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            finals[agent] = obs
+            env.step(None)
+        else:
+            env.step(masked_choice(rng, obs["action_mask"]))
+    assert not env.agents
+    for agent in env.possible_agents:
+        for e in (env, env.unwrapped):
+            obs = e.observe(agent)
+            assert not obs["action_mask"].any()
+            assert np.array_equal(obs["observation"], finals[agent]["observation"])
+
+
+def test_unknown_agents_and_seats_are_named():
+    env = rams_env.env()
+    raw = env.unwrapped
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        raw.view(0)
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        raw.observe("player_0")
+    env.reset(seed=0)
+    for e in (env, raw):
+        with pytest.raises(ValueError, match="bogus"):
+            e.observe("bogus")
+        with pytest.raises(ValueError, match="player_9"):
+            e.observe("player_9")
+    with pytest.raises(ValueError, match="player_9"):
+        raw.view("player_9")
+    for seat in (4, -1, np.int64(7)):
+        with pytest.raises(ValueError, match=rf"seat.*{seat}"):
+            raw.view(seat)
+    for bad in (True, 1.0, None, [0]):
+        with pytest.raises(ValueError, match="agent"):
+            raw.view(bad)
+
+
+@pytest.mark.parametrize("options", [1, "deck", [("dealer", 0)], 2.5])
+def test_reset_options_must_be_a_dict(options):
+    env = rams_env.env()
+    with pytest.raises(TypeError, match="options"):
+        env.reset(seed=0, options=options)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_failed_reset_consumes_no_draw_of_the_seed_sequence(engine):
+    def next_games(fail: bool) -> list:
+        env = rams_env.env(engine=engine, episode="deal")
+        env.reset(seed=11)
+        if fail:
+            for bad in ({"dealer": 9}, {"scores": [1]}, {"deck": ["AS"]}):
+                with pytest.raises(ValueError):
+                    env.reset(options=bad)
+            with pytest.raises(ValueError):
+                env.reset(seed=99, options={"dealer": 9})  # a failed reset adopts no new seed either
+        return [trace(env, None) for _ in range(3)]
+
+    assert next_games(True) == next_games(False)
+
+
+def test_search_agent_without_env_says_how_to_use_it():
+    """SearchAgent needs the game's public history: act(observation) without env= is an explicit,
+    documented error (the contract promises no-argument agents only for RandomAgent and HeuristicAgent)."""
+    env = rams_env.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"SearchAgent\(env=") as info:
+        SearchAgent(simulations=2).act(env.observe(env.agent_selection))
+    assert "act_game" in str(info.value)
+    for doc in (SearchAgent.__doc__, SearchAgent.act.__doc__):
+        assert "env=" in doc and "act_game" in doc
 
 
 # =========================================================================== item 16: rewards that go missing

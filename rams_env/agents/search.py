@@ -35,7 +35,10 @@ hold. So besides ``act(observation)`` every agent of this package has ``act_game
 the evaluation harness calls it when present. ``SearchAgent.act_game`` clones the real game and
 re-deals every card hidden from ``seat`` before it searches, so it uses only what ``seat`` may
 know. ``SearchAgent(env=...)`` makes plain ``act(observation)`` work by reading the current game
-and acting seat from ``env.unwrapped``.
+and acting seat from ``env.unwrapped``. Without ``env=``, ``act(observation)`` raises a
+``ValueError`` saying so: the observation alone is not enough to search, and playing the
+heuristic instead would pass off another agent's play as the search's. (CONTRACT.md promises
+agents that need no other argument only for ``RandomAgent`` and ``HeuristicAgent``.)
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import time
 from typing import Any
 
 from ..backends import GameMirror
+from ..env import seed_int
 from ..rules import Game, Phase
 from ..rules.actions import Action
 from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
@@ -77,8 +81,10 @@ class SearchAgent:
     knock gets ``KNOCK_WORLDS`` times as many); the default plays a 4-player deal in about a second
     on a 2-core build machine, ``simulations=10`` is a cheap budget for CI. ``time_limit``: optional
     seconds per decision, checked between worlds (at least one world). ``seed``: seeds the sampling
-    and the rollouts. ``env``: a rams_env AEC env (wrapped or raw) so that ``act(observation)`` can
-    read the game. ``confidence``: standard errors by which the search must beat the heuristic's
+    and the rollouts (a Python or numpy integer). ``env``: a rams_env AEC env (wrapped or raw) so
+    that ``act(observation)`` can read the game: ``SearchAgent(env=...)`` is required for
+    ``act(observation)`` (without it ``act`` raises ``ValueError``), not for ``act_game(game,
+    seat)``, which the evaluation harness calls. ``confidence``: standard errors by which the search must beat the heuristic's
     choice to replace it.
     """
 
@@ -94,6 +100,8 @@ class SearchAgent:
             raise ValueError(f"simulations must be a positive int, got {simulations!r}")
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+        if seed is not None:
+            seed = seed_int(seed)
         self.simulations = simulations
         self.time_limit = time_limit
         self.rng = random.Random(seed)
@@ -103,7 +111,12 @@ class SearchAgent:
         self._priors: dict[RulesConfig, HeuristicAgent] = {}
 
     def act(self, observation: Observation) -> int:
-        """A legal action; needs ``env=`` to find the game behind the observation."""
+        """A legal action for ``observation`` of the env's player to act.
+
+        Needs ``SearchAgent(env=...)`` to find the game behind the observation (the search needs
+        the public history, which the observation vector does not hold): without it, a
+        ``ValueError`` says to pass ``env=`` or to call ``act_game(game, seat)``.
+        """
         legal = legal_from_mask(observation)
         if self.env is None:
             raise ValueError(
