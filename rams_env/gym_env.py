@@ -40,7 +40,9 @@ class RamsGymEnv(gymnasium.Env):
     the learner's first decision; rewards the learner receives before that decision come with
     its first ``step()``. An illegal action of the learner ends the
     episode with ``illegal_reward`` (default -1) unless ``illegal_action="raise"``, so that
-    unmasked learners (and ``check_env``) can explore. Other keywords go to :class:`RamsEnv`.
+    unmasked learners (and ``check_env``) can explore. ``render_mode="human"`` prints the table
+    from the learner's seat after ``reset()`` and every ``step()``, never from another seat. Other
+    keywords go to :class:`RamsEnv`.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -58,7 +60,9 @@ class RamsGymEnv(gymnasium.Env):
         self.aec = RamsEnv(
             variant=variant,
             num_players=num_players,
-            render_mode=render_mode,
+            # The AEC env prints the table from the seat to act at every step in "human" mode, each
+            # opponent's hand included: the wrapper renders (as text) and prints the learner's only.
+            render_mode="ansi" if render_mode == "human" else render_mode,
             illegal_action=illegal_action,
             **env_kwargs,
         )
@@ -104,7 +108,10 @@ class RamsGymEnv(gymnasium.Env):
             self._advance()
         # Rewards the learner got before its first decision are paid with its first step.
         self._carry = float(self.aec._cumulative_rewards[self._learner])
-        return self._observe()
+        observed = self._observe()
+        if self.render_mode == "human":
+            self.render()
+        return observed
 
     def step(self, action: int):
         aec, learner = self.aec, self._learner
@@ -117,6 +124,8 @@ class RamsGymEnv(gymnasium.Env):
         reward = float(aec._cumulative_rewards[learner]) + self._carry
         self._carry = 0.0
         obs, info = self._observe()
+        if self.render_mode == "human":
+            self.render()
         return obs, reward, bool(aec.terminations[learner]), False, info
 
     def _advance(self) -> None:
@@ -146,7 +155,14 @@ class RamsGymEnv(gymnasium.Env):
 
     def render(self) -> str | np.ndarray | None:
         """The table from the learner's seat, in every render mode and also once the episode is over
-        (``"rgb_array"``: an ``(720, 960, 3)`` uint8 picture drawn from the learner's ``view()``)."""
-        if self.render_mode is None or self.aec.game is None:
-            return self.aec.render()
-        return self.aec._render_from(self.aec._seat[self._learner])
+        (``"rgb_array"``: an ``(720, 960, 3)`` uint8 picture drawn from the learner's ``view()``;
+        ``"human"``: printed, and also after every ``reset()`` and ``step()``)."""
+        if self.render_mode is None:
+            return self.aec.render()  # warns
+        if self.aec.game is None:
+            return None
+        picture = self.aec._render_from(self.aec._seat[self._learner])
+        if self.render_mode == "human":
+            print(picture)
+            return None
+        return picture

@@ -5,6 +5,7 @@ the wrapper's human rendering shows the learner's seat only."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 import rams_env
 from rams_env import Action, IllegalActionError
 from rams_env.agents import SearchAgent
+from rams_env.gym_env import RamsGymEnv
 from tests.decks import stack_deck
 
 ENGINES = ("compiled", "reference")
@@ -276,3 +278,28 @@ def test_a_rejected_action_leaves_pending_rewards_alone(engine, variant, reward,
 
 
 # =========================================================================== the human render leak
+@pytest.mark.parametrize("seat", [0, 2])
+def test_gym_human_render_shows_only_the_learners_seat(capsys, monkeypatch, seat):
+    env_module = importlib.import_module("rams_env.env")  # rams_env.env is also the env() function
+
+    viewers = []
+    table = env_module.render_table
+
+    def spy(game, viewer):
+        viewers.append(viewer)
+        return table(game, viewer)
+
+    monkeypatch.setattr(env_module, "render_table", spy)
+    env = RamsGymEnv(num_players=4, learner_seat=seat, render_mode="human", episode="rams")
+    env.reset(seed=0)
+    rng = random.Random(0)
+    terminated, steps = False, 0
+    while not terminated:
+        _, _, terminated, _, _ = env.step(masked_choice(rng, env.action_masks()))
+        steps += 1
+    assert env.render() is None
+    out = capsys.readouterr().out
+    assert viewers and set(viewers) == {seat}
+    hands = [line for line in out.splitlines() if line.startswith("your hand")]
+    assert len(hands) >= steps  # rendered at reset and after every step, as gymnasium's human mode does
+    assert all(line.startswith(f"your hand (player_{seat})") for line in hands)
