@@ -84,8 +84,8 @@ class SearchAgent:
     and the rollouts (a Python or numpy integer). ``env``: a rams_env AEC env (wrapped or raw) so
     that ``act(observation)`` can read the game: ``SearchAgent(env=...)`` is required for
     ``act(observation)`` (without it ``act`` raises ``ValueError``), not for ``act_game(game,
-    seat)``, which the evaluation harness calls. ``confidence``: standard errors by which the search must beat the heuristic's
-    choice to replace it.
+    seat)``, which the evaluation harness calls. ``confidence``: standard errors by which the
+    search must beat the heuristic's choice to replace it.
     """
 
     def __init__(
