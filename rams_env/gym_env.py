@@ -1,7 +1,10 @@
 """Single-agent Gymnasium view of Rams: one seat learns, the other seats are played by policies.
 
 The action mask is offered the way sb3-contrib's ``MaskablePPO`` expects: the method
-``action_masks()`` (found by ``get_action_masks`` through wrappers) and ``info["action_mask"]``.
+``action_masks()`` and ``info["action_mask"]``. ``gymnasium.make("rams_env/Rams-v0")`` puts
+gymnasium's own wrappers (the env checker, order enforcing) around :class:`RamsGymEnv`, and
+gymnasium wrappers forward no methods, so the registration adds :class:`ActionMasks` on top:
+``gymnasium.make(...).action_masks()`` works as on the bare env.
 Rewards are the learning seat's own (its rewards accumulated since its last action), never the
 reward of whoever happens to act next.
 """
@@ -15,9 +18,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .backends import action_id
 from .encoding import OBS_SIZE
-from .env import OBS_HIGH, OBS_LOW, RamsEnv
+from .env import OBS_HIGH, OBS_LOW, RamsEnv, seat_int, seed_int
+from .rules import IllegalActionError
 from .rules.actions import NUM_ACTIONS
+
+ENV_ID = "rams_env/Rams-v0"
+# reset() with options deals again from the same options while the episode ends before the
+# learner's first decision; after this many deals it gives up (ValueError).
+OPTION_DEALS = 100
 
 Policy = Callable[[dict[str, np.ndarray]], int]
 
@@ -37,12 +47,22 @@ class RamsGymEnv(gymnasium.Env):
     for every other seat or a list with one per other seat, in seat order. A policy is a callable
     ``observation -> action`` or an object with ``act(observation)``; the observation is
     ``env.observe(agent)`` of the PettingZoo env. ``reset()`` skips episodes that end before
-    the learner's first decision; rewards the learner receives before that decision come with
-    its first ``step()``. An illegal action of the learner ends the
-    episode with ``illegal_reward`` (default -1) unless ``illegal_action="raise"``, so that
-    unmasked learners (and ``check_env``) can explore. ``render_mode="human"`` prints the table
-    from the learner's seat after ``reset()`` and every ``step()``, never from another seat. Other
-    keywords go to :class:`RamsEnv`.
+    the learner's first decision (say the learner deals and everyone before him passes); rewards
+    the learner receives before that decision come with its first ``step()``. With ``options``
+    (``deck``, ``dealer``, ``scores``) the next deal is dealt from the same options (the seed
+    sequence only decides the opponents' play and later deals), never replaced by another; if
+    ``OPTION_DEALS`` such deals all end before the learner's decision (a russian go-out on
+    jacks dealt by the deck, or opponents who always pass to a dealing learner), ``reset()``
+    raises ``ValueError``. A failed ``reset()`` draws nothing from the seed sequence.
+
+    ``step(action)`` takes an integer action id (a Python or numpy integer; a bool, float or
+    string is a ``TypeError``). An illegal action of the learner ends the episode with
+    ``illegal_reward`` (default -1) unless ``illegal_action="raise"``, so that unmasked learners
+    (and ``check_env``) can explore. An opponent's illegal action is a bug in that policy: it
+    raises :class:`~rams_env.IllegalActionError` naming the opponent, whatever
+    ``illegal_action`` says. ``render_mode="human"`` prints the table from the learner's seat
+    after ``reset()`` and every ``step()``, never from another seat. Other keywords go to
+    :class:`RamsEnv`.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -67,8 +87,11 @@ class RamsGymEnv(gymnasium.Env):
             **env_kwargs,
         )
         n = self.aec.config.num_players
-        if learner_seat != "random" and (not isinstance(learner_seat, int) or not 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', got {learner_seat!r}")
+        if not (isinstance(learner_seat, str) and learner_seat == "random"):
+            try:
+                learner_seat = seat_int(learner_seat, n, "learner_seat")
+            except ValueError:
+                raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', got {learner_seat!r}") from None
         self.learner_seat = learner_seat
         if opponents is None or not isinstance(opponents, Sequence):
             self._opponents: list[Policy | None] = [None if opponents is None else _as_policy(opponents)] * n
@@ -91,27 +114,55 @@ class RamsGymEnv(gymnasium.Env):
         return [None if s == seat else next(others) for s in range(self.aec.config.num_players)]
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None:
+            seed = seed_int(seed)
+        if not options:
+            self._reset(seed, None)
+            return self._observe()
+        # Options can fail (ValueError naming the option): leave the seed sequence as it was.
+        aec = self.aec
+        generator, generator_seed = self._np_random, self._np_random_seed
+        generator_state = None if generator is None else generator.bit_generator.state
+        seeder_state = aec._seeder.getstate()
+        try:
+            self._reset(seed, options)
+        except BaseException:
+            self._np_random, self._np_random_seed = generator, generator_seed
+            if generator is not None:
+                generator.bit_generator.state = generator_state
+            aec._seeder.setstate(seeder_state)
+            raise
+        return self._observe()
+
+    def _reset(self, seed: int | None, options: dict[str, Any] | None) -> None:
         super().reset(seed=seed)
+        aec = self.aec
         aec_seed = None if seed is None else int(self.np_random.integers(2**63))
-        if seed is None and self.aec.game is None:
+        if seed is None and aec.game is None:
             aec_seed = int(self.np_random.integers(2**63))
-        n = self.aec.config.num_players
-        seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else int(self.learner_seat)
-        self._learner = self.aec.possible_agents[seat]
-        self._policies = self._policies_for(seat)
-        self.aec.reset(seed=aec_seed, options=options)
+        n = aec.config.num_players
+        seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
+        learner, policies = aec.possible_agents[seat], self._policies_for(seat)
+        aec.reset(seed=aec_seed, options=options)  # raises for bad options, before anything changed here
+        self._learner, self._policies = learner, policies
         self._advance()
-        while self.aec.terminations[self._learner]:
+        deals = 1
+        while aec.terminations[learner]:
             # The episode ended before the learner had a decision (say everyone before the dealer
-            # passed): it teaches nothing, so deal the next one from the same generator.
-            self.aec.reset()
+            # passed): it teaches nothing, so deal the next one from the same generator, and from
+            # the same requested options.
+            if options and deals >= OPTION_DEALS:
+                raise ValueError(
+                    f"reset options {sorted(options)}: {deals} deals from them all ended before "
+                    f"{learner}'s first decision; choose other options or another learner_seat"
+                )
+            aec.reset(options=options)
             self._advance()
+            deals += 1
         # Rewards the learner got before its first decision are paid with its first step.
-        self._carry = float(self.aec._cumulative_rewards[self._learner])
-        observed = self._observe()
+        self._carry = float(aec._cumulative_rewards[learner])
         if self.render_mode == "human":
             self.render()
-        return observed
 
     def step(self, action: int):
         aec, learner = self.aec, self._learner
@@ -119,7 +170,12 @@ class RamsGymEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset()")
         if aec.agent_selection != learner:
             raise RuntimeError("internal error: the learner is not to act")
-        aec.step(int(action))
+        index = action_id(action)
+        if index is None:
+            raise TypeError(
+                f"action must be an integer action id 0..{NUM_ACTIONS - 1} (a Python or numpy integer), got {action!r}"
+            )
+        aec.step(index)
         self._advance()
         reward = float(aec._cumulative_rewards[learner]) + self._carry
         self._carry = 0.0
@@ -129,17 +185,26 @@ class RamsGymEnv(gymnasium.Env):
         return obs, reward, bool(aec.terminations[learner]), False, info
 
     def _advance(self) -> None:
-        """Let the other seats play until the learner is to act or the episode ends."""
+        """Let the other seats play until the learner is to act or the episode ends.
+
+        An opponent's illegal action raises (the AEC env's "raise" mode, whatever the learner's
+        ``illegal_action``): ending the episode would hide a broken opponent behind a 0 reward."""
         aec, learner = self.aec, self._learner
-        while not aec.terminations[learner] and aec.agent_selection != learner:
-            agent = aec.agent_selection
-            policy = self._policies[aec._seat[agent]]
-            if policy is None:
-                legal = aec.legal_actions()
-                action = legal[int(self.np_random.integers(len(legal)))]
-            else:
-                action = int(policy(aec.observe(agent)))
-            aec.step(action)
+        mode, aec.illegal_action = aec.illegal_action, "raise"
+        try:
+            while not aec.terminations[learner] and aec.agent_selection != learner:
+                agent = aec.agent_selection
+                policy = self._policies[aec._seat[agent]]
+                if policy is None:
+                    legal = aec.legal_actions()
+                    aec.step(legal[int(self.np_random.integers(len(legal)))])
+                    continue
+                try:
+                    aec.step(policy(aec.observe(agent)))
+                except IllegalActionError as err:
+                    raise IllegalActionError(f"opponent {err} (policy {policy!r})") from None
+        finally:
+            aec.illegal_action = mode
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
         obs = self.aec.observe(self._learner)
@@ -166,3 +231,33 @@ class RamsGymEnv(gymnasium.Env):
             print(picture)
             return None
         return picture
+
+
+class ActionMasks(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
+    """``action_masks()`` on the outside of ``gymnasium.make``'s wrappers, which forward no methods
+    (sb3-contrib users call ``env.action_masks()`` on what ``gymnasium.make`` returned)."""
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        gymnasium.utils.RecordConstructorArgs.__init__(self)
+        gymnasium.Wrapper.__init__(self, env)
+
+    def action_masks(self) -> np.ndarray:
+        """The wrapped env's ``action_masks()`` (boolean mask of the learner's legal actions)."""
+        return self.env.get_wrapper_attr("action_masks")()
+
+
+def _wrap_made_envs() -> None:
+    """List :class:`ActionMasks` among the registered spec's additional wrappers.
+
+    ``gymnasium.make`` imports this module (the entry point) before it applies those wrappers, so
+    even the first ``make`` gets it; ``gymnasium.make(env.spec)`` recreates it.
+    """
+    spec = gymnasium.registry.get(ENV_ID)
+    if spec is None or spec.entry_point != "rams_env.gym_env:RamsGymEnv":
+        return
+    wrapper = ActionMasks.wrapper_spec()
+    if all(w.entry_point != wrapper.entry_point for w in spec.additional_wrappers):
+        spec.additional_wrappers = (*spec.additional_wrappers, wrapper)
+
+
+_wrap_made_envs()

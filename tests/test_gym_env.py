@@ -325,12 +325,24 @@ def test_five_tricks_without_play_before_the_learners_first_action_are_rewarded(
 def test_reset_never_returns_an_episode_the_learner_cannot_play():
     """With episode="deal", a learner dealer credited with five tricks without play has no action in
     the deal: reset must not hand back a finished episode (all-zero mask, step raising), and the
-    learner's reward must equal his score change."""
+    learner's reward must equal his score change. With the dealer requested (issue 13 item 7) the
+    deal is dealt again with the same dealer, never with another one; opponents who always pass
+    make that impossible: a ValueError, not a finished episode."""
     env = RamsGymEnv(variant="mattmar", num_players=4, learner_seat=0, opponents=pass_always, episode="deal")
-    _, info = env.reset(seed=1, options={"dealer": 0})
-    assert env.action_masks().any(), f"reset returned a finished episode: {info}"
-    total, first, last, _ = run_episode(env, random.Random(0), seed=1, options={"dealer": 0})
-    assert total == pytest.approx(first["score"] - last["score"])
+    for seed in range(5):
+        _, info = env.reset(seed=seed)
+        assert env.action_masks().any(), f"reset returned a finished episode: {info}"
+        total, first, last, _ = run_episode(env, random.Random(0), seed=seed)
+        assert total == pytest.approx(first["score"] - last["score"])
+    with pytest.raises(ValueError, match="dealer"):
+        env.reset(seed=1, options={"dealer": 0})
+    env = RamsGymEnv(variant="mattmar", num_players=4, learner_seat=0, episode="deal")  # random opponents
+    for seed in range(10):
+        _, info = env.reset(seed=seed, options={"dealer": 0})
+        assert env.action_masks().any(), f"reset returned a finished episode: {info}"
+        assert env.aec.view(0)["dealer"] == 0
+        total, first, last, _ = run_episode(env, random.Random(0), seed=seed, options={"dealer": 0})
+        assert total == pytest.approx(first["score"] - last["score"])
 
 
 def test_random_learner_seat():
