@@ -1,0 +1,943 @@
+"""``rams serve``: a local web page to play Rams against agents and to watch games step by step.
+
+The page (``rams_env/static``) talks to a small JSON API served by Flask:
+
+- ``POST /api/games`` starts a game: you take one seat, agents (any spec ``rams eval`` accepts:
+  ``random``, ``heuristic``, ``search:200``, a checkpoint path) the others. The agents move on the
+  server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../next`` deals
+  the next deal of a ``rams`` or ``match`` episode.
+- ``POST /api/replays`` opens a game to watch step by step: a log written by ``rams play --save``
+  (uploaded, or one the server was started with or saved), a game of agents on deck ``k`` of the
+  deal set ``seed``, which is that deck's game in ``rams eval --seed``, or (``.../replay``) a
+  finished game of the page. ``GET /api/replays/<id>?step=k&seat=s`` is the table after ``k``
+  actions as seat ``s`` sees it.
+
+No leaks: every state the page receives holds the viewing seat's ``view()`` (what
+``env.unwrapped.view(agent)`` returns: ``Game.view(seat)``), the card counts derived from it, the
+viewing seat's legal moves and lines of what happened as that seat saw it (``rams_env.cli.describe``:
+others' discards face down). Never the deck, the seed of a game in progress or another seat's hand;
+the log of a game (which holds the whole deck) stays on the server (``--save-dir``).
+
+Bad requests get a JSON ``{"error": ...}`` with a 4xx status and leave the server running. Bound to
+127.0.0.1 by default; then requests naming another host (DNS rebinding) are refused, and the API
+takes only ``application/json`` bodies, which other sites cannot send without the browser asking
+first (CORS), so a web page elsewhere cannot drive the server.
+
+Flask is imported only when the server is made: ``pip install "rams_env[serve]"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import ipaddress
+import json
+import os
+import random
+import secrets
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .cli import LOG_FORMAT, LOG_VERSION, Command, CommandError, describe, load_log
+from .encoding import ObservationEncoder
+from .episode import EPISODES, end_of_deal
+from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set
+from .render_rgb import hand_counts
+from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
+
+SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
+STATIC = Path(__file__).resolve().with_name("static")
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
+MAX_GAMES = 64  # games and replays kept in memory each; the oldest is dropped first
+MAX_BODY = 4 * 1024 * 1024  # bytes of a request body (an uploaded log of a whole match is far smaller)
+MAX_EVENTS = 400  # lines of a game's history sent with each state
+MAX_DECK = 100_000  # deck index of an evaluation game
+SEED_LIMIT = 2**63
+SNAPSHOT_EVERY = 64  # a replay keeps a copy of the game every this many actions
+REPLAY_CONTEXT = 12  # actions whose lines a replay step shows (that step and those before it)
+
+_HINT = {
+    Phase.BID: "Forehand's bid: bid better cards, bid a swing, or make no (further) bid.",
+    Phase.ANSWER: "Answer the bid: accept or reject.",
+    Phase.KNOCK: "Knock (play this deal) or pass.",
+    Phase.BUY: "Buying: click cards to discard them, then draw replacements.",
+    Phase.PLAY: "Play a card.",
+}
+_CALLS = {
+    Action.PASS: "Pass",
+    Action.KNOCK: "Knock",
+    Action.BID_BETTER: "Bid better cards",
+    Action.BID_SWING: "Bid a swing",
+    Action.NO_BID: "No bid",
+    Action.ACCEPT: "Accept",
+    Action.REJECT: "Reject",
+    Action.DRAW: "Draw",
+}
+
+
+class ApiError(Exception):
+    """A request the server refuses: answered as ``{"error": message}`` with ``status``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ----------------------------------------------------------------------------- reading requests
+def _int(body: dict[str, Any], key: str, default: int | None, low: int, high: int) -> int:
+    value = body.get(key, default)
+    if value is None and default is None:
+        raise ApiError(400, f"{key!r} is required: an integer {low} to {high}")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError(400, f"{key!r} must be an integer {low} to {high}, got {_short(value)}")
+    if not low <= value <= high:
+        raise ApiError(400, f"{key!r} must be {low} to {high}, got {value}")
+    return value
+
+
+def _choice(body: dict[str, Any], key: str, default: str, choices: Sequence[str]) -> str:
+    value = body.get(key, default)
+    if not isinstance(value, str) or value not in choices:
+        raise ApiError(400, f"{key!r} must be one of {', '.join(choices)}, got {_short(value)}")
+    return value
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _config(body: dict[str, Any]) -> RulesConfig:
+    """The rules of a request: ``variant``, ``num_players`` and rule ``options`` (as ``--option``)."""
+    variant = _choice(body, "variant", "mattmar", sorted(PRESETS))
+    players = _int(body, "num_players", 4, 1, 64)
+    options = body.get("options", {})
+    if not isinstance(options, dict) or not all(
+        isinstance(v, (int, str)) and not isinstance(v, float) for v in options.values()
+    ):
+        raise ApiError(
+            400, f"'options' must be an object of rule options (integers, booleans, strings), got {_short(options)}"
+        )
+    try:
+        return make_config(variant, players, **options)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ApiError(400, str(err)) from None
+
+
+def _specs(body: dict[str, Any], key: str, count: int, default: str | None) -> list[str]:
+    """``count`` agent specs from ``body[key]``: a list of that many, or one (string or list) for all."""
+    value = body.get(key, default)
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and 0 < len(v.strip()) <= 500 for v in value):
+        raise ApiError(
+            400,
+            f"{key!r} must be a list of agent specs (random, heuristic, search, search:200 or a "
+            f"checkpoint path), got {_short(value)}",
+        )
+    if len(value) == 1:
+        value = value * count
+    if len(value) != count:
+        raise ApiError(400, f"{key!r} needs one agent for all seats or {count} (one per seat), got {len(value)}")
+    return [v.strip() for v in value]
+
+
+def _sources(specs: Sequence[str], config: RulesConfig) -> dict[str, Any]:
+    """Each distinct spec's agent source (``rams eval``'s rules); 400 naming a bad one."""
+    sources: dict[str, Any] = {}
+    for spec in specs:
+        if spec in sources:
+            continue
+        try:
+            sources[spec] = agent_source(spec, config)
+        except Exception as err:  # a bad spec, or a checkpoint that does not load: the request is refused
+            message = str(err) or type(err).__name__
+            raise ApiError(400, message if spec in message else f"agent {spec!r}: {message}") from None
+    return sources
+
+
+def _action(value: Any) -> int:
+    """An action id from a request: an int 0-59, a card name (``"TH"``, ``"10H"``) or an action name."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if 0 <= value < len(Action) + 52:
+            return value
+        raise ApiError(400, f"'action' {value} is not an action id 0 to 59")
+    if isinstance(value, str) and 0 < len(value) <= 20:
+        token = value.strip().upper().replace(" ", "_").replace("-", "_")
+        if token in Action.__members__:
+            return int(Action[token])
+        if token.startswith("10") and len(token) == 3:
+            token = "T" + token[2]
+        try:
+            return card_index(token)
+        except ValueError:
+            pass
+    raise ApiError(
+        400, f'\'action\' must be an action id 0 to 59, a card like "TH" or a name like "PASS", got {_short(value)}'
+    )
+
+
+# ----------------------------------------------------------------------------- what a seat is shown
+def _seat_state(game: Game, seat: int) -> dict[str, Any]:
+    """The seat's ``view()`` and the hand sizes derived from it: everything of the table a page gets."""
+    view = game.view(seat)
+    return {"view": view, "counts": hand_counts(view)}
+
+
+def _legal(game: Game, seat: int) -> list[dict[str, Any]]:
+    """The moves ``seat`` may make now, labelled for buttons (empty when it is not that seat's turn)."""
+    if game.current != seat:
+        return []
+    verb = "discard" if game.phase == Phase.BUY else "play"
+    moves = []
+    for a in game.legal_actions():
+        if a < 52:
+            moves.append({"id": a, "name": action_name(a), "kind": "card", "label": f"{verb} {action_name(a)}"})
+        else:
+            label = _CALLS[Action(a)]
+            if a == Action.DRAW:
+                count = game.pending_discards - (1 if game.config.swedish and seat == game.dealer else 0)
+                label = f"Draw {count}" if count else "Draw none"
+            moves.append({"id": a, "name": action_name(a), "kind": "call", "label": label})
+    return moves
+
+
+def _news(game: Game, tricks_before: int, scores_before: Sequence[int], viewer: int) -> list[str]:
+    """Public news after an action: a completed trick, the end of a deal or of a rams."""
+    who = lambda s: "you" if s == viewer else f"player_{s}"
+    lines = []
+    if len(game.completed) > tricks_before:
+        cards, winner = game.completed[-1]
+        lines.append(f"trick ({' '.join(action_name(c) for _, c in cards)}) taken by {who(winner)}")
+    if game.phase >= Phase.DEAL_OVER:
+        points = ", ".join(
+            f"{who(s)} {b - a:+d}" for s, (b, a) in enumerate(zip(scores_before, game.scores, strict=True))
+        )
+        lines.append(f"deal over ({game.deal_reason}); points: {points}")
+        if game.rams_over and game.rams_log:
+            lines.append(f"the rams is over; won by {', '.join(who(s) for s in game.rams_log[-1][1])}")
+    return lines
+
+
+def _episode_ends(game: Game, episode: str) -> bool:
+    """Whether the deal just over ends the episode (``end_of_deal``'s test, without dealing on)."""
+    return game.phase == Phase.GAME_OVER or episode == "deal" or (episode == "rams" and game.rams_over)
+
+
+def _deal_points(game: Game, scores_before: Sequence[int]) -> list[int] | None:
+    if game.phase < Phase.DEAL_OVER:
+        return None
+    return [b - a for b, a in zip(scores_before, game.scores, strict=True)]
+
+
+# ----------------------------------------------------------------------------- a game being played
+class LiveGame:
+    """One person's game in seat ``seat`` against agents; the agents move until it is that seat's turn."""
+
+    def __init__(
+        self,
+        config: RulesConfig,
+        episode: str,
+        seat: int,
+        specs: Sequence[str],
+        sources: dict[str, Any],
+        seed: int,
+        scores: str,
+        save_dir: Path | None,
+    ) -> None:
+        n = config.num_players
+        self.config, self.episode, self.seat, self.seed = config, episode, seat, seed
+        self.names = ["you" if s == seat else specs[s] for s in range(n)]
+        self.deal: Deal = deal_set(config, seed, 1, scores)[0]
+        self.game = self.deal.game(config)
+        encoder = ObservationEncoder(config)
+        self.actors: list[Callable[[Game, int], int] | None] = [
+            None
+            if s == seat
+            else actor_for(build_agent(sources[specs[s]], agent_seed(seed, self.deal.index, s)), encoder)
+            for s in range(n)
+        ]
+        self.log: list[list[Any]] = []
+        self.history: list[str] = [f"you are player_{seat}; dealer: player_{self.game.dealer}"]
+        self.scores_before = list(self.game.scores)
+        self.over = False
+        self.error: str | None = None
+        self.save_dir = save_dir
+        self.saved: str | None = None
+        self.lock = threading.Lock()
+        self._advance()
+
+    # -- moves
+    def _apply(self, seat: int, action: int) -> None:
+        game = self.game
+        line = describe(game, seat, action, self.seat)
+        tricks_before = len(game.completed)
+        game.apply(action)
+        self.log.append([seat, action_name(action)])
+        self.history.append(line)
+        self.history.extend(_news(game, tricks_before, self.scores_before, self.seat))
+
+    def _advance(self) -> None:
+        """Let the agents move until it is the person's turn or the deal is over."""
+        game = self.game
+        while (seat := game.current) >= 0 and seat != self.seat:
+            actor = self.actors[seat]
+            assert actor is not None
+            try:
+                action = actor(game, seat)
+                self._apply(seat, action)
+            except Exception as err:  # an agent that fails or moves illegally ends the game, not the server
+                self.error = f"agent {self.names[seat]!r} in seat {seat} failed: {err}"
+                self.over = True
+                self.history.append(self.error)
+                raise ApiError(500, self.error) from None
+        if game.current < 0 and _episode_ends(game, self.episode):
+            self.over = True
+            self._save()
+
+    def act(self, value: Any) -> None:
+        action = _action(value)
+        self._check_open()
+        game = self.game
+        if game.current != self.seat:
+            raise ApiError(
+                409,
+                "it is not your turn: "
+                + (
+                    "the deal is over (POST next for the next deal)"
+                    if game.current < 0
+                    else f"player_{game.current} is to act"
+                ),
+            )
+        legal = game.legal_actions()
+        if action not in legal:
+            names = ", ".join(action_name(a) for a in legal)
+            raise ApiError(400, f"{action_name(action)} is not a legal move now; legal: {names}")
+        try:
+            self._apply(self.seat, action)
+        except IllegalActionError as err:  # pragma: no cover - legal_actions was checked above
+            raise ApiError(400, str(err)) from None
+        self._advance()
+
+    def next_deal(self) -> None:
+        self._check_open()
+        if self.game.current >= 0:
+            raise ApiError(409, "the deal is still being played")
+        self.history.append("--- next deal ---")
+        end_of_deal(self.game, self.episode)  # deals the next deal (the episode goes on: checked above)
+        self.scores_before = list(self.game.scores)
+        self._advance()
+
+    def _check_open(self) -> None:
+        if self.error:
+            raise ApiError(409, f"the game stopped: {self.error}")
+        if self.over:
+            raise ApiError(409, "the game is over; start a new one")
+
+    # -- what the page gets
+    def state(self, ident: str) -> dict[str, Any]:
+        game = self.game
+        deal_over = game.current < 0
+        return {
+            "kind": "game",
+            "id": ident,
+            "variant": self.config.variant,
+            "num_players": self.config.num_players,
+            "episode": self.episode,
+            "seat": self.seat,
+            "seats": self.names,
+            **_seat_state(game, self.seat),
+            "your_turn": game.current == self.seat and not self.over,
+            "legal": [] if self.over else _legal(game, self.seat),
+            "hint": _HINT.get(game.phase, "") if game.current == self.seat else "",
+            "deal_over": deal_over,
+            "deal_points": _deal_points(game, self.scores_before),
+            "next_deal": deal_over and not self.over,
+            "over": self.over,
+            "error": self.error,
+            "events": self.history[-MAX_EVENTS:],
+            "actions": len(self.log),
+            "saved": self.saved,
+            # The seed fixes the whole deck: shown once the game is over (then rams play --seed plays it again).
+            "seed": self.seed if self.over else None,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The game log, as ``rams play --save`` writes it (it holds the whole deck: never sent to the page)."""
+        deal = self.deal
+        return {
+            "format": LOG_FORMAT,
+            "version": LOG_VERSION,
+            "config": self.config.to_dict(),
+            "episode": self.episode,
+            "seed": deal.seed,
+            "deck": list(deal.deck),
+            "dealer": deal.dealer,
+            "scores": list(deal.scores),
+            "seats": self.names,
+            "human_seat": self.seat,
+            "actions": self.log,
+            "complete": self.game.phase >= Phase.DEAL_OVER,
+            "final_scores": list(self.game.scores),
+        }
+
+    def _save(self) -> None:
+        if self.save_dir is None:
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = self.save_dir / f"rams-{self.config.variant}-{stamp}-{secrets.token_hex(3)}.json"
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(self.record(), f, indent=1)
+                f.write("\n")
+        except OSError as err:
+            self.history.append(f"could not save the game log to {path}: {err.strerror or err}")
+            return
+        self.saved = path.name
+        self.history.append(f"saved the game log as {path.name} (Watch lists it)")
+
+
+# ----------------------------------------------------------------------------- a game to watch
+class Replay:
+    """A finished (or saved) game to step through: ``at(step, seat)`` is the table after ``step`` actions."""
+
+    def __init__(
+        self,
+        start: Game,
+        actions: Sequence[Any],
+        episode: str,
+        names: Sequence[str],
+        viewer: int,
+        title: str,
+    ) -> None:
+        self.episode, self.title = episode, title
+        self.n = start.n
+        self.names = list(names)
+        self.viewer = viewer
+        self.actions: list[tuple[int, int]] = []
+        # Checked in full now (every action legal in turn), with copies of the game on the way.
+        self._snapshots: list[tuple[Game, list[int]]] = []
+        game, scores_before = start.clone(), list(start.scores)
+        for k, entry in enumerate(actions, 1):
+            if (k - 1) % SNAPSHOT_EVERY == 0:  # snapshot i: the game after i * SNAPSHOT_EVERY actions
+                self._snapshots.append((game.clone(), list(scores_before)))
+            try:
+                if game.phase >= Phase.DEAL_OVER:
+                    if end_of_deal(game, episode):
+                        raise ValueError(f"the {episode} is over after action {k - 1}, the log goes on")
+                    scores_before = list(game.scores)
+                seat, action = self._entry(entry, game)
+                game.apply(action)
+            except (ValueError, IllegalActionError) as err:
+                raise ApiError(400, f"action {k} {_short(entry)} does not replay: {err}") from None
+            self.actions.append((seat, action))
+        if not self._snapshots:
+            self._snapshots.append((start.clone(), list(start.scores)))
+
+    @staticmethod
+    def _entry(entry: Any, game: Game) -> tuple[int, int]:
+        if not (
+            isinstance(entry, (list, tuple))
+            and len(entry) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in entry[:1])
+            and (isinstance(entry[1], str) or (isinstance(entry[1], int) and not isinstance(entry[1], bool)))
+        ):
+            raise ValueError("an action entry must be [seat, action name]")
+        seat, action = entry
+        if isinstance(action, str):
+            name = action.upper()
+            action = int(Action[name]) if name in Action.__members__ else card_index(name)
+        if seat != game.current:
+            raise ValueError(f"it is player_{game.current}'s turn, the log says player_{seat}")
+        if action not in game.legal_actions():
+            raise ValueError(f"{action_name(action)} is not legal now")
+        return seat, action
+
+    def at(self, step: int, seat: int) -> tuple[Game, list[str], list[int]]:
+        """The game after ``step`` actions, the lines of the last few actions as ``seat`` saw them, and
+        the scores at the start of that deal."""
+        first = max(0, step - REPLAY_CONTEXT)
+        index = min(first // SNAPSHOT_EVERY, len(self._snapshots) - 1)
+        snapshot, before = self._snapshots[index]
+        base = index * SNAPSHOT_EVERY
+        game, scores_before = snapshot.clone(), list(before)
+        lines: list[str] = [f"dealer: player_{game.dealer}"] if first == 0 else []
+        for k in range(base + 1, step + 1):
+            actor, action = self.actions[k - 1]
+            shown = k > first
+            if game.phase >= Phase.DEAL_OVER:
+                end_of_deal(game, self.episode)
+                scores_before = list(game.scores)
+                if shown:
+                    lines.append("--- next deal ---")
+            line = describe(game, actor, action, seat)
+            tricks_before = len(game.completed)
+            game.apply(action)
+            if shown:
+                lines.append(f"[{k}] {line}")
+                lines.extend(_news(game, tricks_before, scores_before, seat))
+        return game, lines, scores_before
+
+    def state(self, ident: str, step: int, seat: int) -> dict[str, Any]:
+        game, lines, scores_before = self.at(step, seat)
+        return {
+            "kind": "replay",
+            "id": ident,
+            "title": self.title,
+            "variant": game.config.variant,
+            "num_players": self.n,
+            "episode": self.episode,
+            "step": step,
+            "steps": len(self.actions),
+            "seat": seat,
+            "seats": self.names,
+            "default_seat": self.viewer,
+            **_seat_state(game, seat),
+            "deal_over": game.current < 0,
+            "deal_points": _deal_points(game, scores_before),
+            "events": lines,
+        }
+
+
+def _replay_of_record(record: Any, where: str, title: str) -> Replay:
+    """A replay of a ``rams play --save`` log (a parsed JSON object), checked as ``rams replay`` checks it."""
+    if not isinstance(record, dict):
+        raise ApiError(400, f"{where} is not a rams game log (a JSON object with 'format': {LOG_FORMAT!r})")
+    fd, path = tempfile.mkstemp(prefix="rams-serve-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(record, f)
+        game, record = load_log(path)
+    except CommandError as err:
+        raise ApiError(400, str(err).replace(path, where)) from None
+    finally:
+        os.unlink(path)
+    seats = record.get("seats")
+    names = seats if _is_names(seats, game.n) else [f"player_{s}" for s in range(game.n)]
+    viewer = record.get("human_seat", 0)
+    if not 0 <= viewer < game.n:
+        raise ApiError(400, f"{where}: 'human_seat' must be a seat 0..{game.n - 1}, got {viewer!r}")
+    return Replay(game, record["actions"], record["episode"], names, viewer, title)
+
+
+def _is_names(value: Any, n: int) -> bool:
+    return isinstance(value, list) and len(value) == n and all(isinstance(v, str) and len(v) <= 500 for v in value)
+
+
+def _agents_game(body: dict[str, Any]) -> Replay:
+    """Deck ``deck`` of the deal set ``seed`` played by ``agents`` (one per seat), as ``rams eval`` plays it."""
+    config = _config(body)
+    n = config.num_players
+    episode = _choice(body, "episode", "deal", EPISODES)
+    scores = _choice(body, "scores", "start", SCORES)
+    seed = _int(body, "seed", 0, 0, SEED_LIMIT - 1)
+    deck = _int(body, "deck", 0, 0, MAX_DECK - 1)
+    specs = _specs(body, "agents", n, None)
+    sources = _sources(specs, config)
+    deal = deal_set(config, seed, deck + 1, scores)[deck]
+    encoder = ObservationEncoder(config)
+    actors = [actor_for(build_agent(sources[specs[s]], agent_seed(seed, deal.index, s)), encoder) for s in range(n)]
+    game = deal.game(config)
+    start = game.clone()
+    actions: list[list[int]] = []
+    while True:
+        while (seat := game.current) >= 0:
+            try:
+                action = actors[seat](game, seat)
+                game.apply(action)
+            except Exception as err:  # an agent that fails or moves illegally: the request fails, not the server
+                raise ApiError(500, f"agent {specs[seat]!r} in seat {seat} failed: {err}") from None
+            actions.append([seat, action])
+        if end_of_deal(game, episode):
+            break
+    title = f"deck {deck} of deal set {seed}: " + ", ".join(f"player_{s} {spec}" for s, spec in enumerate(specs))
+    return Replay(start, actions, episode, specs, 0, title)
+
+
+# ----------------------------------------------------------------------------- the server's state
+class _Store:
+    """Games or replays by id; the oldest beyond ``limit`` is dropped."""
+
+    def __init__(self, kind: str, limit: int) -> None:
+        self.kind, self.limit = kind, limit
+        self._items: collections.OrderedDict[str, Any] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, item: Any) -> str:
+        ident = secrets.token_urlsafe(9)
+        with self._lock:
+            self._items[ident] = item
+            while len(self._items) > self.limit:
+                self._items.popitem(last=False)
+        return ident
+
+    def get(self, ident: str) -> Any:
+        with self._lock:
+            item = self._items.get(ident)
+        if item is None:
+            raise ApiError(
+                404, f"no {self.kind} {ident!r} (unknown, or dropped: the server keeps the last {self.limit})"
+            )
+        return item
+
+
+class ServeState:
+    """What one server holds: live games, replays, the saved logs it offers, its settings."""
+
+    def __init__(
+        self,
+        save_dir: str | os.PathLike[str] | None = None,
+        logs: Sequence[str | os.PathLike[str]] = (),
+        checkpoint_dir: str | os.PathLike[str] | None = None,
+        threads: int = 1,
+    ) -> None:
+        self.games = _Store("game", MAX_GAMES)
+        self.replays = _Store("replay", MAX_GAMES)
+        self.save_dir = Path(save_dir) if save_dir is not None else None
+        self.logs = [Path(p) for p in logs]
+        self.checkpoint_dir = Path(checkpoint_dir) if checkpoint_dir is not None else None
+        self.threads = threads
+
+    def known_logs(self) -> dict[str, Path]:
+        """The logs the page may open by name: those the server was started with and those in ``save_dir``."""
+        found = {p.name: p for p in self.logs}
+        if self.save_dir is not None and self.save_dir.is_dir():
+            for path in sorted(self.save_dir.glob("*.json")):
+                found.setdefault(path.name, path)
+        return found
+
+    def agent_suggestions(self) -> list[str]:
+        names = ["random", "heuristic", "search", "search:200"]
+        if self.checkpoint_dir is not None and self.checkpoint_dir.is_dir():
+            names += [str(p) for p in sorted(self.checkpoint_dir.glob("*.pt"))]
+        return names
+
+    def limit_threads(self) -> None:
+        """One torch thread for checkpoint agents (as ``rams eval --threads``), once torch is loaded."""
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.get_num_threads() != self.threads:
+            torch.set_num_threads(self.threads)
+
+
+def _png(view_state: dict[str, Any]) -> bytes:
+    from .render_rgb import render_view, require_pillow
+
+    try:
+        image_mod, _, _ = require_pillow()
+    except ImportError as err:
+        raise ApiError(501, str(err)) from None
+    buffer = io.BytesIO()
+    image_mod.fromarray(render_view(view_state["view"])).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+# ----------------------------------------------------------------------------- the web app
+def create_app(
+    state: ServeState | None = None, allowed_hosts: Sequence[str] | None = ("127.0.0.1", "localhost", "::1")
+) -> Any:
+    """The Flask app of ``rams serve``. ``allowed_hosts``: the host names requests may address
+    (``None``: any, for a server bound to a public address)."""
+    try:
+        import flask
+        from werkzeug.exceptions import HTTPException
+    except ImportError as err:
+        raise ImportError(SERVE_EXTRA_HINT) from err
+
+    state = state or ServeState()
+    app = flask.Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["rams_serve"] = state
+    hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+
+    def body() -> dict[str, Any]:
+        request = flask.request
+        if not request.is_json:
+            raise ApiError(415, "send a JSON object with Content-Type: application/json")
+        try:
+            data = json.loads(request.get_data(cache=False).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as err:
+            raise ApiError(400, f"the body is not JSON: {str(err)[:200]}") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
+        return data
+
+    def query_int(name: str, default: int, low: int, high: int) -> int:
+        text = flask.request.args.get(name)
+        if text is None:
+            return default
+        try:
+            value = int(text)
+        except ValueError:
+            raise ApiError(400, f"query parameter {name!r} must be an integer {low} to {high}, got {text!r}") from None
+        if not low <= value <= high:
+            raise ApiError(400, f"query parameter {name!r} must be {low} to {high}, got {value}")
+        return value
+
+    def png_response(data: bytes) -> Any:
+        return flask.Response(data, mimetype="image/png")
+
+    @app.before_request
+    def check_host() -> None:
+        if hosts is None:
+            return
+        host = flask.request.host.lower()
+        name = host[1:].split("]")[0] if host.startswith("[") else host.rsplit(":", 1)[0] if ":" in host else host
+        if name not in hosts:
+            raise ApiError(403, f"this server answers requests for {', '.join(sorted(hosts))}, not {host!r}")
+
+    @app.after_request
+    def headers(response: Any) -> Any:
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'"
+        )
+        if flask.request.path.startswith("/api/"):
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.errorhandler(ApiError)
+    def api_error(err: ApiError) -> Any:
+        return flask.jsonify(error=err.message, status=err.status), err.status
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: Any) -> Any:
+        message = err.description or err.name
+        if err.code == 413:
+            message = f"the request body is larger than {MAX_BODY // (1024 * 1024)} MiB"
+        elif err.code == 404:
+            message = f"no such page or API route: {flask.request.method} {flask.request.path}"
+        elif err.code == 405:
+            message = f"{flask.request.method} is not allowed on {flask.request.path}"
+        return flask.jsonify(error=message, status=err.code), err.code
+
+    @app.errorhandler(Exception)
+    def internal_error(err: Exception) -> Any:
+        app.logger.exception("unexpected error")
+        return flask.jsonify(error=f"internal error: {type(err).__name__}: {str(err)[:300]}", status=500), 500
+
+    @app.get("/")
+    def index() -> Any:
+        return flask.send_from_directory(STATIC, "index.html")
+
+    @app.get("/api/meta")
+    def meta() -> Any:
+        return flask.jsonify(
+            variants={
+                name: {"min_players": make_config(name).min_players, "max_players": make_config(name).max_players}
+                for name in sorted(PRESETS)
+            },
+            episodes=list(EPISODES),
+            scores=list(SCORES),
+            agents=state.agent_suggestions(),
+            saving=state.save_dir is not None,
+        )
+
+    # -- playing
+    @app.post("/api/games")
+    def new_game() -> Any:
+        data = body()
+        config = _config(data)
+        n = config.num_players
+        episode = _choice(data, "episode", "deal", EPISODES)
+        scores = _choice(data, "scores", "start", SCORES)
+        seat = _int(data, "seat", 0, 0, n - 1)
+        seed = data.get("seed")
+        seed = random.SystemRandom().randrange(2**31) if seed is None else _int(data, "seed", 0, 0, SEED_LIMIT - 1)
+        others = _specs(data, "agents", n - 1, "heuristic")
+        specs = [*others[:seat], "you", *others[seat:]]
+        sources = _sources(others, config)
+        live = LiveGame(config, episode, seat, specs, sources, seed, scores, state.save_dir)
+        state.limit_threads()
+        ident = state.games.add(live)
+        with live.lock:
+            return flask.jsonify(live.state(ident)), 201
+
+    @app.get("/api/games/<ident>")
+    def get_game(ident: str) -> Any:
+        live = state.games.get(ident)
+        with live.lock:
+            return flask.jsonify(live.state(ident))
+
+    @app.post("/api/games/<ident>/act")
+    def act(ident: str) -> Any:
+        data = body()
+        live = state.games.get(ident)
+        if "action" not in data:
+            raise ApiError(400, '\'action\' is required: an action id, a card like "TH" or a name like "PASS"')
+        with live.lock:
+            live.act(data["action"])
+            return flask.jsonify(live.state(ident))
+
+    @app.post("/api/games/<ident>/next")
+    def next_deal(ident: str) -> Any:
+        live = state.games.get(ident)
+        with live.lock:
+            live.next_deal()
+            return flask.jsonify(live.state(ident))
+
+    @app.get("/api/games/<ident>/table.png")
+    def game_png(ident: str) -> Any:
+        live = state.games.get(ident)
+        with live.lock:
+            seen = _seat_state(live.game, live.seat)
+        return png_response(_png(seen))
+
+    @app.post("/api/games/<ident>/replay")
+    def replay_game(ident: str) -> Any:
+        live = state.games.get(ident)
+        with live.lock:
+            if not live.over:
+                raise ApiError(409, "a game can be watched once it is over")
+            record = live.record()
+        replay = Replay(
+            live.deal.game(live.config),
+            record["actions"],
+            live.episode,
+            live.names,
+            live.seat,
+            f"your game ({live.config.variant}, seed {live.seed})",
+        )
+        ident = state.replays.add(replay)
+        return flask.jsonify(replay.state(ident, len(replay.actions), replay.viewer)), 201
+
+    # -- watching
+    @app.get("/api/logs")
+    def logs() -> Any:
+        return flask.jsonify(logs=sorted(state.known_logs()))
+
+    @app.post("/api/replays")
+    def new_replay() -> Any:
+        data = body()
+        kinds = [k for k in ("log", "name", "agents") if k in data]
+        if len(kinds) != 1:
+            raise ApiError(
+                400,
+                "give exactly one of 'log' (a rams play --save log), 'name' (a log from GET "
+                "/api/logs) or 'agents' (one agent per seat, with seed and deck)",
+            )
+        if kinds[0] == "log":
+            replay = _replay_of_record(data["log"], "the uploaded log", "uploaded log")
+        elif kinds[0] == "name":
+            name = data["name"]
+            path = state.known_logs().get(name) if isinstance(name, str) else None
+            if path is None:
+                raise ApiError(404, f"no saved log named {_short(name)}; GET /api/logs lists them")
+            try:
+                game_and_record = load_log(path)
+            except CommandError as err:
+                raise ApiError(400, str(err)) from None
+            replay = _replay_of_record(game_and_record[1], name, name)
+        else:
+            replay = _agents_game(data)
+            state.limit_threads()
+        ident = state.replays.add(replay)
+        return flask.jsonify(replay.state(ident, 0, replay.viewer)), 201
+
+    @app.get("/api/replays/<ident>")
+    def get_replay(ident: str) -> Any:
+        replay = state.replays.get(ident)
+        step = query_int("step", 0, 0, len(replay.actions))
+        seat = query_int("seat", replay.viewer, 0, replay.n - 1)
+        return flask.jsonify(replay.state(ident, step, seat))
+
+    @app.get("/api/replays/<ident>/table.png")
+    def replay_png(ident: str) -> Any:
+        replay = state.replays.get(ident)
+        step = query_int("step", 0, 0, len(replay.actions))
+        seat = query_int("seat", replay.viewer, 0, replay.n - 1)
+        game, _, _ = replay.at(step, seat)
+        return png_response(_png(_seat_state(game, seat)))
+
+    return app
+
+
+# ----------------------------------------------------------------------------- rams serve
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("logs", nargs="*", metavar="LOG", help="game logs (rams play --save) to offer for watching")
+    parser.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}: this machine only)"
+    )
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
+    parser.add_argument(
+        "--save-dir",
+        metavar="DIR",
+        default=None,
+        help="save the log of each finished game there and offer them for watching (default: none)",
+    )
+    parser.add_argument(
+        "--checkpoints",
+        metavar="DIR",
+        default="checkpoints",
+        help="folder whose *.pt files the page suggests as agents (default checkpoints)",
+    )
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for checkpoint agents (default 1)")
+    parser.add_argument("--quiet", action="store_true", help="do not log each request (default: logged)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    for path in args.logs:
+        load_log(path)  # a bad log is a CommandError now, not a surprise on the page
+    if args.save_dir is not None and not os.path.isdir(args.save_dir):
+        raise CommandError(f"--save-dir {args.save_dir}: no such folder")
+    if not 0 <= args.port <= 65535:
+        raise CommandError(f"--port must be 0 to 65535, got {args.port}")
+    if args.threads < 1:
+        raise CommandError(f"--threads must be at least 1, got {args.threads}")
+    try:
+        from werkzeug.serving import make_server
+
+        local = _loopback(args.host)
+        app = create_app(
+            ServeState(args.save_dir, args.logs, args.checkpoints, args.threads),
+            allowed_hosts=("127.0.0.1", "localhost", "::1") if local else None,
+        )
+    except ImportError as err:
+        raise CommandError(str(err) if "rams_env[serve]" in str(err) else SERVE_EXTRA_HINT) from None
+    if args.quiet:
+        import logging
+
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except (OSError, SystemExit) as err:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {err}") from None
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"rams serve: http://{host}:{server.server_port}/  (Ctrl-C stops)", flush=True)
+    if not local:
+        print(
+            f"rams serve: warning: listening on {args.host}, not this machine only: anyone who can reach it can "
+            "play, and load checkpoint files by path",
+            flush=True,
+        )
+    try:
+        server.serve_forever()  # Werkzeug's returns on Ctrl-C
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    print("\nrams serve: stopped", flush=True)
+    return 0
+
+
+COMMAND = Command("serve", "a local web page: play against agents, watch saved games step by step", _configure, _run)
