@@ -1,9 +1,13 @@
 """Multi-agent PPO on Rams with RLlib: one masked policy shared by every seat, locally or on a Ray cluster.
 
-Run locally: ``python examples/rllib_ppo.py [--iterations 2]`` (needs ``pip install "rams_env[rllib]"``).
-On a running cluster (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others,
-rams_env installed on every node): ``python examples/rllib_ppo.py --address auto --env-runners 8``.
-After training, the greedy policy plays duplicate deals against ``--baseline``.
+Run locally: ``python examples/rllib_ppo.py [--iterations 2]`` (needs the ``rllib`` extra). On a running
+cluster (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others, the
+same rams_env wheel installed on every node): ``python examples/rllib_ppo.py --address auto
+--env-runners 8``, or set ``RAY_ADDRESS`` instead of ``--address``. Every ``--eval-every`` iterations
+the greedy policy plays a fixed set of duplicate deals against ``--baseline`` (the progress line
+shows its advantage, which moves as the policy learns; the self-play return of a zero-sum game does
+not), and at the end a larger set. ``--checkpoint DIR`` saves the algorithm; ``rams eval DIR`` then
+evaluates its policy beside any other agent.
 """
 
 from __future__ import annotations
@@ -15,78 +19,111 @@ import ray
 
 import rams_env
 from rams_env.evaluation import AGENT_SPEC_HELP, Evaluation, agent_source, evaluate
-from rams_env.integrations.rllib import SHARED_POLICY, RLlibAgent, ppo_config
+from rams_env.integrations.rllib import SHARED_POLICY, RLlibAgent, build_algo, init_ray, ppo_config, save_rules
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (tiny defaults: the run takes seconds)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--variant", default="mattmar", help="rules preset")
-    parser.add_argument("--players", type=int, default=4, help="number of players")
+    parser.add_argument("--num-players", type=int, default=4, metavar="N", help="players at the table")
+    parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--episode", default="deal", help="episode kind: deal, rams or match")
     parser.add_argument("--iterations", type=int, default=2, help="training iterations")
     parser.add_argument("--batch", type=int, default=400, help="env steps per training iteration")
     parser.add_argument("--minibatch", type=int, default=100, help="SGD minibatch size")
     parser.add_argument("--epochs", type=int, default=2, help="SGD epochs per iteration")
     parser.add_argument("--hidden", type=int, nargs="+", default=[64], help="hidden layer widths")
-    parser.add_argument("--env-runners", type=int, default=0, help="remote env runners (0: sample in this process)")
-    parser.add_argument("--address", default=None, help="Ray cluster to join ('auto' or HEAD:PORT); default: local")
-    parser.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray instance (without --address)")
-    parser.add_argument("--baseline", default="random", help=f"baseline of the final evaluation: {AGENT_SPEC_HELP}")
+    parser.add_argument(
+        "--env-runners",
+        type=int,
+        default=0,
+        help="remote env runners, one CPU each in the Ray cluster (0: sample in this process)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster to join ('auto' or HEAD:PORT); unset: RAY_ADDRESS if set, else a local instance",
+    )
+    parser.add_argument("--num-cpus", type=int, default=2, help="CPUs of a local Ray instance (not when joining)")
+    parser.add_argument("--baseline", default="random", help=f"baseline of the evaluations: {AGENT_SPEC_HELP}")
+    parser.add_argument("--eval-every", type=int, default=1, help="iterations between evaluations (0: none)")
+    parser.add_argument("--eval-decks", type=int, default=10, help="decks of each periodic evaluation (a fixed set)")
     parser.add_argument("--decks", type=int, default=20, help="decks of the final duplicate evaluation")
     parser.add_argument("--seed", type=int, default=0, help="seed of sampling and evaluation")
     parser.add_argument("--checkpoint", default=None, help="save the algorithm to this directory at the end")
     args = parser.parse_args(argv)
-    if min(args.iterations, args.batch, args.minibatch, args.epochs, args.decks, *args.hidden) < 1:
-        parser.error("--iterations, --batch, --minibatch, --epochs, --decks and --hidden must be positive")
-    if args.env_runners < 0:
-        parser.error("--env-runners must be 0 or more")
+    if min(args.iterations, args.batch, args.minibatch, args.epochs, args.decks, args.eval_decks, *args.hidden) < 1:
+        parser.error("--iterations, --batch, --minibatch, --epochs, --decks, --eval-decks, --hidden must be positive")
+    if args.env_runners < 0 or args.eval_every < 0:
+        parser.error("--env-runners and --eval-every must be 0 or more")
     return args
 
 
+def _evaluate(agent: RLlibAgent, rules: rams_env.RulesConfig, args: argparse.Namespace, decks: int) -> Evaluation:
+    return evaluate(
+        {"rllib_ppo": agent},
+        agent_source(args.baseline, rules),
+        rules,
+        decks=decks,
+        seed=args.seed,
+        episode=args.episode,
+        baseline_name=args.baseline,
+        resamples=1000,
+        progress=False,
+    )
+
+
 def main(argv: list[str] | None = None) -> Evaluation:
-    """Train, print each iteration, evaluate the greedy policy; returns the evaluation."""
+    """Train, print each iteration with a periodic evaluation, evaluate the greedy policy; returns the evaluation."""
     args = parse_args(argv)
-    env_config = {"variant": args.variant, "num_players": args.players, "episode": args.episode}
+    env_config = {"variant": args.variant, "num_players": args.num_players, "episode": args.episode}
+    rules = rams_env.make_config(args.variant, args.num_players)
     config = (
         ppo_config(env_config, hidden=args.hidden)
         .env_runners(num_env_runners=args.env_runners, rollout_fragment_length="auto")
         .training(train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch, num_epochs=args.epochs)
         .debugging(seed=args.seed)
     )
-    if args.address:
-        ray.init(address=args.address)
-    else:
-        ray.init(num_cpus=args.num_cpus, include_dashboard=False)
+    print(init_ray(args.address, num_cpus=args.num_cpus))
     try:
-        algo = config.build_algo()
+        try:
+            algo = build_algo(config)
+        except RuntimeError as err:
+            raise SystemExit(f"rllib_ppo.py: error: {err}") from None
         for i in range(1, args.iterations + 1):
             start = time.perf_counter()
             result = algo.train()
-            runners = result["env_runners"]
-            per_seat = runners["agent_episode_returns_mean"]
-            print(
-                f"iteration {i}: {runners['num_env_steps_sampled_lifetime']:.0f} env steps, "
-                f"mean return per seat {sum(per_seat.values()) / len(per_seat):+.3f}, "
+            line = (
+                f"iteration {i}: {result['env_runners']['num_env_steps_sampled_lifetime']:.0f} env steps, "
                 f"{time.perf_counter() - start:.1f} s"
             )
+            entropy = result.get("learners", {}).get(SHARED_POLICY, {}).get("entropy")
+            if entropy is not None:
+                line += f", policy entropy {float(entropy):.3f}"
+            if args.eval_every and (i % args.eval_every == 0 or i == args.iterations):
+                agent = RLlibAgent(algo.get_module(SHARED_POLICY), rules)
+                report = _evaluate(agent, rules, args, args.eval_decks).agents[0]
+                low, high = report.advantage_ci
+                line += (
+                    f", vs {args.baseline} {report.advantage:+.3f} [{low:+.3f}, {high:+.3f}] "
+                    f"points per {args.episode} ({args.eval_decks} decks)"
+                )
+            print(line, flush=True)
         if args.checkpoint:
-            print(f"saved {algo.save_to_path(args.checkpoint)}")
-        agent = RLlibAgent(algo.get_module(SHARED_POLICY))
+            saved = algo.save_to_path(args.checkpoint)
+            save_rules(saved, env_config)
+            print(
+                f"saved {saved}; evaluate it with: rams eval {saved} --variant {args.variant} "
+                f"--num-players {args.num_players} --baseline heuristic"
+            )
+        agent = RLlibAgent(algo.get_module(SHARED_POLICY), rules)
         algo.stop()
     finally:
         ray.shutdown()
-    rules = rams_env.make_config(args.variant, args.players)
-    result = evaluate(
-        {"rllib_ppo": agent},
-        agent_source(args.baseline, rules),
-        rules,
-        decks=args.decks,
-        seed=args.seed,
-        episode=args.episode,
-        baseline_name=args.baseline,
-        progress=False,
-    )
+    result = _evaluate(agent, rules, args, args.decks)
     print(result.table())
     return result
 

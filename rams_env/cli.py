@@ -106,6 +106,10 @@ def _option_value(text: str) -> Any:
 
 def _agent(spec: str, config: RulesConfig) -> Any:
     try:
+        if os.path.isdir(spec):  # a checkpoint folder, as RLlib saves them
+            from .agents import load_agent
+
+            return load_agent(spec, expect_config=config)
         return agent_source(spec, config)
     except ValueError as err:
         raise CommandError(str(err)) from None

@@ -230,10 +230,15 @@ def load_checkpoint(
             raise CheckpointError(f"{where!r} is damaged: {key!r} is missing or not a dict")
     config = checkpoint_config(payload, where)
     if expect_config is not None and config != expect_config:
-        ours, theirs = expect_config.to_dict(), config.to_dict()
-        diff = ", ".join(f"{k}={theirs[k]!r} (expected {ours[k]!r})" for k in ours if ours[k] != theirs.get(k))
-        raise CheckpointError(f"{where!r} was trained for other rules: {diff}")
+        raise CheckpointError(rules_mismatch(where, config, expect_config))
     return payload
+
+
+def rules_mismatch(where: str, config: RulesConfig, expect_config: RulesConfig) -> str:
+    """The message for a checkpoint of ``config`` offered where ``expect_config`` is played."""
+    ours, theirs = expect_config.to_dict(), config.to_dict()
+    diff = ", ".join(f"{k}={theirs[k]!r} (expected {ours[k]!r})" for k in ours if ours[k] != theirs.get(k))
+    return f"{where!r} was trained for other rules: {diff}"
 
 
 def _check_digest(payload: Mapping[str, Any], where: str) -> None:
@@ -371,7 +376,19 @@ def load_policy_agent(
     greedy: bool = True,
     seed: int | None = None,
 ) -> PolicyAgent:
-    """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`load_checkpoint`)."""
+    """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`load_checkpoint`).
+
+    A folder saved by RLlib (``algo.save_to_path`` of ``rams_env.integrations.rllib.ppo_config``) is
+    read by :func:`rams_env.integrations.rllib.load_rllib_agent` instead (needs the rllib extra).
+    """
+    if Path(path).is_dir() and (Path(path) / "rllib_checkpoint.json").is_file():
+        try:
+            from .integrations.rllib import load_rllib_agent
+        except ImportError as err:
+            raise CheckpointError(
+                f"{str(path)!r} is an RLlib checkpoint; reading it needs the rllib extra ({err})"
+            ) from None
+        return load_rllib_agent(path, expect_config)  # type: ignore[return-value]
     payload = load_checkpoint(path, expect_config)
     where = str(path)
     return PolicyAgent(network_from_checkpoint(payload, where), checkpoint_config(payload, where), greedy, seed)

@@ -1,17 +1,29 @@
 """RLlib (new API stack): Rams as a turn-based ``MultiAgentEnv`` and a PPO RLModule that masks illegal actions.
 
-``ppo_config()`` puts them together: multi-agent PPO with one policy shared by every seat. Needs the
-``rams_env[rllib]`` extra (Ray with RLlib's dependencies).
+``ppo_config()`` puts them together: multi-agent PPO with one policy shared by every seat. ``init_ray``
+starts or joins Ray (``RAY_ADDRESS`` honoured), ``build_algo`` refuses a configuration the cluster
+has too few free CPUs for (RLlib would wait for them forever), and ``load_rllib_agent`` turns a
+checkpoint saved with ``algo.save_to_path`` into an agent for the evaluation harness and ``rams eval``.
+Needs the ``rams_env[rllib]`` extra (Ray with RLlib's dependencies).
 """
 
 from __future__ import annotations
 
+import inspect
+import json
+import logging
+import os
+import pickle
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
+import ray
 import torch
+from ray.rllib.algorithms.algorithm import Algorithm
+from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module import MultiRLModuleSpec, RLModuleSpec
@@ -20,7 +32,10 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from torch import nn
 
+from ..encoding import OBS_SIZE
 from ..env import RamsEnv
+from ..policy import CheckpointError, rules_mismatch
+from ..rules import NUM_ACTIONS, RulesConfig, make_config
 
 SHARED_POLICY = "shared"
 DEFAULT_HIDDEN = (128, 128)
@@ -141,10 +156,23 @@ def ppo_config(env_config: Mapping[str, Any] | None = None, hidden: Sequence[int
 
 
 class RLlibAgent:
-    """A trained RLlib module as a Rams agent: ``act(observation)`` takes the most likely legal action."""
+    """A trained RLlib module as a Rams agent: ``act(observation)`` takes the most likely legal action.
 
-    def __init__(self, module: TorchRLModule) -> None:
+    ``config`` (optional) records the rules it was trained for; ``load_rllib_agent`` sets it, and with
+    it ``variant`` and ``num_players`` as a checkpoint agent has them.
+    """
+
+    def __init__(self, module: TorchRLModule, config: RulesConfig | None = None) -> None:
         self.module = module
+        self.config = config
+        if config is not None:
+            self.variant, self.num_players = config.variant, config.num_players
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Plain data to another process (rams eval --workers): the layer widths, the weights, the rules.
+        state = {k: v.detach().cpu().numpy() for k, v in self.module.state_dict().items()}
+        rules = None if self.config is None else self.config.to_dict()
+        return _rebuild_agent, (_hidden_of(state, "agent"), state, rules)
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         """The greedy action for ``{"observation": ..., "action_mask": ...}``."""
@@ -157,3 +185,271 @@ class RLlibAgent:
         }
         logits = self.module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
         return int(torch.argmax(logits[0]))
+
+
+# ---------------------------------------------------------------------------- Ray and the cluster
+def init_ray(address: str | None = None, num_cpus: int | None = None, **kwargs: Any) -> str:
+    """Join a Ray cluster, or start a private local instance; says which.
+
+    ``address`` (``"auto"`` or ``HEAD:PORT``), else the ``RAY_ADDRESS`` environment variable, names a
+    cluster to join; then ``num_cpus`` is not passed on (Ray refuses it for an existing cluster, whose
+    nodes declare their own CPUs). With neither, a new local instance with ``num_cpus`` CPUs starts
+    (``address="local"``), so a cluster that ``ray start`` runs on this machine is left alone instead
+    of being joined with ``num_cpus``. Other keywords go to ``ray.init``.
+    """
+    target = address or os.environ.get("RAY_ADDRESS") or None
+    if target:
+        ray.init(address=target, **kwargs)
+        return f"joined the Ray cluster at {target} ({_cpus(ray.cluster_resources())} CPUs)"
+    kwargs.setdefault("include_dashboard", False)
+    ray.init(address="local", num_cpus=num_cpus, **kwargs)
+    return f"started a local Ray instance ({_cpus(ray.cluster_resources())} CPUs)"
+
+
+def _cpus(resources: Mapping[str, float]) -> str:
+    return f"{resources.get('CPU', 0):g}"
+
+
+def resources_needed(config: AlgorithmConfig) -> dict[str, float]:
+    """CPUs and GPUs that ``config``'s remote env runners and learners reserve in the Ray cluster."""
+    runners, learners = int(config.num_env_runners or 0), int(config.num_learners or 0)
+    gpus_per_learner = float(config.num_gpus_per_learner or 0)
+    cpus_per_learner = config.num_cpus_per_learner
+    if cpus_per_learner == "auto":
+        cpus_per_learner = 0 if gpus_per_learner else 1
+    return {
+        "CPU": runners * float(config.num_cpus_per_env_runner) + learners * float(cpus_per_learner),
+        "GPU": runners * float(config.num_gpus_per_env_runner or 0) + learners * gpus_per_learner,
+    }
+
+
+def check_cluster_resources(config: AlgorithmConfig) -> None:
+    """``RuntimeError`` when the Ray cluster has fewer free CPUs or GPUs than ``config`` reserves.
+
+    RLlib itself would wait silently in ``build_algo()`` for resources that never come.
+    """
+    need, free, total = resources_needed(config), ray.available_resources(), ray.cluster_resources()
+    for kind in ("CPU", "GPU"):
+        if need[kind] > free.get(kind, 0.0) + 1e-9:
+            per_runner = float(config.num_cpus_per_env_runner if kind == "CPU" else config.num_gpus_per_env_runner or 0)
+            room = int(free.get(kind, 0.0) // per_runner) if per_runner else 0
+            raise RuntimeError(
+                f"{config.num_env_runners} env runners and {config.num_learners} learners need {need[kind]:g} "
+                f"{kind}s, but the Ray cluster has {free.get(kind, 0.0):g} free (of {total.get(kind, 0.0):g}); "
+                f"RLlib would wait for them forever. Ask for at most {room} env runners, or add nodes."
+            )
+
+
+def build_algo(config: AlgorithmConfig) -> Algorithm:
+    """``config.build_algo()`` once ``check_cluster_resources`` has found room for it."""
+    check_cluster_resources(config)
+    return config.build_algo()
+
+
+# ---------------------------------------------------------------------------- checkpoints as agents
+RULES_FILE = "rams_env_rules.json"
+_MODULE_STATE = "module_state.pkl"
+# The only globals a module state file may name: the pickle of a dict of numpy arrays, as RLlib writes it.
+_STATE_GLOBALS = {
+    ("collections", "OrderedDict"),
+    ("numpy", "dtype"),
+    ("numpy", "ndarray"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "_reconstruct"),
+}
+
+
+class _StateUnpickler(pickle.Unpickler):
+    """Reads a state dict of numpy arrays; refuses any other global, so no code from the file runs."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _STATE_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refused global {module}.{name}")
+
+
+class _Stub:
+    """Stands in for any class named in a pickle that is only read for plain data (nothing of it runs)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.args, self.kwargs, self.state = args, kwargs, None
+
+    def __setstate__(self, state: Any) -> None:
+        self.state = state
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.kwargs[key] = value
+
+    def append(self, value: Any) -> None:
+        self.args += (value,)
+
+    def extend(self, values: Any) -> None:
+        self.args += tuple(values)
+
+
+_PLAIN_GLOBALS = {("builtins", "set"), ("builtins", "frozenset"), ("collections", "OrderedDict")}
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Reads a pickle's plain data; every class it names becomes a ``_Stub`` subclass of that name."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _PLAIN_GLOBALS:
+            return super().find_class(module, name)
+        return type(name, (_Stub,), {"qualified": f"{module}.{name}"})
+
+
+def _read_pickle(path: Path, unpickler: type[pickle.Unpickler], where: str) -> Any:
+    try:
+        with path.open("rb") as f:
+            return unpickler(f).load()
+    except OSError as err:
+        raise CheckpointError(f"{where!r}: cannot read {path.name}: {err.strerror or err}") from None
+    except Exception as err:  # a damaged or hostile pickle fails in many ways
+        raise CheckpointError(f"{where!r}: {path.name} is damaged or holds more than weights ({err})") from None
+
+
+def _find_env_config(value: Any, depth: int = 0) -> dict[str, Any] | None:
+    """The first ``"env_config"`` dict in plain data read by ``_PlainUnpickler``."""
+    if depth > 20:
+        return None
+    if isinstance(value, _Stub):
+        value = (value.args, value.kwargs, value.state)
+    if isinstance(value, dict):
+        if isinstance(value.get("env_config"), dict):
+            return value["env_config"]
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            found = _find_env_config(item, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+_ENV_KEYWORDS = set(inspect.signature(RamsEnv.__init__).parameters) - {"self", "variant", "num_players", "rule_options"}
+
+
+def rules_of_env_config(env_config: Mapping[str, Any]) -> RulesConfig:
+    """The rules of ``RamsMultiAgentEnv(env_config)``; ``ValueError`` for bad ones."""
+    options = {k: v for k, v in env_config.items() if k not in _ENV_KEYWORDS | {"variant", "num_players"}}
+    return make_config(env_config.get("variant", "mattmar"), env_config.get("num_players", 4), **options)
+
+
+def _hidden_of(state: Mapping[str, Any], where: str) -> list[int]:
+    """The hidden widths of a ``MaskedPPOModule`` state, checked name by name and shape by shape."""
+    obs_size = OBS_SIZE
+    layers = sorted(int(k.split(".")[1]) for k in state if k.startswith("torso.") and k.endswith(".weight"))
+    hidden, width, expected = [], obs_size, {}
+    for k, layer in enumerate(layers):
+        weight = state[f"torso.{layer}.weight"]
+        if layer != 2 * k or getattr(weight, "ndim", 0) != 2:
+            raise CheckpointError(f"{where!r}: the module's layers are not those of MaskedPPOModule")
+        h = int(weight.shape[0])
+        expected |= {f"torso.{layer}.weight": (h, width), f"torso.{layer}.bias": (h,)}
+        hidden.append(h)
+        width = h
+    num_actions = NUM_ACTIONS
+    expected |= {"pi.weight": (num_actions, width), "pi.bias": (num_actions,), "vf.weight": (1, width), "vf.bias": (1,)}
+    if not hidden or set(state) != set(expected):
+        raise CheckpointError(
+            f"{where!r}: the module's weights are not those of a MaskedPPOModule "
+            f"(found {sorted(state)[:6]}, expected {sorted(expected)[:6]})"
+        )
+    for name, shape in expected.items():
+        array = state[name]
+        if not isinstance(array, np.ndarray) or array.dtype.kind != "f" or tuple(array.shape) != shape:
+            got = getattr(array, "shape", type(array).__name__)
+            raise CheckpointError(f"{where!r}: the module's {name} is {got}, a MaskedPPOModule needs {shape} floats")
+        if not np.isfinite(array).all():
+            raise CheckpointError(f"{where!r}: the module's {name} holds NaN or infinite values")
+    return hidden
+
+
+def _module_from_state(hidden: Sequence[int], state: Mapping[str, np.ndarray]) -> MaskedPPOModule:
+    env = RamsMultiAgentEnv({})
+    # RLModule's constructor logs a deprecation of its own internal RLModuleConfig: not ours to act on.
+    quiet = logging.getLogger("ray._common.deprecation")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        module = MaskedPPOModule(
+            observation_space=env.observation_spaces["player_0"],
+            action_space=env.action_spaces["player_0"],
+            model_config={"hidden": [int(h) for h in hidden]},
+        )
+    finally:
+        quiet.setLevel(level)
+    module.load_state_dict({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in state.items()})
+    return module.eval()
+
+
+def _rebuild_agent(
+    hidden: Sequence[int], state: Mapping[str, np.ndarray], rules: Mapping[str, Any] | None
+) -> RLlibAgent:
+    return RLlibAgent(_module_from_state(hidden, state), None if rules is None else RulesConfig(**rules))
+
+
+def is_rllib_checkpoint(path: str | os.PathLike[str]) -> bool:
+    """True for a folder written by RLlib's ``save_to_path`` (an algorithm checkpoint)."""
+    return (Path(path) / "rllib_checkpoint.json").is_file()
+
+
+def load_rllib_agent(
+    path: str | os.PathLike[str], expect_config: RulesConfig | None = None, policy: str = SHARED_POLICY
+) -> RLlibAgent:
+    """The greedy agent of the ``policy`` module of an RLlib algorithm checkpoint (``algo.save_to_path``).
+
+    Nothing from the checkpoint is executed: the module's weights are read by an unpickler that
+    admits only numpy arrays, and the rules by one that turns every class into an inert stand-in to
+    find the ``env_config`` (or from ``rams_env_rules.json`` in the folder, which the example
+    writes). The module must be this file's ``MaskedPPOModule``; ``CheckpointError`` says what is
+    wrong otherwise, or when the checkpoint was trained for rules other than ``expect_config``.
+    """
+    where, root = str(path), Path(path)
+    if not is_rllib_checkpoint(root):
+        raise CheckpointError(f"{where!r} is not an RLlib checkpoint folder (no rllib_checkpoint.json)")
+    module_dir = root / "learner_group" / "learner" / "rl_module" / policy
+    if not (module_dir / _MODULE_STATE).is_file():
+        found = sorted(p.parent.name for p in (root / "learner_group").glob(f"learner/rl_module/*/{_MODULE_STATE}"))
+        raise CheckpointError(
+            f"{where!r} holds no module {policy!r} saved as {_MODULE_STATE} (modules found: {found or 'none'}; "
+            "checkpoints saved with msgpack are not read)"
+        )
+    described = _read_pickle(module_dir / "class_and_ctor_args.pkl", _PlainUnpickler, where)
+    module_class = described.get("class") if isinstance(described, dict) else None
+    if getattr(module_class, "qualified", None) != f"{__name__}.MaskedPPOModule":
+        name = getattr(module_class, "qualified", type(module_class).__name__)
+        raise CheckpointError(f"{where!r}: module {policy!r} is a {name}, not rams_env's MaskedPPOModule")
+    state = _read_pickle(module_dir / _MODULE_STATE, _StateUnpickler, where)
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{where!r}: module {policy!r} holds no state dict")
+    hidden = _hidden_of(state, where)
+    config = _checkpoint_rules(root, where)
+    if expect_config is not None and config != expect_config:
+        raise CheckpointError(rules_mismatch(where, config, expect_config))
+    return RLlibAgent(_module_from_state(hidden, state), config)
+
+
+def _checkpoint_rules(root: Path, where: str) -> RulesConfig:
+    rules_file = root / RULES_FILE
+    try:
+        if rules_file.is_file():
+            return RulesConfig(**json.loads(rules_file.read_text(encoding="utf-8")))
+        env_config = _find_env_config(_read_pickle(root / "class_and_ctor_args.pkl", _PlainUnpickler, where))
+        if env_config is None:
+            raise CheckpointError(f"{where!r}: no env_config found in the algorithm's configuration")
+        return rules_of_env_config(env_config)
+    except (TypeError, ValueError) as err:
+        if isinstance(err, CheckpointError):
+            raise
+        raise CheckpointError(f"{where!r} records invalid rules: {err}") from None
+
+
+def save_rules(path: str | os.PathLike[str], env_config: Mapping[str, Any]) -> Path:
+    """Write the rules of ``env_config`` as ``rams_env_rules.json`` into a checkpoint folder."""
+    target = Path(path) / RULES_FILE
+    target.write_text(json.dumps(rules_of_env_config(env_config).to_dict(), indent=1) + "\n", encoding="utf-8")
+    return target
