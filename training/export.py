@@ -37,9 +37,9 @@ SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
 EVAL_SEED = 7_000_001  # a deal set no training run evaluates on
 
 
-def slim_checkpoint(run_dir: Path, out: Path) -> dict[str, Any]:
-    """Write the best checkpoint of ``run_dir`` without optimizer state; returns its payload."""
-    source = run_dir / "best.pt" if (run_dir / "best.pt").exists() else run_dir / "latest.pt"
+def slim_checkpoint(run_dir: Path, out: Path, which: str = "latest") -> dict[str, Any]:
+    """Write checkpoint ``which`` (latest or best) of ``run_dir`` without optimizer state; returns its payload."""
+    source = run_dir / f"{which}.pt"
     payload = load_checkpoint(source)
     config = checkpoint_config(payload, str(source))
     net = network_from_checkpoint(payload, str(source))
@@ -103,11 +103,12 @@ def export(
     search_decks: int,
     command: str,
     workers: int = 1,
+    which: str = "latest",
 ) -> Path:
     """Write ``checkpoints/<name>.pt``, ``.md``, ``_curves.png``, ``_knock_rates.png`` and the JSON results."""
     SHIPPED.mkdir(exist_ok=True)
     weights = SHIPPED / f"{name}.pt"
-    payload = slim_checkpoint(run_dir, weights)
+    payload = slim_checkpoint(run_dir, weights, which)
     config = checkpoint_config(payload)
     curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
     policy = load_agent(weights, expect_config=config)
@@ -147,7 +148,7 @@ def export(
 - Reproduce: `{command}`
 - Budget: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes (ramsar), {updates} updates,
   {seconds / 60:.0f} minutes of training time (sum of the logged update times), checkpoint `{payload["source"]}`
-  (best periodic whole-ramsar win share against heuristics: {payload.get("best_score")}).
+  (best periodic whole-ramsar win share against heuristics in the run: {payload.get("best_score")}).
 - Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, CPU only; other
   jobs shared the machine during the run, so the wall time is not a clean speed measurement.
 - Arguments: {", ".join(f"{k}={v}" for k, v in args.items())}
@@ -196,7 +197,22 @@ def _headline(reports: dict[tuple[str, str], AgentReport], config: RulesConfig) 
                 f"| single deals from random scores vs {baseline}, points per deal | CI above 0 | "
                 f"{r.advantage:+.3f} | [{lo:+.3f}, {hi:+.3f}] | {'yes' if lo > 0 else 'no'} |"
             )
+    r = reports.get(("rams", "heuristic"))
+    if r is not None and config.swedish:
+        low, high = _knock_share(r, range(2, 6)), _knock_share(r, range(8, config.flight_cap + 1))
+        if low is not None and high is not None:
+            rows.append(
+                f"| knock rate at scores 2-5 vs 8-{config.flight_cap} (whole ramsar vs heuristics) | lower at 2-5 | "
+                f"{low:.2f} vs {high:.2f} | | {'yes' if low < high else 'no'} |"
+            )
     return "\n".join(rows)
+
+
+def _knock_share(report: AgentReport, scores: range) -> float | None:
+    """Knocks per knock decision at the given scores."""
+    decided = sum(report.knock_by_score.get(s, (0, 0))[0] for s in scores)
+    knocked = sum(report.knock_by_score.get(s, (0, 0))[1] for s in scores)
+    return knocked / decided if decided else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,11 +224,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search-decks", type=int, default=100, help="decks against SearchAgent (slow)")
     parser.add_argument("--command", required=True, help="the exact command that trained the run (for the card)")
     parser.add_argument("--workers", type=int, default=1, help="evaluation processes (same numbers, less time)")
+    parser.add_argument(
+        "--checkpoint",
+        choices=("latest", "best"),
+        default="latest",
+        help="which checkpoint of the run to ship (best: by the small periodic evaluations, a noisy choice)",
+    )
     args = parser.parse_args(argv)
     if not (args.run_dir / "progress.csv").exists():
         print(f"{args.run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
         return 1
-    card = export(args.run_dir, args.name, args.decks, args.deal_decks, args.search_decks, args.command, args.workers)
+    card = export(
+        args.run_dir,
+        args.name,
+        args.decks,
+        args.deal_decks,
+        args.search_decks,
+        args.command,
+        args.workers,
+        args.checkpoint,
+    )
     print(f"wrote {card}")
     return 0
 
