@@ -1,8 +1,9 @@
 """Train sb3-contrib's MaskablePPO on one seat of Rams, then evaluate it in duplicate deals.
 
 Run: ``python examples/sb3_maskable_ppo.py [--steps 4096] [--opponent random] [--save ppo_rams.zip]``
-(needs ``pip install "rams_env[sb3]"``). The learning seat is drawn at every reset; the other seats are
-played by ``--opponent``. The trained model then plays duplicate deals against ``--baseline``.
+(needs the ``sb3`` extra: ``pip install -e ".[sb3]"`` in a checkout). The learning seat is drawn at
+every reset; the other seats are played by ``--opponent``. The trained model then plays duplicate
+deals against ``--baseline``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from rams_env.integrations.sb3 import MaskablePPOAgent
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (tiny defaults: the run takes seconds)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--variant", default="mattmar", help="rules preset")
-    parser.add_argument("--players", type=int, default=4, help="number of players")
+    parser.add_argument("--num-players", type=int, default=4, metavar="N", help="players at the table")
+    parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--steps", type=int, default=4096, help="learner decisions to train on")
     parser.add_argument("--opponent", default="random", help=f"the other seats while training: {AGENT_SPEC_HELP}")
     parser.add_argument("--baseline", default="random", help="baseline of the duplicate evaluation (same choices)")
@@ -39,10 +43,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def train(args: argparse.Namespace) -> MaskablePPO:
     """MaskablePPO trained for ``args.steps`` learner decisions against ``args.opponent``."""
-    config = rams_env.make_config(args.variant, args.players)
+    config = rams_env.make_config(args.variant, args.num_players)
     opponent = build_agent(agent_source(args.opponent, config), args.seed)
     env = gymnasium.make(
-        "rams_env/Rams-v0", variant=args.variant, num_players=args.players, learner_seat="random", opponents=opponent
+        "rams_env/Rams-v0",
+        variant=args.variant,
+        num_players=args.num_players,
+        learner_seat="random",
+        opponents=opponent,
     )
     model = MaskablePPO(
         "MlpPolicy",
@@ -66,7 +74,7 @@ def main(argv: list[str] | None = None) -> Evaluation:
     if args.save:
         model.save(args.save)
         print(f"saved {args.save}")
-    config = rams_env.make_config(args.variant, args.players)
+    config = rams_env.make_config(args.variant, args.num_players)
     result = evaluate(
         {"maskable_ppo": MaskablePPOAgent(model)},
         agent_source(args.baseline, config),

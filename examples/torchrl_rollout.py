@@ -1,6 +1,7 @@
 """Collect a TorchRL rollout of Rams with a masked policy shared by every seat.
 
-Run: ``python examples/torchrl_rollout.py [--steps 200]`` (needs ``pip install "rams_env[torchrl]"``).
+Run: ``python examples/torchrl_rollout.py [--steps 200]`` (needs the ``torchrl`` extra:
+``pip install -e ".[torchrl]"`` in a checkout).
 Prints what the rollout holds: steps, finished episodes, the rewards of each seat, and a check that
 every action the env used was legal.
 """
@@ -18,9 +19,12 @@ from rams_env.integrations.torchrl import ACTING_KEY, ACTION_KEY, ACTION_MASK_KE
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (tiny defaults: the run takes seconds)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--variant", default="mattmar", help="rules preset")
-    parser.add_argument("--players", type=int, default=4, help="number of players")
+    parser.add_argument("--num-players", type=int, default=4, metavar="N", help="players at the table")
+    parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--episode", default="deal", help="episode kind: deal, rams or match")
     parser.add_argument("--steps", type=int, default=200, help="env steps to collect")
     parser.add_argument("--hidden", type=int, nargs="+", default=[64], help="hidden layer widths of the policy")
@@ -36,7 +40,7 @@ def main(argv: list[str] | None = None) -> TensorDictBase:
     """Collect the rollout and print a summary; returns the rollout."""
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
-    env = make_env(seed=args.seed, variant=args.variant, num_players=args.players, episode=args.episode)
+    env = make_env(seed=args.seed, variant=args.variant, num_players=args.num_players, episode=args.episode)
     # TorchRL initialises weights and samples actions with torch's default generator: seed a fork of it.
     with torch.random.fork_rng(), torch.no_grad():
         torch.manual_seed(args.seed)

@@ -309,3 +309,17 @@ def test_the_multi_node_instructions_install_a_wheel_built_here_not_an_unpublish
     assert "pip wheel --no-deps" in block
     installs = [line for line in block.splitlines() if re.match(r"\s*pip install", line)]
     assert installs and all("rams_env[" not in line.split("#")[0] or ".whl" in line for line in installs), installs
+
+
+@pytest.mark.parametrize(
+    "example",
+    [ROOT / "examples" / name for name in ("rllib_ppo.py", "sb3_maskable_ppo.py", "torchrl_rollout.py")],
+    ids=lambda p: p.name,
+)
+def test_examples_show_their_defaults_and_spell_num_players_as_rams_train(example: Path) -> None:
+    text = example.read_text(encoding="utf-8")
+    if "argparse" not in text or "players" not in text:
+        pytest.skip("no player count on its command line")
+    assert "ArgumentDefaultsHelpFormatter" in text
+    assert '"--num-players"' in text
+    assert 'pip install "rams_env[' not in text  # not published: install from a checkout or a wheel
