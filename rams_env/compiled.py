@@ -1109,6 +1109,17 @@ def first_illegal(states: np.ndarray, actions: np.ndarray) -> int:
 
 
 @jit
+def first_illegal_in(legal: np.ndarray, actions: np.ndarray) -> int:
+    """The first game whose action is not in its legal set (bit ``a`` of ``legal[i]``), or -1:
+    the subprocess env checks every action with it before any worker steps."""
+    for i in range(legal.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= 60 or not (legal[i] >> a) & 1:
+            return i
+    return -1
+
+
+@jit
 def step_batch(
     states: np.ndarray,
     rngs: np.ndarray,

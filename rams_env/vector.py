@@ -89,7 +89,12 @@ def _checked_seeds(seeds: Any, num_games: int) -> list[int]:
     return checked
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _checked_actions(actions: Any, num_games: int) -> np.ndarray:
+    if type(actions) is np.ndarray and actions.dtype is _INT64 and actions.shape == (num_games,):
+        return actions  # the usual case, recognised cheaply
     actions = np.asarray(actions)
     if actions.shape != (num_games,):
         raise ValueError(f"need one action per game: shape ({num_games},), got {actions.shape}")
@@ -186,6 +191,10 @@ class BatchedRamsEnv(_Batch):
             raise IllegalActionError(f"game {self._first_game + bad}: {self._illegal(bad, int(actions[bad]))}")
         return out
 
+    def _legal_sets(self) -> np.ndarray:
+        """Every game's legal actions as a bit set (bit ``a``: action ``a`` is legal)."""
+        return self._states[:, compiled.LEGAL]
+
     def _illegal(self, game: int, action: int) -> str:
         state = self._states[game]
         player, phase = int(state[compiled.CURRENT]), int(state[compiled.PHASE])
@@ -269,6 +278,10 @@ class ReferenceBatchedRamsEnv(_Batch):
             self._observe(i, out)
         return out
 
+    def _legal_sets(self) -> np.ndarray:
+        """Every game's legal actions as a bit set (bit ``a``: action ``a`` is legal)."""
+        return np.array([sum(1 << a for a in game.legal_actions()) for game in self.games], np.int64)
+
     def _illegal(self, game: int, action: int) -> str:
         state = self.games[game]
         return illegal_message(action, state.current, state.phase, state.legal_actions())
@@ -293,30 +306,46 @@ def _shared_batch(blocks: list[shared_memory.SharedMemory], num_games: int, num_
     )
 
 
+# What a worker's error is raised as in the parent (other kinds: RuntimeError).
+_ERRORS: dict[str, type[Exception]] = {
+    "IllegalActionError": IllegalActionError,
+    "ValueError": ValueError,
+    "RuntimeError": RuntimeError,
+}
+
+
 def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[str, Any]) -> None:
     """Worker process: owns the games ``rows`` of the batch and steps them straight into the
-    shared-memory arrays; the pipe carries the commands and an acknowledgement."""
+    shared-memory arrays (the ``BatchStep`` fields, then every game's legal set, which the parent
+    checks actions against); the pipe carries the commands and one reply to each."""
     reference = kwargs.pop("reference", False)
     env = (ReferenceBatchedRamsEnv if reference else BatchedRamsEnv)(**kwargs)
+    env._first_game = rows.start  # errors name the game by its index in the whole batch
     blocks = [shared_memory.SharedMemory(name=name) for name in names]
-    shared = _shared_batch(blocks, total, env.num_players)
+    shared = _shared_batch(blocks[:-1], total, env.num_players)
     out = BatchStep(*(getattr(shared, f.name)[rows] for f in dataclasses.fields(BatchStep)))
+    legal = np.ndarray((total,), np.int64, buffer=blocks[-1].buf)[rows]
     try:
         while True:
             command, payload = pipe.recv()
+            reply = None
             try:
                 if command == "reset":
                     env.reset_games(payload, out=out)
+                    legal[:] = env._legal_sets()
                 elif command == "step":
                     env.step(payload, out=out)
+                    legal[:] = env._legal_sets()
+                elif command == "why":
+                    reply = env._illegal(*payload)
                 else:
                     break
             except Exception as err:  # sent back and re-raised in the parent, with its message
-                pipe.send(("error", f"{type(err).__name__}: {err}"))
+                pipe.send(("error", (type(err).__name__, str(err))))
                 continue
-            pipe.send(("ok", None))
+            pipe.send(("ok", reply))
     finally:
-        del shared, out
+        del shared, out, legal
         for block in blocks:
             block.close()
         pipe.close()
@@ -331,6 +360,10 @@ class SubprocBatchedRamsEnv:
     ``copy=False`` returns the shared arrays themselves, valid until the next ``step``/``reset``
     (faster, for loops that copy what they keep). ``reference=True`` runs
     :class:`ReferenceBatchedRamsEnv` in the workers instead.
+
+    Errors behave as in-process: every action is checked before any worker steps, so an illegal
+    action steps no game and is reported with the game's index in the whole batch. A worker that
+    dies closes the env; later calls raise ``RuntimeError`` saying which worker it was.
     """
 
     def __init__(
@@ -343,18 +376,20 @@ class SubprocBatchedRamsEnv:
         **env_kwargs: Any,
     ) -> None:
         self._closed, self._shm, self._pipes, self._processes = True, [], [], []  # what close() may meet
+        self._closed_why, self._started = "", False
         if not isinstance(workers, int) or not 1 <= workers <= num_games:
             raise ValueError(f"workers must be an int from 1 to num_games ({num_games}), got {workers!r}")
         probe = ReferenceBatchedRamsEnv(1, seed=0, **env_kwargs)  # validates the arguments here, not in a worker
         env_kwargs["reference"] = reference
         self.config, self.num_games, self.num_players = probe.config, num_games, probe.num_players
         self._seed, self._copy = seed, copy
-        fields = _shared_fields(num_games, self.num_players)
+        fields = [*_shared_fields(num_games, self.num_players), ((num_games,), np.int64)]  # + the legal sets
         self._shm = [
             shared_memory.SharedMemory(create=True, size=max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize))
             for shape, dtype in fields
         ]
-        self._shared: BatchStep | None = _shared_batch(self._shm, num_games, self.num_players)
+        self._shared: BatchStep | None = _shared_batch(self._shm[:-1], num_games, self.num_players)
+        self._legal = np.ndarray((num_games,), np.int64, buffer=self._shm[-1].buf)
         bounds = np.linspace(0, num_games, workers + 1).astype(int)
         self._rows = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         context = mp.get_context("spawn")
@@ -369,15 +404,28 @@ class SubprocBatchedRamsEnv:
             self._processes.append(process)
             self._closed = False
 
-    def _gather(self) -> BatchStep:
-        for index, pipe in enumerate(self._pipes):
-            rows = self._rows[index]
+    def _replies(self, indices: list[int] | None = None) -> list[Any]:
+        """Read one reply from each worker in ``indices`` (all by default), every one of them even
+        when some report an error; then raise the first error (or, if a worker died, that)."""
+        indices = list(range(len(self._pipes))) if indices is None else indices
+        replies, errors, dead = [], [], None
+        for index in indices:
             try:
-                status, payload = pipe.recv()
-            except (EOFError, ConnectionError):
-                raise self._dead(index) from None
+                status, payload = self._pipes[index].recv()
+            except (EOFError, OSError):
+                dead = index if dead is None else dead
+                continue
             if status == "error":
-                raise IllegalActionError(f"worker for games {rows.start}-{rows.stop - 1}: {payload}")
+                errors.append(payload)
+            replies.append(payload)
+        if dead is not None:
+            raise self._dead(dead)
+        if errors:
+            kind, message = errors[0]
+            raise _ERRORS.get(kind, RuntimeError)(message)
+        return replies
+
+    def _batch(self) -> BatchStep:
         shared = self._shared
         assert shared is not None
         if not self._copy:
@@ -388,31 +436,58 @@ class SubprocBatchedRamsEnv:
         """The error for a worker that is gone (the env is closed)."""
         rows, process = self._rows[index], self._processes[index]
         process.join(timeout=1)
+        why = f"the worker process for games {rows.start}-{rows.stop - 1} died (exit code {process.exitcode})"
+        self._closed_why = f": {why}"
         self.close()
-        return RuntimeError(
-            f"the worker process for games {rows.start}-{rows.stop - 1} died (exit code {process.exitcode})"
-        )
+        return RuntimeError(why)
 
-    def _send(self, command: str, payloads: list[Any]) -> None:
-        for index, (pipe, payload) in enumerate(zip(self._pipes, payloads, strict=True)):
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(f"this SubprocBatchedRamsEnv is closed{self._closed_why}")
+
+    def _send(self, command: str, payloads: list[Any], indices: list[int] | None = None) -> None:
+        indices = list(range(len(self._pipes))) if indices is None else indices
+        for index, payload in zip(indices, payloads, strict=True):
             try:
-                pipe.send((command, payload))
+                self._pipes[index].send((command, payload))
             except (BrokenPipeError, ConnectionError):
                 raise self._dead(index) from None
 
     def reset(self, seed: int | None = None) -> BatchStep:
         """Reset every game; the per-game seeds match ``BatchedRamsEnv``'s for the same seed."""
+        self._check_open()
         seeds = game_seeds(self._seed if seed is None else seed, self.num_games)
+        self._started = False
         self._send("reset", [seeds[rows] for rows in self._rows])
-        return self._gather()
+        self._replies()
+        self._started = True
+        return self._batch()
 
     def step(self, actions: Any) -> BatchStep:
-        """Apply one action per game; the workers step their blocks in parallel."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_games,):
-            raise ValueError(f"need one action per game: shape ({self.num_games},), got {actions.shape}")
+        """Apply one action per game; the workers step their blocks in parallel. An illegal
+        action raises ``IllegalActionError`` naming the game, and no game is stepped."""
+        self._check_open()
+        actions = _checked_actions(actions, self.num_games)
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        bad = compiled.first_illegal_in(self._legal, actions)
+        if bad >= 0:
+            raise IllegalActionError(f"game {bad}: {self._illegal(bad, int(actions[bad]))}")
         self._send("step", [actions[rows] for rows in self._rows])
-        return self._gather()
+        try:
+            self._replies()
+        except Exception as err:
+            if not self._closed:  # not checked here, so other workers may have stepped: out of step
+                self._closed_why = f": a worker failed in step(), after other workers may have stepped ({err})"
+                self.close()
+            raise
+        return self._batch()
+
+    def _illegal(self, game: int, action: int) -> str:
+        """Why ``action`` is illegal in ``game``, worded by the worker that owns the game."""
+        index = next(i for i, rows in enumerate(self._rows) if rows.start <= game < rows.stop)
+        self._send("why", [(game - self._rows[index].start, action)], [index])
+        return self._replies([index])[0]
 
     def close(self) -> None:
         """Stop the workers and free the shared memory."""
@@ -426,7 +501,9 @@ class SubprocBatchedRamsEnv:
             process.join(timeout=5)
             if process.is_alive():
                 process.terminate()
-        self._shared = None
+        for pipe in self._pipes:
+            pipe.close()
+        self._shared = self._legal = None
         for shm in self._shm:
             shm.close()
             shm.unlink()

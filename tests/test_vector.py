@@ -133,7 +133,7 @@ def test_subprocess_env_reports_an_illegal_action():
     try:
         out = env.reset()
         bad = [int(np.flatnonzero(m == 0)[0]) for m in out.action_masks]
-        with pytest.raises(IllegalActionError, match="worker for games 0-1"):
+        with pytest.raises(IllegalActionError, match=r"^game 0: illegal action"):
             env.step(bad)
     finally:
         env.close()
@@ -198,3 +198,88 @@ def test_an_illegal_action_steps_no_game(cls, bad):
         out, expected = env.step(actions), twin.step(actions)
         _assert_same(out, expected)
         np.testing.assert_array_equal(env.scores, twin.scores)
+
+
+@pytest.mark.parametrize("reference", [False, True])
+@pytest.mark.parametrize("bad", [0, 3, 5])
+def test_subprocess_illegal_action_steps_no_game_and_names_the_global_game(reference, bad):
+    """Issue 13 item 1: an illegal action anywhere steps no game in any worker, the error names the
+    game's index in the whole batch with the in-process env's words, and the env stays in step."""
+    env = SubprocBatchedRamsEnv(6, workers=3, seed=2, reference=reference)
+    twin = BatchedRamsEnv(6, seed=2)
+    try:
+        out, expected = env.reset(), twin.reset()
+        _assert_same(out, expected)
+        for _ in range(3):
+            with pytest.raises(IllegalActionError) as err:
+                env.step(_illegal(out, bad))
+            with pytest.raises(IllegalActionError) as twin_err:
+                twin.step(_illegal(out, bad))
+            assert str(err.value) == str(twin_err.value)
+            with pytest.raises(IllegalActionError, match="int action ids"):
+                env.step(np.zeros(6) + 0.5)
+            actions = _legal(out)
+            out, expected = env.step(actions), twin.step(actions)
+            _assert_same(out, expected)
+    finally:
+        env.close()
+
+
+def test_subprocess_step_before_reset_leaves_no_reply_behind():
+    """Issue 13 item 1: a refused call leaves no unread reply; the next call gets its own answer."""
+    env = SubprocBatchedRamsEnv(4, workers=2, seed=1)
+    try:
+        with pytest.raises(RuntimeError, match="reset"):
+            env.step([0, 0, 0, 0])
+        out = env.reset()
+        _assert_same(out, BatchedRamsEnv(4, seed=1).reset())
+        out = env.step(_legal(out))
+        assert out.observations.shape == (4, out.observations.shape[1])
+    finally:
+        env.close()
+
+
+def test_subprocess_worker_errors_are_all_read(monkeypatch):
+    """Every worker's reply is read before an error is raised (both workers refuse a reset here)."""
+    env = SubprocBatchedRamsEnv(4, workers=2, seed=1)
+    try:
+        env._send("reset", [["x", 1], ["y", 2]])  # bad seeds in both workers
+        with pytest.raises(ValueError, match=r"seeds\[0\]='x'"):
+            env._replies()
+        _assert_same(env.reset(), BatchedRamsEnv(4, seed=1).reset())
+    finally:
+        env.close()
+
+
+def test_subprocess_env_blames_the_dead_worker_only():
+    """Issue 13 item 1: after a worker died, later calls say the env is closed and why, and never
+    blame the games of a live worker."""
+    env = SubprocBatchedRamsEnv(6, workers=3, seed=1)
+    try:
+        out = env.reset()
+        env._processes[1].kill()
+        env._processes[1].join()
+        with pytest.raises(RuntimeError, match="worker process for games 2-3 died"):
+            env.step(_legal(out))
+        for call in (lambda: env.step(_legal(out)), env.reset):
+            with pytest.raises(RuntimeError, match="closed") as err:
+                call()
+            assert "games 2-3" in str(err.value) and "games 0-1" not in str(err.value)
+    finally:
+        env.close()
+
+
+def test_subprocess_checks_actions_against_the_workers_legal_sets_not_the_shared_masks():
+    """With ``copy=False`` the caller holds the shared arrays; writing into them changes no check."""
+    env, twin = SubprocBatchedRamsEnv(4, workers=2, seed=3, copy=False), BatchedRamsEnv(4, seed=3)
+    try:
+        out = env.reset()
+        twin.reset()
+        actions = _legal(out)
+        bad = _illegal(out, 1)
+        out.action_masks[:] = 1 - out.action_masks  # the caller scribbles over the shared masks
+        with pytest.raises(IllegalActionError, match=r"^game 1: illegal action"):
+            env.step(bad)
+        _assert_same(env.step(actions), twin.step(actions))
+    finally:
+        env.close()
