@@ -142,10 +142,11 @@ def _deal(config: RulesConfig, seed: int, index: int, scores: str) -> Deal:
 
 
 # ----------------------------------------------------------------------------- agents by name
-BUILTIN_AGENTS = ("random", "heuristic", "search")
+BUILTIN_AGENTS = ("random", "heuristic", "search", "ismcts")
 AGENT_SPEC_HELP = (
     "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
-    "for any SearchAgent keyword), or the path of a checkpoint file"
+    "for any SearchAgent keyword), ismcts (OpenSpiel's ISMCTS, the openspiel extra: ismcts:200, or "
+    "ismcts:key=value,... for any ISMCTSAgent keyword), or the path of a checkpoint file"
 )
 
 
@@ -167,13 +168,19 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
         if os.sep in spec or "." in spec:
             raise ValueError(f"agent {spec!r}: no checkpoint file at that path")
         raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}")
-    from . import agents
+    if name == "ismcts":  # OpenSpiel's ISMCTS: rams_env.integrations.openspiel (the [openspiel] extra)
+        try:
+            from .integrations import openspiel as agents
+        except ImportError as err:
+            raise ValueError(f"agent {spec!r} needs OpenSpiel: pip install 'rams_env[openspiel]' ({err})") from None
+    else:
+        from . import agents
 
-    cls = {"random": "RandomAgent", "heuristic": "HeuristicAgent", "search": "SearchAgent"}[name]
+    cls = {"random": "RandomAgent", "heuristic": "HeuristicAgent", "search": "SearchAgent"}.get(name, "ISMCTSAgent")
     if not hasattr(agents, cls):
         raise ValueError(f"agent {spec!r}: rams_env.agents has no {cls} yet")
     factory = getattr(agents, cls)
-    options = _spec_options(spec, rest, "simulations" if name == "search" else None)
+    options = _spec_options(spec, rest, "simulations" if name in ("search", "ismcts") else None)
     if "seed" in options:
         raise ValueError(f"agent {spec!r}: the seed is set per game by the evaluation, not in the spec")
     parameters = inspect.signature(factory).parameters

@@ -20,6 +20,6 @@ def test_slices_tile_the_vector_without_gaps():
 
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    command = 'pip install torch==2.13.0 -e ".[dev,sb3,rllib,torchrl]" && python -m pytest -q'
+    command = 'pip install torch==2.13.0 -e ".[dev,sb3,rllib,torchrl,openspiel]" && python -m pytest -q'
     assert command in readme
     assert command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
