@@ -278,10 +278,6 @@ class ReferenceBatchedRamsEnv(_Batch):
             self._observe(i, out)
         return out
 
-    def _legal_sets(self) -> np.ndarray:
-        """Every game's legal actions as a bit set (bit ``a``: action ``a`` is legal)."""
-        return np.array([sum(1 << a for a in game.legal_actions()) for game in self.games], np.int64)
-
     def _illegal(self, game: int, action: int) -> str:
         state = self.games[game]
         return illegal_message(action, state.current, state.phase, state.legal_actions())
@@ -314,6 +310,15 @@ _ERRORS: dict[str, type[Exception]] = {
 }
 
 
+_BITS = np.left_shift(1, np.arange(NUM_ACTIONS, dtype=np.int64))  # mask row @ _BITS: the legal set
+
+
+def _legal_sets(env: BatchedRamsEnv | ReferenceBatchedRamsEnv, out: BatchStep) -> np.ndarray:
+    """The worker's games' legal sets: the compiled engine's own, or packed from the masks the
+    reference env just wrote (before the parent, or a caller holding them, can touch them)."""
+    return env._legal_sets() if isinstance(env, BatchedRamsEnv) else out.action_masks @ _BITS
+
+
 def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[str, Any]) -> None:
     """Worker process: owns the games ``rows`` of the batch and steps them straight into the
     shared-memory arrays (the ``BatchStep`` fields, then every game's legal set, which the parent
@@ -332,10 +337,10 @@ def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[s
             try:
                 if command == "reset":
                     env.reset_games(payload, out=out)
-                    legal[:] = env._legal_sets()
+                    legal[:] = _legal_sets(env, out)
                 elif command == "step":
                     env.step(payload, out=out)
-                    legal[:] = env._legal_sets()
+                    legal[:] = _legal_sets(env, out)
                 elif command == "why":
                     reply = env._illegal(*payload)
                 else:
