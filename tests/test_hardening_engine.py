@@ -85,12 +85,6 @@ def test_any_seed_below_2_64_plays_as_random_random_takes_it():
     np.testing.assert_array_equal(aec.observe(aec.agent_selection)["observation"], a.observations[0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="issue 13 item 11, open: the check belongs in the reset layer (rams_env/backends.py "
-    "CompiledBackend.start or Game._check_scores), outside this fix's files; remove this marker with that fix",
-)
 def test_russian_scores_too_large_for_the_compiled_engine_are_a_value_error():
     env = rams_env.env(variant="russian")  # the default engine is the compiled one
     with pytest.raises(ValueError, match="scores"):

@@ -58,7 +58,7 @@ from typing import Any
 
 from .actions import Action, action_name
 from .cards import ACE, KING, NUM_CARDS, SUITS, ace_value, card_index, card_name, counted_jacks, deck_cards
-from .config import END_AT_ZERO, UNANIMOUS, RulesConfig
+from .config import END_AT_ZERO, INT_LIMIT, UNANIMOUS, RulesConfig
 from .tricks import russian_follow, russian_lead, swedish_follow, swedish_lead, trick_winner
 
 PASS, KNOCK, BID_BETTER, BID_SWING, NO_BID, ACCEPT, REJECT, DRAW = (int(a) for a in Action)
@@ -218,11 +218,11 @@ class Game:
         cfg, n = self.config, self.n
         if not isinstance(scores, (list, tuple)) or len(scores) != n:
             raise ValueError(f"scores must be a list of {n} ints, got {scores!r}")
-        low, high = (1, cfg.flight_cap) if cfg.swedish else (1, None)
+        low, high = (1, cfg.flight_cap) if cfg.swedish else (1, INT_LIMIT)  # a russian record has no cap
         out = []
         for seat, s in enumerate(scores):
-            if isinstance(s, bool) or not isinstance(s, int) or s < low or (high is not None and s > high):
-                bounds = f"{low} to {high}" if high is not None else f"at least {low}"
+            if isinstance(s, bool) or not isinstance(s, int) or s < low or s > high:
+                bounds = f"{low} to {high}"
                 raise ValueError(f"scores[{seat}]={s!r}: {cfg.variant} scores must be ints {bounds}")
             out.append(int(s))
         return out
