@@ -291,3 +291,12 @@ def test_sampled_worlds_respect_a_shown_void():
                     return
             game.apply(rng.choice(game.legal_actions()))
     pytest.fail("no deal showed a void")
+
+
+@pytest.mark.parametrize("cls", [RandomAgent, HeuristicAgent])
+def test_agents_take_numpy_seeds_and_refuse_other_types(cls):
+    import numpy as np
+
+    assert cls(seed=np.int64(3)).rng.random() == cls(seed=3).rng.random()
+    with pytest.raises(TypeError, match="seed"):
+        cls(seed=1.5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from functools import lru_cache
@@ -32,6 +33,13 @@ class Agent(Protocol):
 @lru_cache(maxsize=64)
 def _encoder(config: RulesConfig) -> ObservationEncoder:
     return ObservationEncoder(config)
+
+
+def seeded_rng(seed: int | np.integer | None) -> random.Random:
+    """``random.Random(seed)`` for an agent; numpy integers are taken, anything but an int or None refused."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise TypeError(f"seed must be an int (Python or numpy) or None, got {seed!r}")
+    return random.Random(None if seed is None else int(seed))
 
 
 def observe(game: Game, seat: int) -> dict[str, np.ndarray]:

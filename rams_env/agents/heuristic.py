@@ -28,7 +28,6 @@ independent events, the chance of taking none (flying).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,7 +36,7 @@ from ..decoding import DecodedObservation, decode
 from ..rules import RulesConfig, make_config
 from ..rules.actions import Action
 from ..rules.cards import ACE, KING, ace_value, deck_cards
-from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
+from .base import Observation, ObservationAgent, legal_from_mask, observation_vector, seeded_rng
 
 PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)
 BID_BETTER, BID_SWING, NO_BID = int(Action.BID_BETTER), int(Action.BID_SWING), int(Action.NO_BID)
@@ -167,7 +166,7 @@ class HeuristicAgent(ObservationAgent):
 
     def __init__(self, config: RulesConfig | None = None, seed: int | None = None) -> None:
         self.config = config
-        self.rng = random.Random(seed)
+        self.rng = seeded_rng(seed)
         self._situations_of: DecodedObservation | None = None  # the observation being decided
         self._situations: dict[tuple[int | None, int | None], Situation] = {}  # its situations
 

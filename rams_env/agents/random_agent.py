@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import random
+import numpy as np
 
-from .base import Observation, ObservationAgent, legal_from_mask
+from .base import Observation, ObservationAgent, legal_from_mask, seeded_rng
 
 
 class RandomAgent(ObservationAgent):
     """Picks uniformly among the legal actions of ``observation["action_mask"]``."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
+    def __init__(self, seed: int | np.integer | None = None) -> None:
+        self.rng = seeded_rng(seed)
 
     def act(self, observation: Observation) -> int:
         """A uniformly random legal action."""
