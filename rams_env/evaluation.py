@@ -801,8 +801,8 @@ def plot_knock_rates(
             xs = [i for i, (_, d, _) in enumerate(cells) if d]
             rates = [cells[i][2] for i in xs]
             cis = [wilson_interval(cells[i][2] * cells[i][1], cells[i][1]) for i in xs]  # type: ignore[operator]
-            lo = [r - c[0] for r, c in zip(rates, cis, strict=True)]
-            hi = [c[1] - r for r, c in zip(rates, cis, strict=True)]
+            lo = [max(0.0, r - c[0]) for r, c in zip(rates, cis, strict=True)]  # rounding can cross the rate
+            hi = [max(0.0, c[1] - r) for r, c in zip(rates, cis, strict=True)]
             ax.errorbar(xs, rates, yerr=[lo, hi], marker="o", capsize=3, label=name, color=f"C{k}")
         ax.set_xticks(range(len(score_bins(config))), [_bin_label(low, high) for low, high in score_bins(config)])
         ax.set_ylim(-0.02, 1.02)

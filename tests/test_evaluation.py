@@ -396,3 +396,17 @@ def test_a_bidding_preset_evaluates_to_the_same_numbers_twice() -> None:
         for _ in range(2)
     ]
     assert runs[0] == runs[1]
+
+
+def test_knock_rate_plot_of_scores_where_the_agent_always_knocks(tmp_path) -> None:
+    """A rate of exactly 1 (or 0): the Wilson bound can round past it, and the plot must still draw."""
+    from rams_env.evaluation import AgentReport, plot_knock_rates
+
+    config = make_config("mattmar", 4)
+    report = AgentReport("always", 1, 1, 0.0, 0.0, 1.0)
+    report.knock_by_score = {
+        s: (n, n) for s, n in zip(range(1, 11), (3, 7, 11, 19, 23, 37, 41, 59, 97, 113), strict=True)
+    }
+    report.knock_by_score[2] = (50, 0)
+    plot_knock_rates(tmp_path / "k.png", [("always", report)], config, "test")
+    assert (tmp_path / "k.png").read_bytes()[:4] == b"\x89PNG"

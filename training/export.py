@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from rams_env.agents import load_agent
 from rams_env.evaluation import AgentReport, Evaluation, agent_source, evaluate
 from rams_env.policy import (
@@ -230,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
         default="latest",
         help="which checkpoint of the run to ship (best: by the small periodic evaluations, a noisy choice)",
     )
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (1: fastest for one-at-a-time decisions)")
     args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, args.threads))
     if not (args.run_dir / "progress.csv").exists():
         print(f"{args.run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
         return 1
