@@ -57,10 +57,10 @@ def slim_checkpoint(run_dir: Path, out: Path, which: str = "latest") -> dict[str
     return slim
 
 
-def _training_time(run_dir: Path) -> tuple[float, int]:
-    """Seconds spent in the logged updates (from progress.csv), and their count."""
+def _training_time(run_dir: Path, updates: int) -> tuple[float, int]:
+    """Seconds spent in the logged updates up to ``updates`` (from progress.csv), and their count."""
     with (run_dir / "progress.csv").open() as f:
-        rows = list(csv.DictReader(f))
+        rows = [r for r in csv.DictReader(f) if int(r["update"]) <= updates]
     seconds = sum(int(r["samples"]) / float(r["steps_per_s"]) for r in rows if float(r["steps_per_s"]) > 0)
     return seconds, len(rows)
 
@@ -140,8 +140,8 @@ def export(
             _section(item.title, ev, time.perf_counter() - started, item.command(f"checkpoints/{weights.name}", config))
         )
         print(ev.table(), flush=True)
-    seconds, updates = _training_time(run_dir)
     counters = payload["counters"]
+    seconds, updates = _training_time(run_dir, counters["updates"])
     args = payload["args"]
     card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {config.num_players} players
 
