@@ -281,3 +281,41 @@ def test_readme_snippet_runs() -> None:
     section = text[start : text.index("\n## ", start + 1)]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "README.md OpenSpiel section", "exec"), {"__name__": "readme_snippet"})
+
+
+def scripted_resampling(variant: str, hands: dict[int, list[str]], script: list[str], others: list[int]) -> int:
+    """Deal a stacked deck (dealer 3), play ``script`` (action names or card names), then random play;
+    at every decision resample 8 times for each seat of ``others``. The number of resamples made."""
+    from rams_env.rules import Action, card_index
+    from tests.decks import stack_deck
+
+    game = pyspiel.load_game("python_rams", {"variant": variant, "dealer": 3})
+    state = game.new_initial_state()
+    turned = "2S"
+    for card in stack_deck(variant, 4, 3, hands, turned):
+        state.apply_action(card_index(card))
+    rng, made = random.Random(variant), 0
+    for step in script:
+        state.apply_action(int(Action[step]) if step in Action.__members__ else card_index(step))
+    while not state.is_terminal():
+        for p in others:
+            for _ in range(8):
+                other = state.resample_from_infostate(p, SAMPLER)
+                assert other.information_state_string(p) == state.information_state_string(p)
+                made += 1
+        state.apply_action(rng.choice(state.legal_actions()))
+    return made
+
+
+def test_resampling_keeps_the_turned_card_with_a_dealer_who_changed_cards() -> None:
+    # Forehand bids better cards, the dealer (seat 3) accepts and keeps the turned 2S, later discards it.
+    script = ["BID_BETTER", "REJECT", "REJECT", "ACCEPT", "NO_BID", "KNOCK", "KNOCK", "KNOCK", "KNOCK"]
+    script += ["DRAW", "DRAW", "DRAW", "2S", "DRAW"]
+    assert scripted_resampling("mattmar", {}, script, [0, 1, 2]) > 0
+
+
+def test_resampling_shows_russian_jacks_at_the_same_discard() -> None:
+    # Seat 1 is dealt the black jacks and shows them when he discards JC, his third discard.
+    hands = {1: ["JC", "JS", "2H", "3H", "4D"]}
+    script = ["KNOCK", "KNOCK", "KNOCK", "KNOCK", "DRAW", "2H", "3H", "JC", "DRAW", "DRAW", "DRAW"]
+    assert scripted_resampling("russian", hands, script, [0, 2, 3]) > 0

@@ -50,8 +50,12 @@ Observations, for a player ``p``:
 play, the turned card, shown cards, russian passed hands without aces), rebuilds a deck and the
 hidden discards that lead there, and replays the deal from its first card: the result is a state of
 the game reached by a full, legal history, and it is accepted only when ``p``'s information state
-string is the same as in the original (else it samples again). Earlier deals of the episode are kept
-as they were: their hidden cards have no bearing on the rest of the game.
+string is the same as in the original (else it samples again; a ``RuntimeError`` after 300 tries,
+which the tests never met after the russian shown jacks got their own handling). Shown jacks are
+placed where the history needs them (dealt, and discarded at the step where they were shown). The
+sampler's weighting (weak cards are likelier among the cards bought away) stays: the resampled
+worlds are consistent, not an exact posterior. Earlier deals of the episode are kept as they were:
+their hidden cards have no bearing on the rest of the game.
 
 ``clone()`` copies the engine state (no deep copy); serialisation (``pyspiel.serialize_game_and_state``)
 pickles it.
@@ -658,6 +662,14 @@ class _Plan:
                     drawn.add(s)
                 elif a < NUM_CARDS:
                     self.discards[s][1 if s in drawn else 0].append(i)
+        # Russian jacks shown when a card of the pair was first discarded: at which of the seat's discards
+        # (public: everybody saw the jacks shown then). The shown cards were dealt to him.
+        shown = [(t, frozenset(cards)) for t, what, cards in game.shown if what == "jacks"]
+        self.jacks = {s: frozenset(c for t, cards in shown if t == s for c in cards) for s in range(n)}
+        self.shown_at: dict[int, int | None] = {}
+        for s in range(n):
+            cards = [core.log[i][1] for i in self.discards[s][0] + self.discards[s][1]]
+            self.shown_at[s] = next((k for k, c in enumerate(cards) if c in self.jacks[s]), None)
 
 
 def resample(core: _Core, player: int, rng: random.Random, tries: int = 300) -> _Core:
@@ -679,7 +691,7 @@ def resample(core: _Core, player: int, rng: random.Random, tries: int = 300) -> 
     sampler, plan = core.cache[player]
     want = core.info[player]
     for _ in range(tries):
-        built = _rebuild(core, plan, sampler.sample(rng), player, rng)
+        built = _rebuild(core, plan, sampler.sample(rng), player, rng, sampler.allowed)
         if built is None:
             continue
         other = _replay(core.root, *built)
@@ -689,26 +701,48 @@ def resample(core: _Core, player: int, rng: random.Random, tries: int = 300) -> 
 
 
 def _rebuild(
-    core: _Core, plan: _Plan, world: Game, player: int, rng: random.Random
+    core: _Core, plan: _Plan, world: Game, player: int, rng: random.Random, allowed: dict[int, list[int]]
 ) -> tuple[list[int], list[tuple[int, int, int]]] | None:
-    """A deck and a log of this deal that lead to ``world``'s placement of the hidden cards, or None."""
+    """A deck and a log of this deal that lead to ``world``'s placement of the hidden cards, or None.
+
+    ``allowed``: the sampler's places for each hidden card (hands ``j``, face-down piles ``n + j``,
+    cards bought away ``2n + j``).
+    """
     deck = list(core.deck)
     log = list(core.log)
     for j in range(plan.n):
         if j == player:
             continue
-        held = list(world.hands[j]) + plan.played[j]
+        hand = list(world.hands[j])
         pile = world.out_hidden[j]
         thrown, bought = pile[: plan.thrown[j]], pile[plan.thrown[j] :]
         public = plan.public_cards
         before, after = plan.discards[j]
         if len(before) + len(after) != len(bought):
             return None
-        rng.shuffle(bought)
-        extra = bought[:1] if after else []  # the russian dealer's discard after his draw
-        first = bought[len(extra) :]
-        candidates = [c for c in held if c not in public] + extra
         count = len(plan.draw[j])
+        if plan.exchange[j] and world.active[j] is not False and any(c in public for c in thrown):
+            # The dealer keeps the turned card when he changes cards: it is not among those he threw in.
+            thrown, n = list(thrown), plan.n
+            for i, c in enumerate(thrown):
+                if c not in public:
+                    continue
+                places = set(allowed.get(c, ()))  # the turned card goes where the other card was
+                spare = [x for x in hand if j in places] + [x for x in bought if 2 * n + j in places]
+                spare = [x for x in spare if x not in public and n + j in allowed.get(x, ())]
+                if spare:
+                    other = rng.choice(spare)
+                    where = hand if other in hand else bought
+                    where[where.index(other)], thrown[i] = c, other
+        if plan.jacks[j] and bought:
+            free = count - sum(1 for c in plan.played[j] if c not in public and c not in plan.jacks[j])
+            _keep_shown_jacks(hand, bought, plan.jacks[j], plan.shown_at[j] is not None, free, allowed, j, public, rng)
+        held = hand + plan.played[j]
+        order = _discard_order(bought, plan.jacks[j], plan.shown_at[j], rng)
+        if order is None:
+            return None
+        first, extra = order[: len(before)], order[len(before) :]  # extra: the russian dealer's discard after his draw
+        candidates = [c for c in held + extra if c not in public and c not in plan.jacks[j]]  # shown jacks were dealt
         if count > len(candidates):
             return None
         drawn = rng.sample(candidates, count)
@@ -742,6 +776,53 @@ def _rebuild(
     if sorted(deck) != sorted(core.deck):
         return None
     return deck, log
+
+
+def _keep_shown_jacks(
+    hand: list[int],
+    bought: list[int],
+    jacks: frozenset[int],
+    discarded: bool,
+    draws: int,
+    allowed: dict[int, list[int]],
+    seat: int,
+    public: set[int],
+    rng: random.Random,
+) -> None:
+    """Swap shown jacks of ``seat`` from his hand into his cards bought away where the history needs it.
+
+    Shown jacks were dealt, so they are not among the cards he drew: his hand needs ``draws`` other
+    cards (beyond those he has played) for the ones he drew; and jacks shown at a discard had one of
+    them among the discards. The sampler knows neither; a card swapped into the hand must be one it
+    allows there.
+    """
+    spare = [c for c in bought if c not in jacks and seat in allowed.get(c, ())]
+    rng.shuffle(spare)
+    while spare:
+        mine = [c for c in hand if c in jacks]
+        free = sum(1 for c in hand if c not in public and c not in jacks)
+        if not mine or (free >= draws and (not discarded or any(c in jacks for c in bought))):
+            return
+        jack, other = rng.choice(mine), spare.pop()
+        hand[hand.index(jack)] = other
+        bought[bought.index(other)] = jack
+
+
+def _discard_order(
+    cards: list[int], jacks: frozenset[int], shown_at: int | None, rng: random.Random
+) -> list[int] | None:
+    """``cards`` in an order of discarding; with ``shown_at``, the first card of the shown jacks comes there."""
+    order = list(cards)
+    rng.shuffle(order)
+    if shown_at is None:
+        return order
+    pair = [c for c in order if c in jacks]
+    others = [c for c in order if c not in jacks]
+    if not pair or len(others) < shown_at:
+        return None
+    rest = others[shown_at:] + pair[1:]
+    rng.shuffle(rest)
+    return others[:shown_at] + pair[:1] + rest
 
 
 def _replay(root: _Core, deck: list[int], log: list[tuple[int, int, int]]) -> _Core | None:
@@ -916,7 +997,8 @@ class ISMCTSAgent:
     points, not win rates, are the values). ``final_policy``: ``max_visit_count`` or ``max_value``.
     ``seed`` seeds the bot, the evaluator and the resampling. ``env``: a rams_env AEC env, for
     ``act(observation)`` (as for ``SearchAgent``); the evaluation harness calls ``act_game``.
-    ``decisions`` and ``seconds`` count the searched decisions and their time.
+    ``decisions`` and ``seconds`` count the searched decisions and their time. Should resampling fail
+    (``RuntimeError``, not seen in the tests), a world already sampled for the decision is reused.
     """
 
     def __init__(
@@ -949,6 +1031,7 @@ class ISMCTSAgent:
         self.np_rng = np.random.RandomState(None if seed is None else seed % 2**32)
         self._bots: dict[RulesConfig, tuple[pyspiel.Game, ismcts.ISMCTSBot]] = {}
         self.decisions, self.seconds = 0, 0.0
+        self._worlds: list[_Core] = []  # worlds sampled for the current decision (a fallback)
 
     def _bot(self, config: RulesConfig) -> tuple[pyspiel.Game, ismcts.ISMCTSBot]:
         if config not in self._bots:
@@ -968,7 +1051,16 @@ class ISMCTSAgent:
         return self._bots[config]
 
     def _resample(self, state: RamsState, player: int) -> RamsState:
-        return state._wrap(resample(state._core, player, self.rng))
+        try:
+            core = resample(state._core, player, self.rng)
+        except RuntimeError:  # a world far from what the sampler proposes: reuse one sampled for this decision
+            if not self._worlds:
+                raise
+            core = self.rng.choice(self._worlds).copy()
+        else:
+            if len(self._worlds) < 32:
+                self._worlds.append(core.copy())
+        return state._wrap(core)
 
     def act_game(self, game: Game, seat: int) -> int:
         """The ISMCTS action of ``seat`` (the player to act), using only what ``seat`` may know."""
@@ -980,6 +1072,7 @@ class ISMCTSAgent:
         start = time.perf_counter()
         pgame, bot = self._bot(game.config)
         state = state_from_game(game, pgame)
+        self._worlds = []
         action = int(bot.step(state))
         self.decisions += 1
         self.seconds += time.perf_counter() - start
