@@ -61,8 +61,9 @@ their hidden cards have no bearing on the rest of the game.
 pickles it.
 
 The agent :class:`ISMCTSAgent` (``rams eval ismcts:200``) runs OpenSpiel's Python ``ISMCTSBot`` on a
-state rebuilt from the engine game (:func:`state_from_game`), with OpenSpiel's random-rollout evaluator
-(default) or the search agent's rollout policy (``evaluator=heuristic``).
+state rebuilt from the engine game (:func:`state_from_game`), with uniformly random rollouts (default:
+as OpenSpiel's ``RandomRolloutEvaluator``, run on the engine; ``evaluator=openspiel_random`` uses that
+class itself) or the search agent's rollout policy (``evaluator=heuristic``).
 """
 
 from __future__ import annotations
