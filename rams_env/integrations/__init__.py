@@ -4,6 +4,8 @@
 - :mod:`rams_env.integrations.rllib`: Rams as an RLlib ``MultiAgentEnv`` and a masked PPO RLModule
   (``rams_env[rllib]``).
 - :mod:`rams_env.integrations.torchrl`: Rams as a TorchRL env and a masked policy (``rams_env[torchrl]``).
+- :mod:`rams_env.integrations.openspiel`: Rams as the OpenSpiel game ``python_rams`` and OpenSpiel's ISMCTS
+  as an agent (``rams_env[openspiel]``).
 
 ``import rams_env`` never imports these.
 """
