@@ -1,6 +1,7 @@
 """Rams as an OpenSpiel game (rams_env.integrations.openspiel) and OpenSpiel's ISMCTS as an agent.
 
-Skipped without the ``openspiel`` extra. Kept short: about 20-40 s in all on a busy 2-core machine.
+Needs the ``openspiel`` extra (installed by .ci/run): a missing pyspiel fails here, it is not
+skipped. Kept short: about 20-40 s in all on a busy 2-core machine.
 """
 
 from __future__ import annotations
@@ -8,14 +9,13 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pyspiel
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
-
-from rams_env.episode import end_of_deal, win_rewards  # noqa: E402
-from rams_env.evaluation import agent_source, build_agent, evaluate  # noqa: E402
-from rams_env.integrations import openspiel as ros  # noqa: E402
-from rams_env.rules import Game, Phase, make_config  # noqa: E402
+from rams_env.episode import end_of_deal, win_rewards
+from rams_env.evaluation import agent_source, build_agent, evaluate
+from rams_env.integrations import openspiel as ros
+from rams_env.rules import Game, Phase, make_config
 
 PRESETS = ("mattmar", "norrlandsknack", "rams32", "russian")
 SAMPLER = pyspiel.UniformProbabilitySampler(0.0, 1.0)
