@@ -1,5 +1,6 @@
 """Self-play training throughput: learner decisions per second, PPO update included, for env
-process and torch thread settings on this machine.
+process, torch thread and precision settings on this machine, as ratios to fp32 with the same
+processes and threads (measured in the same run).
 
 Run: ``python -m benchmarks.training_speed [--updates 4]`` (about a minute per setting).
 """
@@ -12,17 +13,19 @@ import time
 
 from training.selfplay import TrainArgs, Trainer
 
-SETTINGS = ((1, 0), (2, 1), (1, 1))  # (env worker processes, torch threads; 0 = the free cores)
+# (env worker processes, torch threads; 0 = the free cores)
+SETTINGS = ((1, 0), (1, 1), (2, 1))
 
 
-def measure(workers: int, threads: int, updates: int, variant: str) -> str:
-    """One line: samples/s overall, env steps/s while collecting, time in collect and update."""
+def measure(workers: int, threads: int, precision: str, updates: int, variant: str) -> tuple[float, str]:
+    """Samples/s overall, and a line with it, env steps/s while collecting, time in collect and update."""
     args = TrainArgs(
         variant=variant,
         total_steps=10**12,
         num_games=256,
         workers=workers,
         threads=threads,
+        precision=precision,
         eval_every=0,
         run_dir=tempfile.mkdtemp(prefix="rams-speed-"),
         progress=False,
@@ -45,8 +48,9 @@ def measure(workers: int, threads: int, updates: int, variant: str) -> str:
             env_steps += int(stats["env_steps"])
     finally:
         trainer.env.close()
-    return (
-        f"workers={workers} threads={threads or 'auto'}: {samples / (collecting + updating):,.0f} samples/s, "
+    speed = samples / (collecting + updating)
+    return speed, (
+        f"workers={workers} threads={threads or 'auto'} {precision}: {speed:,.0f} samples/s, "
         f"env {env_steps / collecting:,.0f} steps/s while collecting; "
         f"collect {collecting:.1f} s, update {updating:.1f} s"
     )
@@ -58,7 +62,10 @@ def main() -> None:
     parser.add_argument("--variant", default="mattmar")
     args = parser.parse_args()
     for workers, threads in SETTINGS:
-        print(measure(workers, threads, args.updates, args.variant), flush=True)
+        fp32, line = measure(workers, threads, "fp32", args.updates, args.variant)
+        print(line, flush=True)
+        bf16, line = measure(workers, threads, "bf16", args.updates, args.variant)
+        print(f"{line}; {bf16 / fp32:.2f}x fp32", flush=True)
 
 
 if __name__ == "__main__":

@@ -300,3 +300,20 @@ def test_agents_take_numpy_seeds_and_refuse_other_types(cls):
     assert cls(seed=np.int64(3)).rng.random() == cls(seed=3).rng.random()
     with pytest.raises(TypeError, match="seed"):
         cls(seed=1.5)
+
+
+def test_heuristic_draw_chance_is_the_card_by_card_average_exactly():
+    from rams_env.agents.heuristic import Opponent, Situation
+
+    rng = random.Random(5)
+    for _ in range(200):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        trump = rng.randrange(4)
+        opponents = [Opponent(seat, rng.choice([0.5, 1.0]), 5) for seat in range(1, rng.randint(2, 5))]
+        situation = Situation(trump, set(deck[10 : rng.randint(11, 52)]), opponents)
+        for _ in range(3):  # the memo is shared by hands of the same trump ranks and voids
+            hand = deck[:5] if rng.random() < 0.5 else rng.sample(deck[:10], 5)
+            by_card = sum(situation.card_chance(c, hand, planning=True) for c in situation.unseen)
+            assert situation.draw_chance(hand) == by_card / len(situation.unseen)
+    assert Situation(0, set(), []).draw_chance([1, 2, 3, 4, 5]) == 0.0

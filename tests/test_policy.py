@@ -316,3 +316,14 @@ def test_a_migrated_payload_records_the_checksum_of_its_padded_weights(tmp_path)
     assert migrated["model_sha256"] == policy.model_digest(migrated["model"])
     save_checkpoint(tmp_path / "v2.pt", migrated)
     assert load_agent(tmp_path / "v2.pt").net.hidden == (8,)
+
+
+def test_a_bf16_torso_gives_float32_outputs_close_to_float32():
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, (64, 64))
+    obs = (torch.rand(32, OBS_SIZE) < 0.05).float()
+    logits, value = net(obs)
+    low_logits, low_value = net(obs, bf16_torso=True)
+    assert low_logits.dtype == low_value.dtype == torch.float32
+    assert torch.allclose(low_logits, logits, atol=0.02) and torch.allclose(low_value, value, atol=0.02)
+    assert not torch.equal(low_logits, logits)  # the torso really ran in bfloat16

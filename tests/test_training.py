@@ -18,7 +18,7 @@ from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training.cli import args_from, configure
-from training.selfplay import Sample, TrainArgs, Trainer, finish_episode
+from training.selfplay import Sample, TrainArgs, Trainer, finish_episode, uses_bf16
 from training.selfplay import _write_csv as selfplay_write_csv
 
 
@@ -241,6 +241,7 @@ def test_resume_takes_the_saved_arguments_and_names_the_given_ones_that_differ(t
         ({"device": "nope"}, "device"),
         ({"reward_scale": 0.0}, "reward_scale"),
         ({"heuristic_fraction": 1.5}, "heuristic_fraction"),
+        ({"precision": "fp16"}, "precision"),
         ({"reward": "win"}, "win"),  # with the default one-deal episode
     ],
 )
@@ -303,3 +304,24 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0))
     repeat, _ = again.collect()  # the same update of the same run: the same games and moves
     assert [[s.action for s in e.samples] for e in repeat] == [[s.action for s in e.samples] for e in episodes]
+
+
+def test_precision_auto_takes_bf16_only_where_the_cpu_has_it(monkeypatch):
+    cpu = torch.device("cpu")
+    assert uses_bf16("bf16", cpu) and not uses_bf16("fp32", cpu)
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: False)
+    assert not uses_bf16("auto", cpu)
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: True)
+    assert uses_bf16("auto", cpu)
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp32"])
+def test_both_precisions_train_and_act_in_float32_heads(tmp_path, precision):
+    trainer = Trainer(tiny(tmp_path, precision=precision))
+    assert trainer.bf16 == (precision == "bf16")
+    episodes, _ = trainer.collect()
+    samples = [s for e in episodes for s in e.samples]
+    losses = trainer.update(samples)
+    assert all(np.isfinite(v) for v in losses.values())
+    assert abs(losses["approx_kl"]) < 0.05  # the update's log-probabilities match the acting ones
+    trainer.close()

@@ -34,13 +34,12 @@ RECIPES: dict[str, dict[str, Any]] = {
     "quick": dict(WHOLE_GAME, total_steps=400_000, num_games=64, eval_every=0, eval_decks=50),
     "full": dict(
         WHOLE_GAME,
-        total_steps=20_000_000,
+        total_steps=60_000_000,
         num_games=128,
-        heuristic_fraction=0.15,
-        eval_every=80,
-        eval_decks=25,
-        snapshot_every=25,
-        checkpoint_every=10,
+        eval_every=200,
+        eval_decks=50,
+        snapshot_every=50,
+        checkpoint_every=25,
     ),
     "deal": dict(
         total_steps=12_000_000,

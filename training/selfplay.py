@@ -132,6 +132,8 @@ class TrainArgs:
     """torch device for the network (cuda where torch sees a GPU)"""
     threads: int = 0
     """torch CPU threads; 0: the cores left by the env worker processes (at least 1)"""
+    precision: str = "auto"
+    """hidden layers in bf16 (bfloat16 autocast, heads and weights float32) or fp32; auto: bf16 where the device has fast bf16"""
     progress: bool = True
     """show a progress bar"""
 
@@ -166,9 +168,29 @@ class TrainArgs:
             raise ValueError(f"device {self.device!r} is not a torch device ({err})") from None
         make_config(self.variant, self.num_players)  # ValueError naming a bad variant or player count
         check_episode(self.episode, self.reward)
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
 
 
 _ZERO_MEANS = {"eval_every": "only at the end", "snapshot_every": "no pool", "threads": "automatic"}
+
+
+PRECISIONS = ("auto", "bf16", "fp32")
+
+
+def uses_bf16(precision: str, device: torch.device) -> bool:
+    """Whether a run with ``precision`` on ``device`` computes its hidden layers in bfloat16.
+
+    ``auto`` takes bf16 where it is fast: a CUDA device that supports it, or a CPU with native bf16
+    instructions (AVX-512 BF16 or AMX; emulated bf16 is slower than fp32). On this project's 2-core
+    machine (AVX-512 BF16) a 1024-sample gradient step of the default network took 18.0 ms in fp32
+    and 5.1 ms in bf16.
+    """
+    if precision != "auto":
+        return precision == "bf16"
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    return device.type == "cpu" and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
 
 
 def torch_threads(workers: int) -> int:
@@ -288,6 +310,7 @@ class Trainer:
             raise ValueError("points_weight reads the in-process env's scores: it needs workers=1")
         self.run_dir = Path(args.run_dir)
         self.device = torch.device(args.device)
+        self.bf16 = uses_bf16(args.precision, self.device)
         torch.set_num_threads(args.threads or torch_threads(args.workers))
         with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator left alone
             torch.manual_seed(args.seed)
@@ -422,7 +445,7 @@ class Trainer:
     # ---------------------------------------------------------------- acting
     def _policy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with torch.no_grad():
-            logits, value = net(torch.from_numpy(obs).to(self.device))
+            logits, value = net(torch.from_numpy(obs).to(self.device), bf16_torso=self.bf16)
             dist = MaskedCategorical(logits.cpu(), torch.from_numpy(mask).bool())
             action = dist.sample(self.torch_gen)
             return action.numpy(), dist.log_prob(action).numpy(), value.cpu().numpy()
@@ -531,7 +554,7 @@ class Trainer:
             order = torch.randperm(total, generator=self.torch_gen).to(dev)
             for start in range(0, total, args.minibatch):
                 idx = order[start : start + args.minibatch]
-                logits, value = self.net(obs[idx])
+                logits, value = self.net(obs[idx], bf16_torso=self.bf16)
                 dist = MaskedCategorical(logits, mask[idx])
                 logp = dist.log_prob(actions[idx])
                 ratio = (logp - old_logp[idx]).exp()

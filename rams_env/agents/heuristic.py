@@ -86,6 +86,7 @@ class Situation:
         self.suit_count = [len(r) for r in ranks]
         self._ranks = ranks
         self._chances: dict[tuple[int, int], float] = {}  # _top_chance memo
+        self._draws: dict[tuple[tuple[int, ...], int], float] = {}  # draw_chance memo
 
     def higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""
@@ -135,6 +136,31 @@ class Situation:
             ruff = min(0.45, RUFF_PER_VOID * voids)
             return 1.0 - (1.0 - top) * (1.0 - ruff)
         return SIDE_TIMING * self._top_chance(card, -1)
+
+    def draw_chance(self, hand: list[int] | tuple[int, ...]) -> float:
+        """Average ``card_chance(c, hand, planning=True)`` over the unseen cards ``c`` (0 when none).
+
+        It depends on the hand only through its trump ranks and its voids to come, so it is memoised
+        on those; the terms are the same floats, summed in the same order, as card by card.
+        """
+        if not self.unseen:
+            return 0.0
+        trump = self.trump
+        trump_ranks = tuple(sorted(c % 13 for c in hand if c // 13 == trump))
+        voids = sum(1 for s in range(4) if s != trump and not any(c // 13 == s and c % 13 >= KING for c in hand))
+        key = (trump_ranks, voids)
+        chance = self._draws.get(key)
+        if chance is None:
+            ruff = min(0.45, RUFF_PER_VOID * voids)
+            terms = []
+            for card in self.unseen:
+                if card // 13 == trump:
+                    top = self._top_chance(card, sum(1 for r in trump_ranks if r < card % 13))
+                    terms.append(1.0 - (1.0 - top) * (1.0 - ruff))
+                else:
+                    terms.append(SIDE_TIMING * self._top_chance(card, -1))
+            chance = self._draws[key] = sum(terms) / len(self.unseen)
+        return chance
 
     def _top_chance(self, card: int, lower_trumps: int) -> float:
         """``hold_chance`` against every opponent (memoised: many candidate hands share a situation);
@@ -259,7 +285,7 @@ class HeuristicAgent(ObservationAgent):
         chances = sorted((sit.card_chance(c, hand, planning=True), c) for c in hand)
         while len(chances) > 5:
             chances.pop(0)
-        average = self._draw_chance(sit, hand)
+        average = sit.draw_chance(hand)
         room = max(0, d.talon - 3 * sum(1 for o in sit.opponents))
         kept = [p for p, c in chances if p >= average or self._keeps(rules, c, hand)]
         draws = min(5 - len(kept), room)
@@ -279,13 +305,6 @@ class HeuristicAgent(ObservationAgent):
             return False
         suit_count = sum(1 for c in hand if c // 13 == card // 13)
         return card % 13 == ACE or suit_count >= 4
-
-    @staticmethod
-    def _draw_chance(sit: Situation, hand: list[int]) -> float:
-        """Average trick chance of a card drawn from the unseen cards."""
-        if not sit.unseen:
-            return 0.0
-        return sum(sit.card_chance(c, hand, planning=True) for c in sit.unseen) / len(sit.unseen)
 
     # ------------------------------------------------------------------ decisions
     def _knock_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
@@ -361,7 +380,7 @@ class HeuristicAgent(ObservationAgent):
                     return odd
         worst = min(cards, key=lambda c: (self._keeps(rules, c, hand), chances[c], c % 13))
         must = rules.swedish and d.dealer == 0 and d.pending_discards == 0
-        if must or (chances[worst] < self._draw_chance(sit, hand) and not self._keeps(rules, worst, hand)):
+        if must or (chances[worst] < sit.draw_chance(hand) and not self._keeps(rules, worst, hand)):
             return worst
         return DRAW if DRAW in legal else worst
 
