@@ -133,7 +133,7 @@ class TrainArgs:
     threads: int = 0
     """torch CPU threads; 0: the cores left by the env worker processes (at least 1)"""
     precision: str = "auto"
-    """hidden layers in bf16 (bfloat16 autocast, heads and weights float32) or fp32; auto: bf16 where the device has fast bf16"""
+    """bf16: hidden layers under bfloat16 autocast (heads, weights float32); fp32; auto: bf16 where it is fast"""
     progress: bool = True
     """show a progress bar"""
 
