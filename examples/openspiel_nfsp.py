@@ -1,11 +1,13 @@
-"""Train OpenSpiel's NFSP (its PyTorch version) on Rams as an OpenSpiel game, then evaluate it in duplicate deals.
+"""Train OpenSpiel's NFSP (its PyTorch version) on Rams as an OpenSpiel game, then evaluate it with ``rams eval``.
 
 Run: ``python examples/openspiel_nfsp.py [--minutes 3] [--variant mattmar] [--players 4] [--decks 50]``
 (needs ``pip install "rams_env[openspiel]"``). The game is ``python_rams`` (one deal per episode, points as
 rewards) played through OpenSpiel's ``rl_environment``; every seat has its own NFSP agent, as in OpenSpiel's
 NFSP examples. The input is the information state tensor, which is the project's observation encoding (seats
-relative to the player), so after training seat 0's average policy plays any seat: it is evaluated with
-the duplicate-deal harness of ``rams eval`` (``rams_env.evaluation.evaluate``) against ``--baselines``.
+relative to the player), so after training seat 0's average policy plays any seat. Its network is an MLP
+like the project's ``PolicyNet`` torso and policy head, so it is saved as a rams_env checkpoint (``--out``;
+the value head, which NFSP lacks, is zero) and evaluated by ``rams eval`` in duplicate deals against
+``--baselines``, as any shipped policy: greedy over the legal actions, which is NFSP's greedy choice too.
 A few minutes on a CPU learn little (a start, not a strong player); the point is the path end to end.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -21,13 +24,16 @@ from open_spiel.python import rl_environment
 from open_spiel.python.pytorch import nfsp
 
 from rams_env.agents.base import Observation, ObservationAgent, legal_from_mask, observation_vector
-from rams_env.evaluation import AGENT_SPEC_HELP, agent_source, evaluate
+from rams_env.cli import main as rams
+from rams_env.evaluation import AGENT_SPEC_HELP
 from rams_env.integrations import openspiel as rams_openspiel
-from rams_env.rules import make_config
+from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
+from rams_env.rules import RulesConfig, make_config
 
 
 class NFSPAgent(ObservationAgent):
-    """The greedy legal action of an NFSP agent's average policy, for the evaluation harness."""
+    """The greedy legal action of an NFSP agent's average policy, asked through NFSP itself (the saved
+    checkpoint plays the same actions; the example's test checks it)."""
 
     def __init__(self, agent: nfsp.NFSP) -> None:
         self.agent = agent
@@ -60,6 +66,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--decks", type=int, default=50, help="decks of each duplicate evaluation")
     parser.add_argument("--baselines", nargs="+", default=["random", "heuristic"], help=AGENT_SPEC_HELP)
     parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation")
+    parser.add_argument("--out", default="runs/nfsp.pt", help="where the average policy is saved as a checkpoint")
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.decks < 1 or args.players < 3:
         parser.error("--minutes and --decks must be positive, --players at least 3")
@@ -117,22 +124,37 @@ def train(args: argparse.Namespace) -> list[nfsp.NFSP]:
     return agents
 
 
+def save_average_policy(agent: nfsp.NFSP, config: RulesConfig, path: str) -> Path:
+    """Save ``agent``'s average-policy MLP as a rams_env checkpoint: its hidden layers become the
+    ``PolicyNet`` torso, its output layer the policy head; the value head is zero (NFSP has none)."""
+    layers = [m for m in agent._avg_network.modules() if isinstance(m, torch.nn.Linear)]
+    net = PolicyNet(layers[0].in_features, layers[-1].out_features, [m.out_features for m in layers[:-1]])
+    torso = [m for m in net.torso if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for target, source in zip([*torso, net.policy_head], layers, strict=True):
+            target.weight.copy_(source.weight)
+            target.bias.copy_(source.bias)
+        net.value_head.weight.zero_()
+        net.value_head.bias.zero_()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(out, make_checkpoint(net, config, trainer="OpenSpiel NFSP, average policy of seat 0"))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Train, then evaluate seat 0's average policy against each baseline."""
+    """Train, save seat 0's average policy as a checkpoint and evaluate it with ``rams eval``."""
     args = parse_args(argv)
     agents = train(args)
     config = make_config(args.variant, args.players)
+    path = save_average_policy(agents[0], config, args.out)
+    print(f"average policy saved as {path}")
     for baseline in args.baselines:
-        result = evaluate(
-            {"nfsp": NFSPAgent(agents[0])},
-            agent_source(baseline, config),
-            config,
-            decks=args.decks,
-            seed=args.seed,
-            baseline_name=baseline,
-            progress=False,
-        )
-        print(result.table())
+        command = ["eval", str(path), "--baseline", baseline, "--variant", args.variant, "--num-players"]
+        command += [str(args.players), "--decks", str(args.decks), "--seed", str(args.seed), "--no-progress"]
+        print("rams " + " ".join(command), flush=True)
+        if rams(command):
+            raise SystemExit(f"rams eval failed against {baseline}")
 
 
 if __name__ == "__main__":
