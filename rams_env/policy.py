@@ -1,7 +1,9 @@
-"""Shared training pieces: the policy network, the masked categorical, checkpoint I/O, the policy agent.
+"""Shared training pieces: the policy network, the masked categorical, checkpoint I/O, the opponent pool.
 
-Training scripts and :func:`rams_env.agents.load_agent` import this one module, so they cannot drift
-apart. It imports torch; ``rams_env`` itself does not import it.
+Training scripts and the trained-policy agent (:mod:`rams_env.agents.neural`, behind
+:func:`rams_env.agents.load_agent`) import this one module, so they cannot drift apart. It imports torch
+(the ``torch`` extra); ``rams_env`` and its non-neural agents do not. It imports nothing from
+:mod:`rams_env.agents`: the agents depend on the policy, never the reverse.
 
 Checkpoint layout (plain data only, read with ``torch.load(..., weights_only=True)``)::
 
@@ -31,7 +33,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from .agents.base import Observation, ObservationAgent, legal_from_mask, observation_vector
 from .encoding import ENCODER_VERSION, OBS_SIZE
 from .rules import RulesConfig
 from .rules.actions import NUM_ACTIONS
@@ -346,59 +347,6 @@ def _check_weights(model: Mapping[str, Any], shapes: Mapping[str, tuple[int, ...
             raise refuse(f"{name} has shape {tuple(tensor.shape)}, the network needs {shape}")
         if not bool(torch.isfinite(tensor).all()):
             raise refuse(f"{name} holds NaN or infinite values")
-
-
-# ---------------------------------------------------------------------------- agent
-class PolicyAgent(ObservationAgent):
-    """Plays a :class:`PolicyNet`: the masked argmax (``greedy``) or a sample of the masked policy."""
-
-    def __init__(self, net: PolicyNet, config: RulesConfig, greedy: bool = True, seed: int | None = None) -> None:
-        self.net = net.eval()
-        self.config = config
-        self.variant = config.variant
-        self.num_players = config.num_players
-        self.greedy = greedy
-        self.generator = torch.Generator()
-        if seed is not None:
-            self.generator.manual_seed(seed)
-        else:
-            self.generator.seed()
-
-    def act(self, observation: Observation) -> int:
-        """The policy's action among the legal ones."""
-        legal = legal_from_mask(observation)
-        vector = observation_vector(observation)
-        mask = torch.zeros(NUM_ACTIONS, dtype=torch.bool)
-        mask[torch.from_numpy(legal)] = True
-        with torch.no_grad():
-            logits, _ = self.net(torch.from_numpy(vector))
-            dist = MaskedCategorical(logits, mask)
-            action = dist.mode() if self.greedy else dist.sample(self.generator)
-        return int(action)
-
-
-def load_policy_agent(
-    path: str | os.PathLike[str],
-    expect_config: RulesConfig | None = None,
-    greedy: bool = True,
-    seed: int | None = None,
-) -> PolicyAgent:
-    """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`load_checkpoint`).
-
-    A folder saved by RLlib (``algo.save_to_path`` of ``rams_env.integrations.rllib.ppo_config``) is
-    read by :func:`rams_env.integrations.rllib.load_rllib_agent` instead (needs the rllib extra).
-    """
-    if Path(path).is_dir() and (Path(path) / "rllib_checkpoint.json").is_file():
-        try:
-            from .integrations.rllib import load_rllib_agent
-        except ImportError as err:
-            raise CheckpointError(
-                f"{str(path)!r} is an RLlib checkpoint; reading it needs the rllib extra ({err})"
-            ) from None
-        return load_rllib_agent(path, expect_config)  # type: ignore[return-value]
-    payload = load_checkpoint(path, expect_config)
-    where = str(path)
-    return PolicyAgent(network_from_checkpoint(payload, where), checkpoint_config(payload, where), greedy, seed)
 
 
 # ---------------------------------------------------------------------------- opponent pool

@@ -36,6 +36,7 @@ import torch
 from tqdm import tqdm
 
 from rams_env.agents import HeuristicAgent, RandomAgent
+from rams_env.agents.neural import PolicyAgent
 from rams_env.encoding import OBS_SIZE
 from rams_env.episode import check_episode
 from rams_env.evaluation import agent_source, derive_seed, evaluate
@@ -43,7 +44,6 @@ from rams_env.policy import (
     CheckpointError,
     MaskedCategorical,
     OpponentPool,
-    PolicyAgent,
     PolicyNet,
     checkpoint_config,
     load_checkpoint,

@@ -4,11 +4,16 @@ Every agent has ``act(observation) -> int``. Each also has ``act_game(game, seat
 evaluation harness may call with the real :class:`~rams_env.rules.Game`; an agent then uses only
 what ``seat`` may know (the search agent needs the public history, which the observation vector
 does not hold).
+
+Random, heuristic and search agents need only the engine and numpy. A trained policy needs torch (the
+``torch`` extra): :func:`load_agent` imports :mod:`rams_env.agents.neural` on first use, and without
+torch raises :class:`MissingExtraError` naming the extra to install.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..rules import RulesConfig
@@ -18,9 +23,26 @@ from .random_agent import RandomAgent
 from .search import SearchAgent
 
 if TYPE_CHECKING:
-    from ..policy import PolicyAgent
+    from .neural import PolicyAgent
 
-__all__ = ["Agent", "HeuristicAgent", "ObservationAgent", "RandomAgent", "SearchAgent", "load_agent", "observe"]
+__all__ = [
+    "Agent",
+    "HeuristicAgent",
+    "MissingExtraError",
+    "ObservationAgent",
+    "RandomAgent",
+    "SearchAgent",
+    "load_agent",
+    "observe",
+]
+
+
+class MissingExtraError(ImportError, ValueError):
+    """A feature needs an optional dependency that is not installed; the message names the extra.
+
+    An ``ImportError`` (a package is missing) and a ``ValueError``, so that callers which refuse a
+    bad agent spec with a message (``rams eval``) report it the same way.
+    """
 
 
 def load_agent(
@@ -32,8 +54,19 @@ def load_agent(
     """The trained policy of a checkpoint file, with ``act``, ``act_game``, ``variant``, ``num_players``.
 
     Raises ``rams_env.policy.CheckpointError`` (a ``ValueError``) for a missing, damaged or foreign
-    file, or one trained for rules other than ``expect_config``. Imports torch on first use.
+    file, or one trained for rules other than ``expect_config``. Imports torch on first use;
+    :class:`MissingExtraError` if torch is not installed.
     """
-    from ..policy import load_policy_agent
+    try:
+        from .neural import load_policy_agent
+    except ModuleNotFoundError as err:
+        if err.name != "torch":
+            raise
+        extra = "rllib" if Path(path, "rllib_checkpoint.json").is_file() else "torch"  # an RLlib folder
+        raise MissingExtraError(
+            f"loading the trained policy {str(path)!r} needs torch, which is not installed: "
+            f'pip install "rams_env[{extra}]"',
+            name="torch",
+        ) from None
 
     return load_policy_agent(path, expect_config=expect_config, greedy=greedy, seed=seed)

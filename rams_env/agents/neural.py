@@ -1,0 +1,76 @@
+"""The trained-policy agent: plays a :class:`~rams_env.policy.PolicyNet` loaded from a checkpoint.
+
+The one agent module that needs torch (the ``torch`` extra). :mod:`rams_env.agents` imports it only
+when a checkpoint is loaded, so the non-neural agents work without torch.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+
+from ..policy import (
+    CheckpointError,
+    MaskedCategorical,
+    PolicyNet,
+    checkpoint_config,
+    load_checkpoint,
+    network_from_checkpoint,
+)
+from ..rules import RulesConfig
+from ..rules.actions import NUM_ACTIONS
+from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
+
+
+class PolicyAgent(ObservationAgent):
+    """Plays a :class:`PolicyNet`: the masked argmax (``greedy``) or a sample of the masked policy."""
+
+    def __init__(self, net: PolicyNet, config: RulesConfig, greedy: bool = True, seed: int | None = None) -> None:
+        self.net = net.eval()
+        self.config = config
+        self.variant = config.variant
+        self.num_players = config.num_players
+        self.greedy = greedy
+        self.generator = torch.Generator()
+        if seed is not None:
+            self.generator.manual_seed(seed)
+        else:
+            self.generator.seed()
+
+    def act(self, observation: Observation) -> int:
+        """The policy's action among the legal ones."""
+        legal = legal_from_mask(observation)
+        vector = observation_vector(observation)
+        mask = torch.zeros(NUM_ACTIONS, dtype=torch.bool)
+        mask[torch.from_numpy(legal)] = True
+        with torch.no_grad():
+            logits, _ = self.net(torch.from_numpy(vector))
+            dist = MaskedCategorical(logits, mask)
+            action = dist.mode() if self.greedy else dist.sample(self.generator)
+        return int(action)
+
+
+def load_policy_agent(
+    path: str | os.PathLike[str],
+    expect_config: RulesConfig | None = None,
+    greedy: bool = True,
+    seed: int | None = None,
+) -> PolicyAgent:
+    """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`~rams_env.policy.load_checkpoint`).
+
+    A folder saved by RLlib (``algo.save_to_path`` of ``rams_env.integrations.rllib.ppo_config``) is
+    read by :func:`rams_env.integrations.rllib.load_rllib_agent` instead (needs the rllib extra).
+    """
+    if Path(path).is_dir() and (Path(path) / "rllib_checkpoint.json").is_file():
+        try:
+            from ..integrations.rllib import load_rllib_agent
+        except ImportError as err:
+            raise CheckpointError(
+                f"{str(path)!r} is an RLlib checkpoint; reading it needs the rllib extra ({err})"
+            ) from None
+        return load_rllib_agent(path, expect_config)  # type: ignore[return-value]
+    payload = load_checkpoint(path, expect_config)
+    where = str(path)
+    return PolicyAgent(network_from_checkpoint(payload, where), checkpoint_config(payload, where), greedy, seed)
