@@ -19,7 +19,6 @@ from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training.cli import args_from, configure
 from training.selfplay import Sample, TrainArgs, Trainer, finish_episode, uses_bf16
-from training.selfplay import _write_csv as selfplay_write_csv
 
 
 def tiny(run_dir, **overrides) -> TrainArgs:
@@ -103,36 +102,23 @@ def test_tiny_run_writes_a_checkpoint_that_plays_legally(tmp_path):
         play_episode(Game(config, seed), [agent] * 4)  # raises on any illegal action
 
 
-def _samples(trainer: Trainer) -> list[Sample]:
-    episodes, _ = trainer.collect()
-    return [s for e in episodes for s in e.samples]
-
-
 def test_resume_continues_the_same_run(tmp_path):
     straight = Trainer(tiny(tmp_path / "a", total_steps=10**9))
-    for _ in range(2):
-        samples = _samples(straight)
-        straight.update(samples)
-        straight.updates += 1
-        straight.steps += len(samples)
-        if straight.updates == 1:
-            straight.pool.add(straight.net, straight.updates)
-            straight.save()
+    rows = [straight.train_update() for _ in range(2)]
     straight.close()
 
-    # An interrupted run: one update, a checkpoint, then a new process resumes from the file.
+    # An interrupted run: one update and its checkpoint, then a new process resumes from the file.
     first = Trainer(tiny(tmp_path / "b", total_steps=10**9))
-    samples = _samples(first)
-    first.update(samples)
-    first.updates += 1
-    first.steps += len(samples)
-    first.pool.add(first.net, first.updates)
-    first.save()
+    first.train_update()
     first.close()
     resumed = Trainer(tiny(tmp_path / "b", total_steps=10**9, resume=True))
-    assert (resumed.updates, resumed.steps) == (1, first.steps)
-    resumed.update(_samples(resumed))
+    assert (resumed.updates, resumed.steps, resumed.history) == (1, first.steps, first.history)
+    assert resumed.pool.references() == ["snapshot_000001.pt"]
+    again = resumed.train_update()
     resumed.close()
+    assert (resumed.updates, resumed.steps, resumed.episodes) == (straight.updates, straight.steps, straight.episodes)
+    timing = ("steps_per_s", "env_steps_per_s")
+    assert {k: v for k, v in again.items() if k not in timing} == {k: v for k, v in rows[1].items() if k not in timing}
     for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
 
@@ -141,11 +127,9 @@ def test_an_interrupted_run_resumes_after_its_pool_moved_on(tmp_path):
     """A snapshot that pushes the oldest one out of the pool after the last checkpoint: the
     checkpoint still names the old snapshot, whose file must still be there."""
     trainer = Trainer(tiny(tmp_path, total_steps=10**9, pool_size=2, keep_last=1))
-    for update in range(1, 4):
-        trainer.updates = update
-        trainer.pool.add(trainer.net, update)
-        trainer.save()
-    trainer.pool.add(trainer.net, 4)  # pool now 3, 4: snapshot 2 left it after the last save
+    for _ in range(3):
+        trainer.train_update()  # a snapshot and a checkpoint each
+    trainer.pool.add(trainer.net, 4)  # the next update's snapshot: pool now 3, 4, snapshot 2 left it
     trainer.close()  # interrupted here
     assert (tmp_path / "pool" / "snapshot_000002.pt").exists()
     assert not (tmp_path / "pool" / "snapshot_000001.pt").exists()  # no kept checkpoint names it
@@ -170,17 +154,6 @@ def _three_updates(run_dir) -> TrainArgs:
     return tiny(run_dir, total_steps=10**9, checkpoint_every=1, keep_last=3)
 
 
-def _train_updates(trainer: Trainer, count: int) -> None:
-    for _ in range(count):
-        samples = _samples(trainer)
-        trainer.update(samples)
-        trainer.updates += 1
-        trainer.steps += len(samples)
-        trainer.history.append({"update": trainer.updates})
-        selfplay_write_csv(trainer.run_dir / "progress.csv", {"update": trainer.updates, "steps": trainer.steps})
-        trainer.save()
-
-
 def test_a_second_training_of_the_same_folder_is_refused_while_the_first_runs(tmp_path):
     first = Trainer(tiny(tmp_path))
     with pytest.raises(FileExistsError, match="still going"):
@@ -192,7 +165,8 @@ def test_a_second_training_of_the_same_folder_is_refused_while_the_first_runs(tm
 
 def test_resume_takes_the_newest_intact_checkpoint_and_cleans_up(tmp_path, caplog):
     trainer = Trainer(_three_updates(tmp_path))
-    _train_updates(trainer, 3)
+    for _ in range(3):
+        trainer.train_update()
     trainer.close()
     (tmp_path / "latest.pt").write_bytes(b"damaged")
     (tmp_path / "checkpoint_000003.pt").write_bytes(b"")

@@ -617,11 +617,51 @@ class Trainer:
         return ev.get("win_vs_heuristic", ev["adv_vs_heuristic"])
 
     # ---------------------------------------------------------------- the run
+    def train_update(self) -> dict[str, Any]:
+        """One update of the run: collect, PPO epochs, counters, pool snapshot, evaluation, progress, checkpoint.
+
+        Returns the progress row, also appended to ``history`` and ``progress.csv``. :meth:`run` repeats
+        it until ``total_steps``; tests call it to make exactly the updates a run makes.
+        """
+        args = self.args
+        started = time.perf_counter()
+        episodes, collect_stats = self.collect()
+        samples = [s for e in episodes for s in e.samples]
+        collected = time.perf_counter()
+        losses = self.update(samples)
+        self.updates += 1
+        self.steps += len(samples)
+        elapsed = time.perf_counter() - started
+        row: dict[str, Any] = {
+            "update": self.updates,
+            "steps": self.steps,
+            "episodes": self.episodes,
+            "samples": len(samples),
+            "steps_per_s": len(samples) / elapsed,
+            "env_steps_per_s": collect_stats["env_steps"] / (collected - started),
+            "mean_return": collect_stats["mean_return"],
+            **losses,
+        }
+        if args.snapshot_every and self.updates % args.snapshot_every == 0:
+            self.pool.add(self.net, self.updates)
+        best = False
+        final = self.steps >= args.total_steps
+        if (args.eval_every and self.updates % args.eval_every == 0) or final:
+            ev = self.evaluate()
+            row.update(ev)
+            score = self.selection_score(ev)
+            if score > self.best_score:
+                self.best_score, best = score, True
+        self.history.append(row)
+        _write_csv(self.run_dir / "progress.csv", row)
+        if best or final or self.updates % args.checkpoint_every == 0:
+            self.save(best=best)
+        return row
+
     def run(self) -> Path:
         """Train until ``total_steps``; returns the path of the best checkpoint (or the latest)."""
         args = self.args
         writer = _tensorboard(self.run_dir, self.steps)
-        csv_path = self.run_dir / "progress.csv"
         bar = tqdm(
             total=args.total_steps,
             initial=min(self.steps, args.total_steps),
@@ -631,43 +671,12 @@ class Trainer:
         )
         try:
             while self.steps < args.total_steps:
-                started = time.perf_counter()
-                episodes, collect_stats = self.collect()
-                samples = [s for e in episodes for s in e.samples]
-                collected = time.perf_counter()
-                losses = self.update(samples)
-                self.updates += 1
-                self.steps += len(samples)
-                elapsed = time.perf_counter() - started
-                row: dict[str, Any] = {
-                    "update": self.updates,
-                    "steps": self.steps,
-                    "episodes": self.episodes,
-                    "samples": len(samples),
-                    "steps_per_s": len(samples) / elapsed,
-                    "env_steps_per_s": collect_stats["env_steps"] / (collected - started),
-                    "mean_return": collect_stats["mean_return"],
-                    **losses,
-                }
-                if args.snapshot_every and self.updates % args.snapshot_every == 0:
-                    self.pool.add(self.net, self.updates)
-                best = False
-                final = self.steps >= args.total_steps
-                if (args.eval_every and self.updates % args.eval_every == 0) or final:
-                    ev = self.evaluate()
-                    row.update(ev)
-                    score = self.selection_score(ev)
-                    if score > self.best_score:
-                        self.best_score, best = score, True
-                self.history.append(row)
-                _write_csv(csv_path, row)
+                row = self.train_update()
                 for key, value in row.items():
                     if key != "update":
                         writer.add_scalar(key, value, self.steps)
-                bar.update(min(len(samples), bar.total - bar.n))
+                bar.update(min(row["samples"], bar.total - bar.n))
                 log.info(_log_line(row))
-                if best or final or self.updates % args.checkpoint_every == 0:
-                    self.save(best=best)
         finally:
             bar.close()
             writer.close()
