@@ -6,6 +6,8 @@ import collections
 import math
 import pickle
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ import torch
 
 from rams_env import policy
 from rams_env.agents import load_agent, observe
+from rams_env.agents.neural import PolicyAgent
 from rams_env.encoding import OBS_SIZE
 from rams_env.policy import (
     CHECKPOINT_FORMAT,
@@ -327,3 +330,12 @@ def test_a_bf16_torso_gives_float32_outputs_close_to_float32():
     assert low_logits.dtype == low_value.dtype == torch.float32
     assert torch.allclose(low_logits, logits, atol=0.02) and torch.allclose(low_value, value, atol=0.02)
     assert not torch.equal(low_logits, logits)  # the torso really ran in bfloat16
+
+
+# ---------------------------------------------------------------------------- layers
+def test_the_policy_module_imports_no_agent(tmp_path):
+    """The trained-policy agent imports the policy, never the reverse: no import cycle between them."""
+    code = "import sys, rams_env.policy; print(sorted(m for m in sys.modules if m.startswith('rams_env.agents')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    assert isinstance(load_agent(tiny_checkpoint(tmp_path)), PolicyAgent)

@@ -18,7 +18,7 @@ from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training.cli import args_from, configure
-from training.selfplay import Sample, TrainArgs, Trainer, finish_episode, uses_bf16
+from training.selfplay import GameSlot, Opponent, Sample, TrainArgs, Trainer, finish_episode, uses_bf16
 
 
 def tiny(run_dir, **overrides) -> TrainArgs:
@@ -264,6 +264,11 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     config = make_config("mattmar", 4)
     for item in export.card_evaluations(1, 1, 1):  # --workers sends the baselines to other processes
         assert pickle.loads(pickle.dumps(agent_source(item.baseline, config))) is not None
+
+
+def test_opponents_never_clash_with_pool_indices():
+    assert all(opponent < 0 for opponent in Opponent)  # a pool snapshot is its index, >= 0
+    assert len(set(Opponent)) == len(Opponent) and GameSlot().opponent is Opponent.SELF_PLAY
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):

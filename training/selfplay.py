@@ -28,6 +28,7 @@ import os
 import random
 import time
 from dataclasses import dataclass, field
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -281,18 +282,30 @@ class Episode:
     samples: list[Sample]
 
 
+class Opponent(IntEnum):
+    """Who makes a game's decisions other than the learner's, unless a pool snapshot does.
+
+    ``GameSlot.opponent`` is one of the first two or the index (>= 0) of the pool snapshot that plays
+    the other seats; the last one is what every seat of a game gets once its quota of episodes is done.
+    """
+
+    SELF_PLAY = -1
+    """no opponent: the learner plays every seat"""
+    HEURISTIC = -2
+    """HeuristicAgent plays every seat but the learner's"""
+    RANDOM_AFTER_QUOTA = -3
+    """the game has finished its episodes of this update: random legal moves in every seat, nothing recorded"""
+
+
 @dataclass
 class GameSlot:
     """The learner's bookkeeping for one game of the batched env during an update."""
 
     samples: list[Sample] = field(default_factory=list)
     last: dict[int, Sample] = field(default_factory=dict)  # seat -> its latest decision
-    opponent: int = -1  # pool index playing the non-learner seats, SELF_PLAY or HEURISTIC
-    learner_seat: int = -1  # the learner's seat against a pool snapshot
+    opponent: int = Opponent.SELF_PLAY  # Opponent.SELF_PLAY, Opponent.HEURISTIC or the pool snapshot's index
+    learner_seat: int = -1  # the learner's seat against an opponent
     finished: int = 0  # complete episodes this update
-
-
-SELF_PLAY, HEURISTIC, PAST_QUOTA = -1, -3, -2  # GameSlot.opponent values besides pool indices
 
 
 # ------------------------------------------------------------------------------- trainer
@@ -460,15 +473,21 @@ class Trainer:
         ready: list[Episode] = []
         returns: list[float] = []
         env_steps = 0
-        while any(slot.finished < args.episodes_per_game for slot in slots):
+        quota = args.episodes_per_game
+        # Bound once: these are read for every game at every step, and an enum member's lookup is slow.
+        self_play, after_quota = Opponent.SELF_PLAY, Opponent.RANDOM_AFTER_QUOTA
+        while any(slot.finished < quota for slot in slots):
             seats = out.seats
             actions = np.empty(n, np.int64)
             learner = np.array(
-                [_is_learner(slot, int(seat), args.episodes_per_game) for slot, seat in zip(slots, seats, strict=True)]
+                [
+                    slot.finished < quota and (slot.opponent == self_play or int(seat) == slot.learner_seat)
+                    for slot, seat in zip(slots, seats, strict=True)
+                ]
             )
-            groups: dict[int, list[int]] = {}
+            groups: dict[int, list[int]] = {}  # opponent -> the games where it acts now
             for i in np.flatnonzero(~learner):
-                opponent = slots[i].opponent if slots[i].finished < args.episodes_per_game else PAST_QUOTA
+                opponent = slots[i].opponent if slots[i].finished < quota else after_quota
                 groups.setdefault(opponent, []).append(i)
             rows = np.flatnonzero(learner)
             if len(rows):
@@ -488,11 +507,11 @@ class Trainer:
                     slot.last[int(seats[i])] = sample
             for opponent, members in groups.items():
                 idx = np.array(members)
-                if opponent == PAST_QUOTA:  # random legal moves, nothing recorded
+                if opponent == Opponent.RANDOM_AFTER_QUOTA:
                     noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
                     noise[out.action_masks[idx] == 0] = -1.0
                     actions[idx] = noise.argmax(axis=1)
-                elif opponent == HEURISTIC:
+                elif opponent == Opponent.HEURISTIC:
                     for i in idx:
                         obs = {"observation": out.observations[i], "action_mask": out.action_masks[i]}
                         actions[i] = self.heuristic.act(obs)
@@ -507,11 +526,11 @@ class Trainer:
                 rewards += (before - self.env.scores) * ~out.done[:, None] * shaping
             for i, s in zip(*np.nonzero(rewards), strict=True):
                 sample = slots[i].last.get(int(s))
-                if sample is not None and slots[i].finished < args.episodes_per_game:
+                if sample is not None and slots[i].finished < quota:
                     sample.reward += float(rewards[i, s])
             for i in np.flatnonzero(out.done):
                 slot = slots[i]
-                if slot.finished < args.episodes_per_game:
+                if slot.finished < quota:
                     finish_episode(slot.samples, args.gamma, args.gae_lambda)
                     ready.append(Episode(int(i), slot.samples))
                     seats_played = {x.seat for x in slot.samples}
@@ -528,7 +547,7 @@ class Trainer:
     def _new_slot(self) -> GameSlot:
         slot = GameSlot()
         if self.args.heuristic_fraction and self.rng.random() < self.args.heuristic_fraction:
-            slot.opponent = HEURISTIC
+            slot.opponent = Opponent.HEURISTIC
             slot.learner_seat = self.rng.randrange(self.config.num_players)
         elif len(self.pool) and self.rng.random() < self.args.pool_fraction:
             slot.opponent = self.rng.randrange(len(self.pool))
@@ -729,10 +748,6 @@ def num_players(csv_path: Path) -> int:
     """Players of the run whose ``progress.csv`` this is (from its ``args.json``; 4 if that is missing)."""
     args = Path(csv_path).with_name("args.json")
     return int(json.loads(args.read_text()).get("num_players", 4)) if args.exists() else 4
-
-
-def _is_learner(slot: GameSlot, seat: int, quota: int) -> bool:
-    return slot.finished < quota and (slot.opponent == SELF_PLAY or seat == slot.learner_seat)
 
 
 def _tuplify(value: Any) -> Any:
