@@ -1,7 +1,7 @@
 """Train OpenSpiel's NFSP (its PyTorch version) on Rams as an OpenSpiel game, then evaluate it with ``rams eval``.
 
 Run: ``python examples/openspiel_nfsp.py [--minutes 3] [--variant mattmar] [--players 4] [--decks 50]``
-(needs ``pip install "rams_env[openspiel]"``). The game is ``python_rams`` (one deal per episode, points as
+(needs ``pip install "rams_env[openspiel,torch]"``). The game is ``python_rams`` (one deal per episode, points as
 rewards) played through OpenSpiel's ``rl_environment``; every seat has its own NFSP agent, as in OpenSpiel's
 NFSP examples. The input is the information state tensor, which is the project's observation encoding (seats
 relative to the player), so after training seat 0's average policy plays any seat. Its network is an MLP
