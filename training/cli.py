@@ -22,6 +22,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from rams_env.agents import RandomAgent
 from rams_env.cli import Command, CommandError
 from rams_env.evaluation import agent_source, evaluate
+from rams_env.keyvalue import parse_bool
 
 from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
@@ -31,7 +32,7 @@ from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 # recipe of one-deal episodes from the start score, kept for comparison.
 WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
 RECIPES: dict[str, dict[str, Any]] = {
-    "quick": dict(WHOLE_GAME, total_steps=400_000, num_games=64, eval_every=0, eval_decks=50),
+    "quick": dict(WHOLE_GAME, total_steps=1_500_000, num_games=64, eval_every=0, eval_decks=50),
     "full": dict(
         WHOLE_GAME,
         total_steps=60_000_000,
@@ -56,11 +57,10 @@ FINAL_EVAL_DECKS = {"quick": 100, "full": 100, "deal": 2000}
 
 
 def _parse_bool(text: str) -> bool:
-    if text.lower() in ("1", "true", "yes", "on"):
-        return True
-    if text.lower() in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    try:
+        return parse_bool(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _parse_ints(text: str) -> tuple[int, ...]:
