@@ -17,7 +17,7 @@ import numpy as np
 
 from . import compiled
 from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
-from .episode import end_of_deal, shared_win, win_rewards
+from .episode import next_deal_or_end, shared_win, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig
 from .rules.actions import NUM_ACTIONS
 from .rules.game import illegal_message
@@ -101,7 +101,7 @@ class ReferenceBackend:
             flags |= STEP_INFO
         if game.phase >= Phase.DEAL_OVER:
             flags |= STEP_INFO
-            if end_of_deal(game, self.episode):
+            if next_deal_or_end(game, self.episode):
                 flags |= STEP_OVER
         return flags
 
@@ -109,7 +109,7 @@ class ReferenceBackend:
         """Why the last ``apply`` returned ``ILLEGAL``."""
         return self._error
 
-    def numbers(self) -> list[int]:
+    def changes_scores_tricks(self) -> list[int]:
         """After an action: score changes (before - after), scores and tricks, each padded to P."""
         game, pad = self.game, [0] * (P - self.config.num_players)
         assert game is not None
@@ -217,7 +217,7 @@ class CompiledBackend:
         for action in self._actions[self._synced :]:
             game.apply(action)
             if game.phase >= Phase.DEAL_OVER:
-                end_of_deal(game, self.episode)
+                next_deal_or_end(game, self.episode)
         self._synced = len(self._actions)
         return game
 
@@ -240,7 +240,7 @@ class CompiledBackend:
         """Why the last ``apply`` returned ``ILLEGAL``."""
         return illegal_action_message(action, self.current, self.phase, self.legal())
 
-    def numbers(self) -> list[int]:
+    def changes_scores_tricks(self) -> list[int]:
         """After an action: score changes (before - after), scores and tricks, each padded to P."""
         return self._numbers[: 3 * P].tolist()
 

@@ -20,11 +20,25 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .encoding import FIELDS, MAX_PLAYERS, RACE_FLAGS, SLICES
-from .rules import RulesConfig
+from .episode import EpisodeKind, episode_kind
+from .rules import Phase, RulesConfig, TurnedAt, cards
+from .rules.actions import NUM_ACTIONS, Action
+from .rules.cards import (
+    ACE,
+    ALL_JACKS_BONUS,
+    ALL_JACKS_NO_TRICK,
+    FIVE_OF_A_SUIT_BONUS,
+    JACK,
+    JACK_PAIR_BONUS,
+    JACKS_OUT_AT,
+    KING,
+    NUM_CARDS,
+    QUEEN,
+    SEVEN,
+)
 from .rules.config import END_AT_ZERO, PRESETS, UNANIMOUS
 
 P = MAX_PLAYERS
-_EPISODES = ("deal", "rams", "match")
 
 # ----------------------------------------------------------------------------- config columns
 (
@@ -77,7 +91,7 @@ def config_array(config: RulesConfig, episode: str, reward: str) -> np.ndarray:
     cfg[C_START] = config.start_score
     cfg[C_DECK_SIZE] = config.deck_size
     cfg[C_VARIANT] = tuple(PRESETS).index(config.variant)
-    cfg[C_EPISODE] = _EPISODES.index(episode)
+    cfg[C_EPISODE] = episode_kind(episode)
     cfg[C_WIN] = reward == "win"
     return cfg
 
@@ -103,18 +117,33 @@ HAND, OUT_HIDDEN, PLAYED, JACK_CARDS = (_column(P) for _ in range(4))  # card ma
 ACTIVE, DISCARDS, DRAWS, TRICKS_WON, ACES_HELD, JACKS, DEALT_ACE, JACKS_SHOWN = (_column(P) for _ in range(8))
 BETTER_ANSWER, SWING_ANSWER = (_column(P) for _ in range(2))  # -1 none, 0 rejected, 1 accepted
 TRICK_SEAT, TRICK_CARD, BUY_ORDER, PLAY_ORDER, NEXT_IN_PLAY = (_column(P) for _ in range(5))
-DECK = _column(52)
+DECK = _column(NUM_CARDS)
 STATE_WIDTH = _width
 
-BID, ANSWER, KNOCK_PHASE, BUY, PLAY, DEAL_OVER, GAME_OVER = range(7)
-AT_DEALER, ON_TABLE, GONE = range(3)
-A_PASS, A_KNOCK, A_BETTER, A_SWING, A_NO_BID, A_ACCEPT, A_REJECT, A_DRAW = range(52, 60)
-JACK, QUEEN, KING, ACE = 9, 10, 11, 12
-ACE_VALUES = np.array([10, 15, 20, 5], np.int64)
+# The rules' names as plain ints, which numba folds into the compiled code.
+BID, ANSWER, KNOCK_PHASE, BUY, PLAY, DEAL_OVER, GAME_OVER = (
+    int(p) for p in (Phase.BID, Phase.ANSWER, Phase.KNOCK, Phase.BUY, Phase.PLAY, Phase.DEAL_OVER, Phase.GAME_OVER)
+)
+AT_DEALER, ON_TABLE, GONE = int(TurnedAt.DEALER), int(TurnedAt.TABLE), int(TurnedAt.GONE)
+A_PASS, A_KNOCK, A_BETTER, A_SWING, A_NO_BID, A_ACCEPT, A_REJECT, A_DRAW = (
+    int(a)
+    for a in (
+        Action.PASS,
+        Action.KNOCK,
+        Action.BID_BETTER,
+        Action.BID_SWING,
+        Action.NO_BID,
+        Action.ACCEPT,
+        Action.REJECT,
+        Action.DRAW,
+    )
+)
+EPISODE_DEAL, EPISODE_RAMS = int(EpisodeKind.DEAL), int(EpisodeKind.RAMS)
+ACE_VALUES = np.array(cards.ACE_VALUES, np.int64)
 SUIT_MASK = np.array([((1 << 13) - 1) << (13 * s) for s in range(4)], np.int64)
 ACES = sum(1 << (13 * s + ACE) for s in range(4))
-BLACK_JACKS = (1 << (0 * 13 + JACK)) | (1 << (3 * 13 + JACK))
-RED_JACKS = (1 << (1 * 13 + JACK)) | (1 << (2 * 13 + JACK))
+BLACK_JACKS = sum(1 << c for c in cards.BLACK_JACKS)
+RED_JACKS = sum(1 << c for c in cards.RED_JACKS)
 
 # ----------------------------------------------------------------------------- observation offsets
 _O = {name: s.start for name, s in SLICES.items()}
@@ -348,7 +377,7 @@ def _legal_play(s: np.ndarray, c: np.ndarray, seat: int) -> int:
 
 @jit
 def legal_set(s: np.ndarray, c: np.ndarray) -> int:
-    """The legal actions of the player to act, as a 60-bit mask (0 when nobody is to act)."""
+    """The legal actions of the player to act, as a ``NUM_ACTIONS``-bit mask (0 when nobody is to act)."""
     phase, seat = s[PHASE], s[CURRENT]
     if phase == PLAY:
         return _legal_play(s, c, seat)
@@ -414,7 +443,7 @@ def _deal(s: np.ndarray, c: np.ndarray, dealer: int) -> None:
             if hand & RED_JACKS == RED_JACKS:
                 counted |= RED_JACKS
         s[JACK_CARDS + seat] = counted
-        s[JACKS + seat] = 5 * (_count(counted) // 2)
+        s[JACKS + seat] = JACK_PAIR_BONUS * (_count(counted) // 2)
         s[DEALT_ACE + seat] = hand & ACES != 0
         s[OUT_HIDDEN + seat] = 0
         s[PLAYED + seat] = 0
@@ -445,8 +474,8 @@ def _deal(s: np.ndarray, c: np.ndarray, dealer: int) -> None:
 @jit
 def _shuffle_and_deal(s: np.ndarray, c: np.ndarray, rng: np.ndarray, dealer: int) -> None:
     size = 0
-    for card in range(52):
-        if c[C_DECK_SIZE] == 52 or card % 13 >= 5:
+    for card in range(NUM_CARDS):
+        if c[C_DECK_SIZE] == NUM_CARDS or card % 13 >= SEVEN:
             s[DECK + size] = card
             size += 1
     for i in range(size - 1, 0, -1):
@@ -605,7 +634,7 @@ def _start_knock(s: np.ndarray, c: np.ndarray) -> None:
     if c[C_JACKS]:
         for i in range(n):
             seat = (s[FOREHAND] + i) % n
-            if s[JACKS + seat] and s[SCORES + seat] <= 5:
+            if s[JACKS + seat] and s[SCORES + seat] <= JACKS_OUT_AT:
                 _show_jacks(s, seat)
                 _end_game(s, c, _bit(seat))
                 return
@@ -848,7 +877,7 @@ def _finish_deal(s: np.ndarray, c: np.ndarray) -> None:
         elif s[TRICKS_WON + seat]:
             s[SCORES + seat] -= s[TRICKS_WON + seat] + s[ACES_HELD + seat] + bonus
         elif bonus:
-            s[SCORES + seat] -= 5 if bonus == 10 else 0
+            s[SCORES + seat] -= ALL_JACKS_NO_TRICK if bonus == ALL_JACKS_BONUS else 0
         else:
             s[SCORES + seat] += fine + s[ACES_HELD + seat]
             s[FLIGHTS + seat] += 1
@@ -861,7 +890,7 @@ def _score_flush(s: np.ndarray, c: np.ndarray, holder: int) -> None:
     for k in range(s[NUM_PLAYING]):
         seat = s[PLAY_ORDER + k]
         if seat == holder:
-            s[SCORES + seat] -= 5 + s[ACES_HELD + seat]
+            s[SCORES + seat] -= FIVE_OF_A_SUIT_BONUS + s[ACES_HELD + seat]
         else:
             s[SCORES + seat] += c[C_FLIGHT_FINE] + s[ACES_HELD + seat]
     _check_zero(s, c)
@@ -959,12 +988,12 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
     out[O_TRUMP + s[TRUMP]] = 1.0
     out[O_TURNED + s[TURNED]] = 1.0
     if s[TURNED_PUBLIC]:
-        out[O_TURNED_AT + (0 if s[TURNED_AT] == AT_DEALER else 1)] = 1.0
+        out[O_TURNED_AT + s[TURNED_AT]] = 1.0  # AT_DEALER or ON_TABLE while public
     if phase <= PLAY:
         out[O_PHASE + phase] = 1.0
         out[O_TO_ACT + (s[CURRENT] - seat) % n] = 1.0
     else:
-        out[O_PHASE + 5] = 1.0
+        out[O_PHASE + DEAL_OVER] = 1.0  # "over", for the end of a deal and of the game
     out[O_DEALER + (s[DEALER] - seat) % n] = 1.0
     for r in range(n):
         out[O_SEATS + r] = 1.0
@@ -983,7 +1012,7 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
             out[O_KNOCKED + r] = 1.0
         elif s[ACTIVE + other] == 0:
             out[O_PASSED + r] = 1.0
-        _put_cards(out, O_PLAYED + 52 * r, s[PLAYED + other])
+        _put_cards(out, O_PLAYED + NUM_CARDS * r, s[PLAYED + other])
         if s[SHOWN_BY] & _bit(other):
             out[O_SHOWN_BY + r] = 1.0
         if s[SCORES + other] == 1:
@@ -1006,7 +1035,7 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
     if s[TAKE_PENDING]:
         out[O_TAKE_PENDING] = 1.0
     for k in range(s[TRICK_LEN]):
-        out[O_TRICK + 52 * ((s[TRICK_SEAT + k] - seat) % n) + s[TRICK_CARD + k]] = 1.0
+        out[O_TRICK + NUM_CARDS * ((s[TRICK_SEAT + k] - seat) % n) + s[TRICK_CARD + k]] = 1.0
     if s[TRICK_LEN]:
         out[O_TRICK_LEADER + (s[TRICK_SEAT] - seat) % n] = 1.0
     _put_cards(out, O_OUT, s[OUT_PUBLIC] | s[OUT_HIDDEN + seat])
@@ -1028,22 +1057,22 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
 def legal_actions(s: np.ndarray) -> list[int]:
     """The legal action ids of a game's state row, ascending (for messages and ``legal_actions()``)."""
     legal = int(s[LEGAL])
-    return [a for a in range(60) if (legal >> a) & 1]
+    return [a for a in range(NUM_ACTIONS) if (legal >> a) & 1]
 
 
 @jit
 def write_mask(s: np.ndarray, seat: int, out: np.ndarray) -> None:
     """The int8 action mask of ``seat`` (all zeros unless it is to act)."""
     legal = s[LEGAL] if s[CURRENT] == seat else np.int64(0)
-    for a in range(60):
+    for a in range(NUM_ACTIONS):
         out[a] = (legal >> a) & 1
 
 
 # ----------------------------------------------------------------------------- episodes
 @jit
-def _end_of_deal(s: np.ndarray, c: np.ndarray, rng: np.ndarray) -> bool:
-    """``rams_env.episode.end_of_deal``: True if the episode ends, else deal on."""
-    if s[PHASE] == GAME_OVER or c[C_EPISODE] == 0 or (c[C_EPISODE] == 1 and s[RAMS_OVER]):
+def _next_deal_or_end(s: np.ndarray, c: np.ndarray, rng: np.ndarray) -> bool:
+    """``rams_env.episode.next_deal_or_end``: True if the episode ends, else deal on."""
+    if s[PHASE] == GAME_OVER or c[C_EPISODE] == EPISODE_DEAL or (c[C_EPISODE] == EPISODE_RAMS and s[RAMS_OVER]):
         return True
     next_deal(s, c, rng)
     s[LEGAL] = legal_set(s, c)
@@ -1103,7 +1132,7 @@ def first_illegal(states: np.ndarray, actions: np.ndarray) -> int:
     """The first game whose action is not legal, or -1."""
     for i in range(states.shape[0]):
         a = actions[i]
-        if a < 0 or a >= 60 or not (states[i, LEGAL] >> a) & 1:
+        if a < 0 or a >= NUM_ACTIONS or not (states[i, LEGAL] >> a) & 1:
             return i
     return -1
 
@@ -1114,7 +1143,7 @@ def first_illegal_in(legal: np.ndarray, actions: np.ndarray) -> int:
     the subprocess env checks every action with it before any worker steps."""
     for i in range(legal.shape[0]):
         a = actions[i]
-        if a < 0 or a >= 60 or not (legal[i] >> a) & 1:
+        if a < 0 or a >= NUM_ACTIONS or not (legal[i] >> a) & 1:
             return i
     return -1
 
@@ -1146,7 +1175,7 @@ def step_batch(
         for seat in range(n):
             rewards[i, seat] = rewards[i, seat] - s[SCORES + seat] if points else 0.0
         done[i] = False
-        if s[PHASE] >= DEAL_OVER and _end_of_deal(s, c, rngs[i, 1]):
+        if s[PHASE] >= DEAL_OVER and _next_deal_or_end(s, c, rngs[i, 1]):
             if not points:
                 _win_rewards(s, c, rewards[i])
             done[i] = True
@@ -1209,7 +1238,7 @@ def game_step(buffer: np.ndarray, action: int, observation: np.ndarray, mask: np
     """
     s, c = buffer[:STATE_WIDTH], buffer[B_CONFIG:B_RNG]
     numbers = buffer[B_NUMBERS:]
-    if action < 0 or action >= 60 or not (s[LEGAL] >> action) & 1:
+    if action < 0 or action >= NUM_ACTIONS or not (s[LEGAL] >> action) & 1:
         return -1
     n = c[C_PLAYERS]
     for seat in range(n):
@@ -1225,7 +1254,7 @@ def game_step(buffer: np.ndarray, action: int, observation: np.ndarray, mask: np
         flags |= STEP_INFO
     if s[PHASE] >= DEAL_OVER:
         flags |= STEP_INFO
-        if _end_of_deal(s, c, buffer[B_RNG:B_NUMBERS]):
+        if _next_deal_or_end(s, c, buffer[B_RNG:B_NUMBERS]):
             flags |= STEP_OVER
             numbers[3 * P] = s[GAME_WINNERS] if s[GAME_WINNERS] >= 0 else s[RAMS_WINNERS]
     for seat in range(n):
@@ -1249,10 +1278,10 @@ def random_legal_actions(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) ->
     the benchmark's policy, compiled so that choosing costs less than stepping."""
     for i in range(masks.shape[0]):
         count = 0
-        for a in range(60):
+        for a in range(NUM_ACTIONS):
             count += masks[i, a]
         pick = mt_randbelow(rng, count)
-        for a in range(60):
+        for a in range(NUM_ACTIONS):
             if masks[i, a]:
                 if pick == 0:
                     out[i] = a

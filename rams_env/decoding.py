@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import MAX_PLAYERS, OBS_SIZE, SLICES
+from .rules import TurnedAt
 from .rules.config import PRESETS
 
 PHASES = ("bid", "answer", "knock", "buy", "play", "over")
 VARIANTS = tuple(PRESETS)
-_TURNED_AT = ("dealer", "table")
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def decode(observation_vector: np.ndarray) -> DecodedObservation:
         hand=_ones(vector, "hand"),
         trump=trump,
         turned_card=turned,
-        turned_at=_TURNED_AT[turned_at] if turned_at is not None else None,
+        turned_at=TurnedAt(turned_at).label if turned_at is not None else None,
         phase=PHASES[phase],
         to_act=_one(vector, "to_act"),
         dealer=dealer,

@@ -167,7 +167,7 @@ class ObservationEncoder:
         add(_TRUMP + game.trump)
         add(_TURNED + game.turned)
         if game.turned_public:
-            add(_TURNED_AT + (0 if game.turned_at == "dealer" else 1))
+            add(_TURNED_AT + game.turned_at)  # TurnedAt.DEALER or TABLE while public
         phase = game.phase
         if phase <= Phase.PLAY:
             add(_PHASE + phase)
@@ -394,7 +394,7 @@ class ObservationCache:
                     buf[_TAKE_PENDING] = 0.0
                     buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
                     if game.turned_public:
-                        buf[_TURNED_AT + (0 if game.turned_at == "dealer" else 1)] = 1.0
+                        buf[_TURNED_AT + game.turned_at] = 1.0
                     if o == seat:
                         buf[_HAND + game.turned] = 1.0
             else:

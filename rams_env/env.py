@@ -182,7 +182,7 @@ class RamsEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        numbers = backend.numbers()  # score changes, scores, tricks: each padded to P seats
+        numbers = backend.changes_scores_tricks()  # each padded to P seats
         self.infos = {a: {"score": numbers[P + i], "tricks": numbers[2 * P + i]} for i, a in enumerate(self.agents)}
         self._rewarded = False
         if backend.current < 0:  # russian: going out on jacks in the first deal
@@ -212,7 +212,7 @@ class RamsEnv(AECEnv):
                 rewards[a] = 0.0
             self._rewarded = False
         if flags & _SCORED_OR_INFO:
-            numbers = backend.numbers()  # score changes, scores, tricks: each padded to P seats
+            numbers = backend.changes_scores_tricks()  # each padded to P seats
             if flags & STEP_SCORED and self.reward_kind == "points":
                 for seat, a in enumerate(self.possible_agents):
                     rewards[a] = float(numbers[seat])

@@ -4,10 +4,25 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from enum import IntEnum
 
 from .rules import Game, Phase
 
-EPISODES = ("deal", "rams", "match")
+
+class EpisodeKind(IntEnum):
+    """What one episode is: one deal, one rams, or a match of ramsar (CONTRACT.md ``episode``)."""
+
+    DEAL = 0
+    RAMS = 1
+    MATCH = 2
+
+    @property
+    def label(self) -> str:
+        """The word the env takes for it: "deal", "rams" or "match"."""
+        return self.name.lower()
+
+
+EPISODES = tuple(kind.label for kind in EpisodeKind)
 REWARDS = ("points", "win")
 
 
@@ -21,13 +36,24 @@ def check_episode(episode: str, reward: str) -> None:
         raise ValueError('reward="win" needs episode="rams" or "match" (a single deal has no winner)')
 
 
-def end_of_deal(game: Game, episode: str) -> bool:
-    """After a deal ended (phase ``DEAL_OVER`` or ``GAME_OVER``): True if the episode ends, else
-    deal the next deal and return False (or True if that deal ends the game at once)."""
-    if game.phase == Phase.GAME_OVER or episode == "deal" or (episode == "rams" and game.rams_over):
+def episode_kind(episode: str) -> EpisodeKind:
+    """The :class:`EpisodeKind` of an env's ``episode`` word (``ValueError`` for another word)."""
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    return EpisodeKind(EPISODES.index(episode))
+
+
+def next_deal_or_end(game: Game, episode: str) -> bool:
+    """After a deal ended (phase ``DEAL_OVER`` or ``GAME_OVER``): True if the episode ends there;
+    else deal the next deal and return False (or True if that deal ends the game at once)."""
+    kind = episode_kind(episode)
+    if game.phase == Phase.GAME_OVER or kind == EpisodeKind.DEAL or (kind == EpisodeKind.RAMS and game.rams_over):
         return True
     game.next_deal()  # a new rams' fresh scores are no reward
     return game.phase == Phase.GAME_OVER  # russian: going out on jacks at the deal
+
+
+end_of_deal = next_deal_or_end  # the former name, which hid that it deals the next deal (serve.py still uses it)
 
 
 def win_rewards(game: Game) -> list[float]:

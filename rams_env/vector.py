@@ -31,7 +31,7 @@ import numpy as np
 
 from . import compiled
 from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
-from .episode import check_episode, end_of_deal, win_rewards
+from .episode import check_episode, next_deal_or_end, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from .rules.actions import NUM_ACTIONS
 from .rules.game import illegal_message
@@ -270,7 +270,7 @@ class ReferenceBatchedRamsEnv(_Batch):
                 out.rewards[i] = [b - a for b, a in zip(before_scores, scores, strict=True)]
             if game.phase >= Phase.DEAL_OVER:
                 cache.invalidate()
-                if end_of_deal(game, self.episode):
+                if next_deal_or_end(game, self.episode):
                     if not points:
                         out.rewards[i] += win_rewards(game)
                     out.done[i] = True

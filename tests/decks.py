@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rams_env.rules import Game, card_name, deck_cards, make_config
+from rams_env.rules import Game, TurnedAt, card_name, deck_cards, make_config
 
 
 def stack_deck(
@@ -49,7 +49,7 @@ def card_places(game: Game) -> list[int]:
     cards += [c for trick, _ in game.completed for _, c in trick]
     cards += game.out_public
     cards += [c for pile in game.out_hidden for c in pile]
-    if game.turned_at == "table":  # russian: the turned card lies on the table until taken
+    if game.turned_at == TurnedAt.TABLE:  # russian: the turned card lies on the table until taken
         cards.append(game.turned)
     return cards
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from rams_env.encoding import ObservationEncoder, action_mask
-from rams_env.rules import Game, Phase, make_config
+from rams_env.rules import Game, Phase, TurnedAt, make_config
 
 PLAYERS = {"mattmar": range(3, 8), "norrlandsknack": range(3, 8), "rams32": range(3, 7), "russian": range(3, 8)}
 CASES = [(v, n) for v, counts in PLAYERS.items() for n in counts]
@@ -55,7 +55,7 @@ def public_cards(game: Game) -> dict[int, tuple[str, int]]:
                 fixed[c] = ("hand", seat)
             elif c in game.out_hidden[seat]:
                 fixed[c] = ("out", seat)
-    if game.turned_public and game.turned_at == "dealer":
+    if game.turned_public and game.turned_at == TurnedAt.DEALER:
         assert game.turned in game.hands[game.dealer]
         fixed[game.turned] = ("hand", game.dealer)
     return fixed
@@ -135,7 +135,7 @@ def test_special_situations_are_covered(variant):
     for n in PLAYERS[variant]:
         for seed in range(12):
             for game in random_states(variant, n, 1000 + seed, keep=0.3):
-                if game.turned_public and game.turned_at == "dealer":
+                if game.turned_public and game.turned_at == TurnedAt.DEALER:
                     seen["turned card public in the dealer's hand"] += 1
                 if game.out_public:
                     seen["face-up cards out of play"] += 1

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rams_env.rules import Game, IllegalActionError, Phase, make_config
+from rams_env.rules import Game, IllegalActionError, Phase, TurnedAt, make_config
 from tests.decks import card_places, check_result
 from tests.oracle import PRESET_PLAYERS, Shadow, card_str, deck_of, rigged_deck
 
@@ -135,7 +135,7 @@ class Table:
         secret = {c for other, hand in enumerate(game.hands) if other != seat for c in hand}
         secret |= {c for other, pile in enumerate(game.out_hidden) if other != seat for c in pile}
         secret |= set(game.talon[game.talon_pos :])
-        if game.turned_at == "table":
+        if game.turned_at == TurnedAt.TABLE:
             assert view["turned_card"] == card_str(game.turned)
         secret = {card_str(c) for c in secret}
         public = {c for shown in view["shown"] for c in shown["cards"]}

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..decoding import DecodedObservation, decode
-from ..rules import RulesConfig, make_config
+from ..rules import RulesConfig, TurnedAt, make_config
 from ..rules.actions import Action
 from ..rules.cards import ACE, KING, ace_value, deck_cards
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector, seeded_rng
@@ -41,6 +41,7 @@ from .base import Observation, ObservationAgent, legal_from_mask, observation_ve
 PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)
 BID_BETTER, BID_SWING, NO_BID = int(Action.BID_BETTER), int(Action.BID_SWING), int(Action.NO_BID)
 ACCEPT, REJECT, DRAW = int(Action.ACCEPT), int(Action.REJECT), int(Action.DRAW)
+AT_DEALER, ON_TABLE = TurnedAt.DEALER.label, TurnedAt.TABLE.label  # the decoded observation's turned_at
 
 UNDECIDED_KNOCK = 1.0
 SIDE_TIMING = 0.85  # a side card must wait for its suit to be led (or for the lead)
@@ -240,9 +241,9 @@ class HeuristicAgent(ObservationAgent):
         trump = d.trump if trump is None else trump
         seen = set(d.hand) | d.cards_played | set(d.out_of_play)
         known: dict[int, frozenset[int]] = {}
-        if d.turned_at == "table":
+        if d.turned_at == ON_TABLE:
             seen.add(d.turned_card)
-        elif d.turned_at == "dealer" and d.dealer != 0:
+        elif d.turned_at == AT_DEALER and d.dealer != 0:
             seen.add(d.turned_card)
             known[d.dealer] = frozenset({d.turned_card})
         unseen = set(deck_cards(d.deck_size)) - seen
@@ -280,7 +281,7 @@ class HeuristicAgent(ObservationAgent):
         """Knock value of a hand after buying: E[tricks] + bonus * P(trick) - cost * P(no trick)."""
         sit = self._situation(d, trump, hand_size=5)
         dealer = d.dealer == 0
-        if not rules.swedish and dealer and d.turned_at == "table":
+        if not rules.swedish and dealer and d.turned_at == ON_TABLE:
             hand = [*hand, d.turned_card]  # the russian dealer takes the turned card (and discards one)
         chances = sorted((sit.card_chance(c, hand, planning=True), c) for c in hand)
         while len(chances) > 5:
@@ -338,7 +339,7 @@ class HeuristicAgent(ObservationAgent):
         """Expected knock value (0 when it would pass) of a new hand from the unseen cards."""
         sit = self._situation(d, hand_size=5)
         pool = sorted(sit.unseen)
-        keep = [d.turned_card] if d.dealer == 0 and d.turned_at == "dealer" else []
+        keep = [d.turned_card] if d.dealer == 0 and d.turned_at == AT_DEALER else []
         total = 0.0
         for _ in range(BETTER_SAMPLES):
             hand = self.rng.sample(pool, 5) + keep
@@ -349,7 +350,7 @@ class HeuristicAgent(ObservationAgent):
         """Expected knock value (0 when it would pass) under a trump of another suit."""
         sit = self._situation(d, hand_size=5)
         hand = list(d.hand)
-        if d.dealer == 0 and d.turned_at == "dealer":
+        if d.dealer == 0 and d.turned_at == AT_DEALER:
             hand.remove(d.turned_card)  # the dealer swaps his turned card for the new one
         weights = [0 if s == d.trump else sit.suit_count[s] for s in range(4)]
         if not sum(weights):

@@ -50,9 +50,9 @@ from typing import Any
 
 from ..backends import GameMirror
 from ..env import seed_int
-from ..rules import Game, Phase
+from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import Action
-from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
+from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards, jack_bonus
 from ..rules.config import RulesConfig
 from ..rules.tricks import russian_follow, russian_lead, swedish_follow, swedish_lead
 from .base import Observation, legal_from_mask
@@ -61,7 +61,6 @@ from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 PASS, KNOCK, NO_BID, REJECT, DRAW = (
     int(a) for a in (Action.PASS, Action.KNOCK, Action.NO_BID, Action.REJECT, Action.DRAW)
 )
-AT_DEALER = "dealer"
 KNOCK_WORLDS = 4  # the knock decision (two actions, the largest stakes) samples this many times more worlds
 # Places of hidden cards in a sampled deal: hands are 0..n-1; face-down piles n..2n-1 (thrown-in and
 # passed hands) and 2n..3n-1 (cards bought away); the talon.
@@ -197,7 +196,7 @@ class DealSampler:
         for cards, _ in game.completed:
             known.update(c for _, c in cards)
         known.update(c for _, c in game.trick)
-        if game.turned_at == "table":
+        if game.turned_at == TurnedAt.TABLE:
             known.add(game.turned)
         places = [loc for loc, size in self.capacity.items() if size]
         allowed = {c: set(places) for c in deck_cards(game.config.deck_size) if c not in known}
@@ -220,7 +219,7 @@ class DealSampler:
         game, seat, n = self.game, self.seat, self.game.n
         dealer = game.dealer
         if game.turned in allowed:
-            if game.turned_public and game.turned_at == AT_DEALER:
+            if game.turned_public and game.turned_at == TurnedAt.DEALER:
                 allowed[game.turned] &= {dealer}
             else:  # in the dealer's hand or among his face-down cards
                 allowed[game.turned] &= {dealer, n + dealer, 2 * n + dealer}
@@ -332,7 +331,7 @@ def _forget_private_marks(world: Game, seat: int) -> None:
     if not world.jacks_shown[seat]:
         dealt = hand if world.active[seat] is None else []
         world.jack_cards[seat] = counted_jacks(dealt)
-        world.jacks[seat] = {0: 0, 2: 5, 4: 10}[len(world.jack_cards[seat])]
+        world.jacks[seat] = jack_bonus(world.jack_cards[seat])
     world.dealt_ace[seat] = world.active[seat] is None and any(c % 13 == ACE for c in hand)
     if world.phase == Phase.PLAY:
         played = [c for cards, _ in world.completed for s, c in cards if s == seat]
@@ -409,7 +408,7 @@ def _stakes(game: Game, seat: int) -> tuple[float, float]:
     if cfg.swedish:
         score = game.scores[seat]
         return float(max(0, min(score + cfg.flight_fine, cfg.flight_cap) - score)), 0.0
-    aces = sum((10, 15, 20, 5)[c // 13] for c in game.hands[seat] if c % 13 == ACE)
+    aces = ace_value(game.hands[seat])
     return (float(cfg.flight_fine) if game.jacks[seat] else cfg.flight_fine + aces), float(aces)
 
 
@@ -422,9 +421,9 @@ def _situation(game: Game, seat: int) -> Situation:
         seen.update(c for _, c in cards)
     seen.update(c for _, c in game.trick)
     known: frozenset[int] = frozenset()
-    if game.turned_at == "table":
+    if game.turned_at == TurnedAt.TABLE:
         seen.add(turned)
-    elif game.turned_public and game.turned_at == AT_DEALER and dealer != seat:
+    elif game.turned_public and game.turned_at == TurnedAt.DEALER and dealer != seat:
         seen.add(turned)
         known = frozenset((turned,))
     opponents = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .actions import NUM_ACTIONS, Action, action_name
 from .cards import card_index, card_name, deck_cards
 from .config import PRESETS, RulesConfig, make_config
-from .game import Game, IllegalActionError, Phase
+from .game import Game, IllegalActionError, Phase, TurnedAt
 
 __all__ = [
     "NUM_ACTIONS",
@@ -18,6 +18,7 @@ __all__ = [
     "IllegalActionError",
     "Phase",
     "RulesConfig",
+    "TurnedAt",
     "action_name",
     "card_index",
     "card_name",

@@ -9,8 +9,13 @@ CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 JACK, QUEEN, KING, ACE = 9, 10, 11, 12
 SEVEN = 5  # rank index of the lowest card of the 32-card deck
 
-# Russian ace values by suit index (C, D, H, S): clubs 10, diamonds 15, hearts 20, spades 5.
-ACE_VALUES = (10, 15, 20, 5)
+# Russian write-offs (RULES.md 7.3), each named once: the engines, the search and the heuristic read these.
+ACE_VALUES = (10, 15, 20, 5)  # by suit index (C, D, H, S): clubs 10, diamonds 15, hearts 20, spades 5
+JACK_PAIR_BONUS = 5  # a dealt pair of black or of red jacks writes off this; all four jacks: two pairs
+ALL_JACKS_BONUS = 2 * JACK_PAIR_BONUS  # all four jacks
+ALL_JACKS_NO_TRICK = 5  # an active holder of all four jacks who takes no trick writes off this instead
+JACKS_OUT_AT = 5  # a player dealt jacks with this score or less goes out on them (wins the game)
+FIVE_OF_A_SUIT_BONUS = 5  # the holder of five cards of one suit writes off this plus his aces
 BLACK_JACKS = frozenset({CLUBS * 13 + JACK, SPADES * 13 + JACK})
 RED_JACKS = frozenset({DIAMONDS * 13 + JACK, HEARTS * 13 + JACK})
 
@@ -46,13 +51,14 @@ def ace_value(cards: list[int]) -> int:
     return sum(ACE_VALUES[c // 13] for c in cards if c % 13 == ACE)
 
 
-def counted_jacks(cards: list[int]) -> tuple[int, ...]:
+def counted_jacks(cards: list[int] | tuple[int, ...]) -> tuple[int, ...]:
     """The jacks of a dealt hand that score in russian: complete black and red pairs, sorted."""
     jacks = {c for c in cards if c % 13 == JACK}
     counted = (BLACK_JACKS if jacks >= BLACK_JACKS else set()) | (RED_JACKS if jacks >= RED_JACKS else set())
     return tuple(sorted(counted))
 
 
-def jack_bonus(cards: list[int]) -> int:
-    """Russian jacks write-off for a dealt hand: 10 for all four, 5 for a black or red pair, else 0."""
-    return {0: 0, 2: 5, 4: 10}[len(counted_jacks(cards))]
+def jack_bonus(cards: list[int] | tuple[int, ...]) -> int:
+    """Russian jacks write-off for a dealt hand (or its counted jacks): ``JACK_PAIR_BONUS`` per
+    complete black or red pair, so ``ALL_JACKS_BONUS`` for all four, else 0."""
+    return JACK_PAIR_BONUS * (len(counted_jacks(cards)) // 2)

@@ -57,14 +57,40 @@ from enum import IntEnum
 from typing import Any
 
 from .actions import Action, action_name
-from .cards import ACE, KING, NUM_CARDS, SUITS, ace_value, card_index, card_name, counted_jacks, deck_cards
+from .cards import (
+    ACE,
+    ALL_JACKS_BONUS,
+    ALL_JACKS_NO_TRICK,
+    FIVE_OF_A_SUIT_BONUS,
+    JACKS_OUT_AT,
+    KING,
+    NUM_CARDS,
+    SUITS,
+    ace_value,
+    card_index,
+    card_name,
+    counted_jacks,
+    deck_cards,
+    jack_bonus,
+)
 from .config import END_AT_ZERO, INT_LIMIT, UNANIMOUS, RulesConfig
 from .tricks import russian_follow, russian_lead, swedish_follow, swedish_lead, trick_winner
 
 PASS, KNOCK, BID_BETTER, BID_SWING, NO_BID, ACCEPT, REJECT, DRAW = (int(a) for a in Action)
 
-# Where the turned-up card is.
-AT_DEALER, ON_TABLE, GONE = "dealer", "table", "gone"
+
+class TurnedAt(IntEnum):
+    """Where the turned-up card is. ``DEALER`` and ``TABLE`` are the public places, in the order of
+    the observation's ``turned_at`` slice; ``GONE``: discarded face down, played or thrown in."""
+
+    DEALER = 0
+    TABLE = 1
+    GONE = 2
+
+    @property
+    def label(self) -> str:
+        """The word for it in ``view()["turned_card_at"]`` and in saved states: "dealer", "table", "gone"."""
+        return self.name.lower()
 
 
 class Phase(IntEnum):
@@ -278,16 +304,16 @@ class Game:
             hands[seat].extend(deck[pos : pos + 2])
             pos += 2
         self.jack_cards = [counted_jacks(h) if cfg.jacks else () for h in hands]
-        self.jacks = [{0: 0, 2: 5, 4: 10}[len(j)] for j in self.jack_cards]
+        self.jacks = [jack_bonus(j) for j in self.jack_cards]
         self.dealt_ace = [any(c % 13 == ACE for c in h) for h in hands]
         self.turned = turned
         self.trump = turned // 13
         self.turned_public = True
         if cfg.swedish:
             hands[dealer].append(turned)
-            self.turned_at = AT_DEALER
+            self.turned_at = TurnedAt.DEALER
         else:
-            self.turned_at = ON_TABLE
+            self.turned_at = TurnedAt.TABLE
         for h in hands:
             h.sort()
         self.hands = hands
@@ -494,7 +520,7 @@ class Game:
 
     def _exchange_hand(self, seat: int) -> None:
         hand = self.hands[seat]
-        keep = [self.turned] if seat == self.dealer and self.turned_at == AT_DEALER else []
+        keep = [self.turned] if seat == self.dealer and self.turned_at == TurnedAt.DEALER else []
         self.out_hidden[seat].extend(c for c in hand if c not in keep)
         pos = self.talon_pos
         new = self.talon[pos : pos + 5] + keep
@@ -527,7 +553,7 @@ class Game:
         self.current = self.forehand
         if self.config.jacks:
             for seat in self._order_from_forehand():
-                if self.jacks[seat] and self.scores[seat] <= 5:
+                if self.jacks[seat] and self.scores[seat] <= JACKS_OUT_AT:
                     self._show_jacks(seat)
                     self.deal_reason = "jacks_out"
                     self._end_game((seat,), "jacks_out")
@@ -541,8 +567,8 @@ class Game:
             self.active[seat] = False
             if self.jacks[seat]:
                 self._show_jacks(seat)
-            if seat == dealer and self.turned_at == AT_DEALER:
-                self.turned_at, self.turned_public = GONE, False
+            if seat == dealer and self.turned_at == TurnedAt.DEALER:
+                self.turned_at, self.turned_public = TurnedAt.GONE, False
             self.out_hidden[seat].extend(self.hands[seat])
             self.hands[seat] = []
         nxt = (seat + 1) % self.n
@@ -583,17 +609,17 @@ class Game:
             hand.remove(action)
             self.out_hidden[seat].append(action)
             self.discards[seat] += 1
-            if seat == self.dealer and self.turned_at == AT_DEALER:
+            if seat == self.dealer and self.turned_at == TurnedAt.DEALER:
                 self.turned_public = False  # he discards face down: nobody else knows where it is
                 if action == self.turned:
-                    self.turned_at = GONE
+                    self.turned_at = TurnedAt.GONE
             if action in self.jack_cards[seat]:
                 self._show_jacks(seat)
             if self.take_pending:
                 self.take_pending = False
                 hand.append(self.turned)
                 hand.sort()
-                self.turned_at = AT_DEALER
+                self.turned_at = TurnedAt.DEALER
                 self._start_play()
                 return
             self.pending_discards += 1
@@ -646,8 +672,8 @@ class Game:
         seat = self.current
         self.hands[seat].remove(card)
         self.trick.append((seat, card))
-        if card == self.turned and self.turned_at == AT_DEALER:
-            self.turned_at, self.turned_public = GONE, False
+        if card == self.turned and self.turned_at == TurnedAt.DEALER:
+            self.turned_at, self.turned_public = TurnedAt.GONE, False
         if len(self.trick) < len(self.play_order):
             self.current = self._next_in_play[seat]
             return
@@ -713,7 +739,7 @@ class Game:
             elif self.tricks_won[seat]:
                 self.scores[seat] -= self.tricks_won[seat] + self.aces_held[seat] + bonus
             elif bonus:
-                self.scores[seat] -= 5 if bonus == 10 else 0
+                self.scores[seat] -= ALL_JACKS_NO_TRICK if bonus == ALL_JACKS_BONUS else 0
             else:
                 self.scores[seat] += fine + self.aces_held[seat]
                 self.flights[seat] += 1
@@ -723,7 +749,7 @@ class Game:
         fine = self.config.flight_fine
         for seat in self.play_order:
             if seat == holder:
-                self.scores[seat] -= 5 + self.aces_held[seat]
+                self.scores[seat] -= FIVE_OF_A_SUIT_BONUS + self.aces_held[seat]
             else:
                 self.scores[seat] += fine + self.aces_held[seat]
         if any(s <= 0 for s in self.scores):
@@ -803,7 +829,7 @@ class Game:
             "hand": [card_name(c) for c in self.hands[seat]],
             "trump": SUITS[self.trump],
             "turned_card": card_name(self.turned) if self.turned_public else None,
-            "turned_card_at": self.turned_at if self.turned_public else None,
+            "turned_card_at": self.turned_at.label if self.turned_public else None,
             "trick": [[s, card_name(c)] for s, c in self.trick],
             "tricks": list(self.tricks_won),
             "scores": list(self.scores),
@@ -869,6 +895,7 @@ class Game:
         d = self.__dict__
         state: dict[str, Any] = {name: d[name] for name in _SCALARS + _LISTS + _NESTED + _LOGS}
         state["phase"] = int(self.phase)
+        state["turned_at"] = self.turned_at.label
         state["rng"] = list(self.rng.getstate())
         state["config"] = self.config.to_dict()
         return json.loads(json.dumps(state))
@@ -897,6 +924,7 @@ class Game:
         for name in _LOGS:
             d[name] = [_tuplify(x) for x in state[name]]
         game.phase = Phase(state["phase"])
+        game.turned_at = TurnedAt[state["turned_at"].upper()]
         order = game.play_order
         game._next_in_play = {s: order[(i + 1) % len(order)] for i, s in enumerate(order)}
         return game
