@@ -19,7 +19,7 @@ from importlib.metadata import entry_points
 from typing import Any, TextIO
 
 from .encoding import ObservationEncoder
-from .episode import EPISODES, end_of_deal
+from .episode import EPISODES, next_deal_or_end
 from .evaluation import (
     AGENT_SPEC_HELP,
     SCORES,
@@ -31,6 +31,7 @@ from .evaluation import (
     evaluate,
     league,
 )
+from .keyvalue import parse_pair
 from .render import render_table
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 
@@ -85,23 +86,15 @@ def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 def _config(args: argparse.Namespace) -> RulesConfig:
     options: dict[str, Any] = {}
     for item in args.option:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise CommandError(f"--option needs KEY=VALUE, got {item!r}")
-        options[key] = _option_value(value)
+        try:
+            key, value = parse_pair(item)
+        except ValueError:
+            raise CommandError(f"--option needs KEY=VALUE, got {item!r}") from None
+        options[key] = value
     try:
         return make_config(args.variant, args.num_players, **options)
     except ValueError as err:
         raise CommandError(str(err)) from None
-
-
-def _option_value(text: str) -> Any:
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text
 
 
 def _agent(spec: str, config: RulesConfig) -> Any:
@@ -425,7 +418,7 @@ def _play_loop(
             print(line, file=out)
             for news in _after(game, tricks_before, scores_before, viewer):
                 print(news, file=out)
-        if end_of_deal(game, episode):
+        if next_deal_or_end(game, episode):
             break
         print("\n--- next deal ---", file=out)
     print("\n" + render_table(game, viewer), file=out)
@@ -585,7 +578,7 @@ def _replay(path: str, seat: int | None, out: TextIO) -> int:
     scores_before = list(game.scores)
     for k, entry in enumerate(record["actions"], 1):
         if game.phase >= Phase.DEAL_OVER:
-            if end_of_deal(game, record["episode"]):
+            if next_deal_or_end(game, record["episode"]):
                 raise CommandError(f"{path}: the {record['episode']} is over after action {k - 1}, the log goes on")
             scores_before = list(game.scores)
             print("\n--- next deal ---", file=out)

@@ -34,7 +34,8 @@ import numpy as np
 from tqdm import tqdm
 
 from .encoding import ObservationEncoder, action_mask
-from .episode import EPISODES, end_of_deal
+from .episode import EPISODES, next_deal_or_end
+from .keyvalue import parse_pair
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
 
 SCORES = ("start", "random")  # scores of the first deal of each deck: the start score, or drawn
@@ -202,22 +203,14 @@ def _spec_options(spec: str, text: str, positional: str | None) -> dict[str, Any
         text = f"{positional}={text}"
     options: dict[str, Any] = {}
     for item in text.split(","):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
-            raise ValueError(f"agent {spec!r}: options must be key=value pairs separated by commas, got {item!r}")
-        options[key.strip()] = _parse_value(value.strip())
-    return options
-
-
-def _parse_value(text: str) -> Any:
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    for kind in (int, float):
         try:
-            return kind(text)
+            key, value = parse_pair(item)
         except ValueError:
-            pass
-    return text
+            raise ValueError(
+                f"agent {spec!r}: options must be key=value pairs separated by commas, got {item!r}"
+            ) from None
+        options[key] = value
+    return options
 
 
 # ----------------------------------------------------------------------------- playing
@@ -300,7 +293,7 @@ def play_episode(
                 raise IllegalActionError(f"agent {who!r} in seat {seat}: {err}") from None
             knocks[seat] += knocked
         points = [p + b - s for p, b, s in zip(points, before, game.scores, strict=True)]
-        if end_of_deal(game, episode):
+        if next_deal_or_end(game, episode):
             break
     wins = None
     if episode != "deal":
