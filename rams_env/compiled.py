@@ -19,7 +19,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .encoding import FIELDS, MAX_PLAYERS, RACE_FLAGS, SLICES
+from .encoding import FIELD, FIELDS, MAX_PLAYERS, RACE_FLAGS, SLICES, config_scale, fixed_clip, fixed_scale
 from .episode import EpisodeKind, episode_kind
 from .rules import Phase, RulesConfig, TurnedAt, cards
 from .rules.actions import NUM_ACTIONS, Action
@@ -64,8 +64,19 @@ P = MAX_PLAYERS
     C_VARIANT,
     C_EPISODE,
     C_WIN,
+    C_SCORES_SCALE,
+    C_TOTALS_SCALE,
+    C_TALON_SCALE,
+    C_RAMS_SCALE,
     C_SIZE,
-) = range(23)
+) = range(27)
+# The observation scales that follow the rule options, as FIELDS names them: config columns.
+_CONFIG_SCALES = (
+    (C_SCORES_SCALE, "scores", 0),
+    (C_TOTALS_SCALE, "totals", 0),
+    (C_TALON_SCALE, "talon", 0),
+    (C_RAMS_SCALE, "progress", 0),
+)
 
 
 def config_array(config: RulesConfig, episode: str, reward: str) -> np.ndarray:
@@ -93,6 +104,11 @@ def config_array(config: RulesConfig, episode: str, reward: str) -> np.ndarray:
     cfg[C_VARIANT] = tuple(PRESETS).index(config.variant)
     cfg[C_EPISODE] = episode_kind(episode)
     cfg[C_WIN] = reward == "win"
+    for column, name, entry in _CONFIG_SCALES:
+        scale = config_scale(FIELD[name].scale_at(entry), config)
+        if scale != int(scale):
+            raise ValueError(f"observation field {name!r}: the compiled encoder takes whole scales, got {scale}")
+        cfg[column] = int(scale)
     return cfg
 
 
@@ -171,6 +187,20 @@ O_TALON, O_OWN_JACKS, O_OWN_ACES, O_PROGRESS, O_TOTALS = (
 )
 O_START, O_SCORE_LEFT, O_FLIGHT_COST = (_O[k] for k in ("start_score", "score_left", "flight_cost"))
 OBS_SIZE = sum(size for _, size, _ in FIELDS)
+# The observation scales and clips that are the same under every rule option (FIELDS).
+DISCARDED_SCALE, DRAWN_SCALE, PENDING_SCALE, TRICKS_SCALE, TRICKS_DONE_SCALE = (
+    fixed_scale(k) for k in ("discarded", "drawn", "pending_discards", "tricks", "tricks_done")
+)
+FLIGHTS_SCALE, JACKS_SCALE, ACES_SCALE, START_SCALE, FLIGHT_COST_SCALE = (
+    fixed_scale(k) for k in ("flights", "own_jacks", "own_aces", "start_score", "flight_cost")
+)
+DEAL_SCALE = fixed_scale("progress", 1)
+SCORES_CLIP, FLIGHTS_CLIP, TOTALS_CLIP, DEAL_CLIP = (
+    fixed_clip("scores"),
+    fixed_clip("flights"),
+    fixed_clip("totals"),
+    fixed_clip("progress", 1),
+)
 
 # No function here allocates, so the runtime's reference counting is switched off (measured: a
 # step costs 440 ns instead of 565 ns); cache=True keeps the compiled code between processes.
@@ -964,8 +994,8 @@ def _put_cards(out: np.ndarray, at: int, cards: int) -> None:
 
 
 @jit
-def _clip(x: float) -> float:
-    return -2.0 if x < -2.0 else 2.0 if x > 2.0 else x
+def _clip(x: float, bound: float) -> float:
+    return -bound if x < -bound else bound if x > bound else x
 
 
 @jit
@@ -1019,19 +1049,19 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
             out[O_AT_ONE + r] = 1.0
         if s[PASSED_PREV + other]:
             out[O_PASSED_LAST + r] = 1.0
-        out[O_DISCARDED + r] = s[DISCARDS + other] / 6.0
-        out[O_DRAWN + r] = s[DRAWS + other] / 5.0
-        out[O_TRICKS + r] = s[TRICKS_WON + other] / 5.0
-        out[O_SCORES + r] = _clip(s[SCORES + other] / float(c[C_START]))
-        out[O_FLIGHTS + r] = min(2.0, s[RAMS_FLIGHTS + other] / 5.0)
-        out[O_TOTALS + r] = _clip(s[TOTALS + other] / float(c[C_START] * c[C_RAMSAR]))
+        out[O_DISCARDED + r] = s[DISCARDS + other] / DISCARDED_SCALE
+        out[O_DRAWN + r] = s[DRAWS + other] / DRAWN_SCALE
+        out[O_TRICKS + r] = s[TRICKS_WON + other] / TRICKS_SCALE
+        out[O_SCORES + r] = _clip(s[SCORES + other] / float(c[C_SCORES_SCALE]), SCORES_CLIP)
+        out[O_FLIGHTS + r] = _clip(s[RAMS_FLIGHTS + other] / FLIGHTS_SCALE, FLIGHTS_CLIP)
+        out[O_TOTALS + r] = _clip(s[TOTALS + other] / float(c[C_TOTALS_SCALE]), TOTALS_CLIP)
         score = s[SCORES + other]
         for k in range(RACE_FLAGS):
             if score <= k + 1:
                 out[O_SCORE_LEFT + RACE_FLAGS * r + k] = 1.0
         cost = min(c[C_FLIGHT_FINE], c[C_FLIGHT_CAP] - score) if c[C_SWEDISH] else c[C_FLIGHT_FINE]
-        out[O_FLIGHT_COST + r] = max(0, cost) / 5.0
-    out[O_START] = c[C_START] / 200.0
+        out[O_FLIGHT_COST + r] = max(0, cost) / FLIGHT_COST_SCALE
+    out[O_START] = c[C_START] / START_SCALE
     if s[TAKE_PENDING]:
         out[O_TAKE_PENDING] = 1.0
     for k in range(s[TRICK_LEN]):
@@ -1044,14 +1074,14 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
         out[O_MUST_KNOCK] = 1.0
     if s[QUEEN_DUE] == seat:
         out[O_QUEEN_DUE] = 1.0
-    out[O_PENDING] = s[PENDING_DISCARDS] / 6.0
-    out[O_TRICKS_DONE] = s[COMPLETED] / 5.0
-    out[O_TALON] = _talon_size(s, c) / c[C_DECK_SIZE]
-    out[O_OWN_JACKS] = s[JACKS + seat] / 10.0
+    out[O_PENDING] = s[PENDING_DISCARDS] / PENDING_SCALE
+    out[O_TRICKS_DONE] = s[COMPLETED] / TRICKS_DONE_SCALE
+    out[O_TALON] = _talon_size(s, c) / float(c[C_TALON_SCALE])
+    out[O_OWN_JACKS] = s[JACKS + seat] / JACKS_SCALE
     if c[C_SPECIALS]:
-        out[O_OWN_ACES] = _ace_value(s[HAND + seat]) / 50.0
-    out[O_PROGRESS] = s[RAMS_NUMBER] / c[C_RAMSAR]
-    out[O_PROGRESS + 1] = min(1.0, s[DEAL_IN_RAMS] / 20.0)
+        out[O_OWN_ACES] = _ace_value(s[HAND + seat]) / ACES_SCALE
+    out[O_PROGRESS] = s[RAMS_NUMBER] / float(c[C_RAMS_SCALE])
+    out[O_PROGRESS + 1] = _clip(s[DEAL_IN_RAMS] / DEAL_SCALE, DEAL_CLIP)
 
 
 def legal_actions(s: np.ndarray) -> list[int]:

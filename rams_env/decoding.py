@@ -11,11 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encoding import MAX_PLAYERS, OBS_SIZE, SLICES
-from .rules import TurnedAt
+from .encoding import FIELD, MAX_PLAYERS, OBS_SIZE, SLICES, config_scale
+from .rules import Phase, TurnedAt
+from .rules.cards import NUM_CARDS
 from .rules.config import PRESETS
+from .rules.game import PHASE_NAMES
 
-PHASES = ("bid", "answer", "knock", "buy", "play", "over")
+PHASES = PHASE_NAMES[: Phase.DEAL_OVER + 1]  # the phase slots: "over" ends a deal and the game alike
 VARIANTS = tuple(PRESETS)
 
 
@@ -104,7 +106,9 @@ def _one(vector: np.ndarray, name: str) -> int | None:
     return ones[0] if ones else None
 
 
-def _counts(vector: np.ndarray, name: str, scale: float, n: int) -> tuple[int, ...]:
+def _counts(vector: np.ndarray, name: str, n: int, deck_size: int = NUM_CARDS) -> tuple[int, ...]:
+    """The first ``n`` numbers of a field, times its scale (``FIELDS``), as ints."""
+    scale = config_scale(FIELD[name].scale_at(), {"deck_size": deck_size})
     return tuple(round(float(x) * scale) for x in vector[SLICES[name]][:n])
 
 
@@ -134,10 +138,10 @@ def decode(observation_vector: np.ndarray) -> DecodedObservation:
     dealer = _one(vector, "dealer")
     if n < 3 or None in (variant_index, trump, turned, phase, dealer):
         raise ValueError("not an encoded rams_env observation: seats, variant, trump, turned card or phase missing")
-    deck_size = 32 if vector[SLICES["deck32"]][0] > 0.5 else 52
+    deck_size = 32 if vector[SLICES["deck32"]][0] > 0.5 else NUM_CARDS
     turned_at = _one(vector, "turned_at")
-    trick_cards = vector[SLICES["trick"]].reshape(MAX_PLAYERS, 52)
-    played_cards = vector[SLICES["played"]].reshape(MAX_PLAYERS, 52)
+    trick_cards = vector[SLICES["trick"]].reshape(MAX_PLAYERS, NUM_CARDS)
+    played_cards = vector[SLICES["played"]].reshape(MAX_PLAYERS, NUM_CARDS)
     leader = _one(vector, "trick_leader")
     by_seat = {r: int(c) for r, c in zip(*np.nonzero(trick_cards > 0.5), strict=True)}
     trick = tuple((r, by_seat[r]) for r in sorted(by_seat, key=lambda r: (r - (leader or 0)) % n))
@@ -157,9 +161,9 @@ def decode(observation_vector: np.ndarray) -> DecodedObservation:
         swing=_bid(vector, "swing_bid", "swing_answers"),
         knocked=_flags(vector, "knocked", n),
         passed=_flags(vector, "passed", n),
-        discarded=_counts(vector, "discarded", 6, n),
-        drawn=_counts(vector, "drawn", 5, n),
-        pending_discards=_counts(vector, "pending_discards", 6, 1)[0],
+        discarded=_counts(vector, "discarded", n),
+        drawn=_counts(vector, "drawn", n),
+        pending_discards=_counts(vector, "pending_discards", 1)[0],
         take_pending=bool(vector[SLICES["take_pending"]][0] > 0.5),
         trick=trick,
         trick_leader=leader,
@@ -167,23 +171,23 @@ def decode(observation_vector: np.ndarray) -> DecodedObservation:
         out_of_play=_ones(vector, "out_of_play"),
         shown=_ones(vector, "shown"),
         shown_by=_flags(vector, "shown_by", n),
-        tricks=_counts(vector, "tricks", 5, n),
-        tricks_done=_counts(vector, "tricks_done", 5, 1)[0],
+        tricks=_counts(vector, "tricks", n),
+        tricks_done=_counts(vector, "tricks_done", 1)[0],
         scores=tuple(float(x) for x in vector[SLICES["scores"]][:n]),
         at_one=_flags(vector, "at_one", n),
-        flights=_counts(vector, "flights", 5, n),
+        flights=_counts(vector, "flights", n),
         passed_last_deal=_flags(vector, "passed_last_deal", n),
         must_knock=bool(vector[SLICES["must_knock"]][0] > 0.5),
         queen_due=bool(vector[SLICES["queen_due"]][0] > 0.5),
-        talon=_counts(vector, "talon", deck_size, 1)[0],
-        own_jacks=_counts(vector, "own_jacks", 10, 1)[0],
-        own_aces=_counts(vector, "own_aces", 50, 1)[0],
+        talon=_counts(vector, "talon", 1, deck_size)[0],
+        own_jacks=_counts(vector, "own_jacks", 1)[0],
+        own_aces=_counts(vector, "own_aces", 1)[0],
         rams_progress=float(progress[0]),
-        deal_in_rams=round(float(progress[1]) * 20),
+        deal_in_rams=round(float(progress[1]) * config_scale(FIELD["progress"].scale_at(1), {})),
         totals=tuple(float(x) for x in vector[SLICES["totals"]][:n]),
-        start_score=_counts(vector, "start_score", 200, 1)[0],
+        start_score=_counts(vector, "start_score", 1)[0],
         near_zero=tuple(_near_zero(flags) for flags in vector[SLICES["score_left"]].reshape(MAX_PLAYERS, -1)[:n]),
-        flight_cost=_counts(vector, "flight_cost", 5, n),
+        flight_cost=_counts(vector, "flight_cost", n),
     )
 
 

@@ -11,11 +11,14 @@ Layout (``ObservationEncoder.slices`` gives the same table in code; P = 7):
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
 import numpy as np
 
 from .rules import Game, Phase, RulesConfig
 from .rules.actions import NUM_ACTIONS, Action
-from .rules.cards import ace_value
+from .rules.cards import ACE, NUM_CARDS, ace_value
 from .rules.config import PRESETS
 
 MAX_PLAYERS = 7
@@ -23,51 +26,122 @@ ENCODER_VERSION = 2  # 2: start_score, score_left, flight_cost (what winning a r
 P = MAX_PLAYERS
 RACE_FLAGS = 5  # score_left: one flag per score from 1 to this (the end of the race is near)
 
-# (name, size, meaning). The single source of the layout: offsets and length derive from it.
-FIELDS: tuple[tuple[str, int, str], ...] = (
-    ("hand", 52, "own hand, by card index"),
-    ("trump", 4, "trump suit (C D H S)"),
-    ("turned_card", 52, "the card turned up for trump this deal (its identity stays public)"),
-    ("turned_at", 2, "while its place is public: in the dealer's hand / on the table"),
-    ("phase", 6, "bid, answer, knock, buy, play, over"),
-    ("to_act", P, "relative seat to act"),
-    ("dealer", P, "relative seat of the dealer"),
-    ("seats", P, "relative seats present at the table"),
-    ("variant", len(PRESETS), "preset: mattmar, norrlandsknack, rams32, russian"),
-    ("deck32", 1, "1 when the deck has 32 cards"),
-    ("better_bid", 3, "better cards: bid made, answers pending, exchange happened"),
-    ("swing_bid", 3, "swing: bid made, answers pending, trump changed"),
-    ("better_answers", 2 * P, "better cards: accepted by relative seat, then rejected"),
-    ("swing_answers", 2 * P, "swing: accepted by relative seat, then rejected"),
-    ("knocked", P, "relative seats that knocked (a credited dealer counts)"),
-    ("passed", P, "relative seats that passed"),
-    ("discarded", P, "cards discarded by relative seat / 6"),
-    ("drawn", P, "cards drawn by relative seat / 5"),
-    ("pending_discards", 1, "discards of the player buying now, not yet replaced / 6"),
-    ("take_pending", 1, "russian dealer must discard once more, then takes the turned card"),
-    ("trick", P * 52, "current trick: card played by each relative seat"),
-    ("trick_leader", P, "relative seat that led the current trick"),
-    ("played", P * 52, "cards of completed tricks, by the relative seat that played them"),
-    ("out_of_play", 52, "cards known out of play: face-up ones and own face-down ones"),
-    ("shown", 52, "cards shown (russian jacks, five of a suit, four aces)"),
-    ("shown_by", P, "relative seats that showed cards"),
-    ("tricks", P, "tricks taken this deal by relative seat / 5"),
-    ("tricks_done", 1, "completed tricks this deal / 5"),
-    ("scores", P, "score / start score, clipped to [-2, 2]"),
-    ("at_one", P, "live score exactly 1 (forced trump lead for the others)"),
-    ("flights", P, "flights this rams / 5, clipped to 2"),
-    ("passed_last_deal", P, "passed in the previous deal of this rams"),
-    ("must_knock", 1, "the observer may not pass this deal"),
-    ("queen_due", 1, "russian: observer won the last trick with trump K/A"),
-    ("talon", 1, "cards left in the talon / deck size"),
-    ("own_jacks", 1, "russian jacks write-off of the observer's dealt hand / 10"),
-    ("own_aces", 1, "russian value of the aces in the observer's hand / 50"),
-    ("progress", 2, "rams number / ramsar per match, deal of the rams / 20 (clipped)"),
-    ("totals", P, "match totals / (start score x ramsar), clipped to [-2, 2]"),
-    ("start_score", 1, "the start score / 200 (Swedish 1-10 by option, russian 100, 150, 200)"),
-    ("score_left", RACE_FLAGS * P, f"by relative seat, {RACE_FLAGS} flags: score at most 1, 2, ..., {RACE_FLAGS}"),
-    ("flight_cost", P, "what taking no trick after knocking would add to each seat's score now / 5"),
+Scale = float | str  # a number, or config attributes multiplied: "start_score*ramsar_per_match"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named slice of the layout; it unpacks as ``(name, size, meaning)``.
+
+    A field of numbers says how they are written: value / ``scale``, then clipped to
+    [-``clip``, ``clip``]. A scale is a number or the name of a rule option (see
+    :func:`config_scale`); ``progress`` gives one scale and clip per entry. Every encoder (this
+    module and :mod:`rams_env.compiled`) and the decoder read them here.
+    """
+
+    name: str
+    size: int
+    meaning: str
+    scale: Scale | tuple[Scale, ...] | None = None
+    clip: float | tuple[float | None, ...] | None = None
+
+    def __iter__(self) -> Iterator[str | int]:
+        return iter((self.name, self.size, self.meaning))
+
+    def scale_at(self, entry: int = 0) -> Scale:
+        """The scale of entry ``entry`` (the same for every entry unless ``scale`` is a tuple)."""
+        scale = self.scale[entry] if isinstance(self.scale, tuple) else self.scale
+        if scale is None:
+            raise ValueError(f"observation field {self.name!r} holds no scaled numbers")
+        return scale
+
+    def clip_at(self, entry: int = 0) -> float | None:
+        """The clip bound of entry ``entry`` (None: not clipped)."""
+        return self.clip[entry] if isinstance(self.clip, tuple) else self.clip
+
+
+# The single source of the layout: offsets and length derive from it, scales are read from it.
+FIELDS: tuple[Field, ...] = (
+    Field("hand", NUM_CARDS, "own hand, by card index"),
+    Field("trump", 4, "trump suit (C D H S)"),
+    Field("turned_card", NUM_CARDS, "the card turned up for trump this deal (its identity stays public)"),
+    Field("turned_at", 2, "while its place is public: in the dealer's hand / on the table"),
+    Field("phase", Phase.DEAL_OVER + 1, "bid, answer, knock, buy, play, over"),
+    Field("to_act", P, "relative seat to act"),
+    Field("dealer", P, "relative seat of the dealer"),
+    Field("seats", P, "relative seats present at the table"),
+    Field("variant", len(PRESETS), "preset: mattmar, norrlandsknack, rams32, russian"),
+    Field("deck32", 1, "1 when the deck has 32 cards"),
+    Field("better_bid", 3, "better cards: bid made, answers pending, exchange happened"),
+    Field("swing_bid", 3, "swing: bid made, answers pending, trump changed"),
+    Field("better_answers", 2 * P, "better cards: accepted by relative seat, then rejected"),
+    Field("swing_answers", 2 * P, "swing: accepted by relative seat, then rejected"),
+    Field("knocked", P, "relative seats that knocked (a credited dealer counts)"),
+    Field("passed", P, "relative seats that passed"),
+    Field("discarded", P, "cards discarded by relative seat / 6", 6.0),
+    Field("drawn", P, "cards drawn by relative seat / 5", 5.0),
+    Field("pending_discards", 1, "discards of the player buying now, not yet replaced / 6", 6.0),
+    Field("take_pending", 1, "russian dealer must discard once more, then takes the turned card"),
+    Field("trick", P * NUM_CARDS, "current trick: card played by each relative seat"),
+    Field("trick_leader", P, "relative seat that led the current trick"),
+    Field("played", P * NUM_CARDS, "cards of completed tricks, by the relative seat that played them"),
+    Field("out_of_play", NUM_CARDS, "cards known out of play: face-up ones and own face-down ones"),
+    Field("shown", NUM_CARDS, "cards shown (russian jacks, five of a suit, four aces)"),
+    Field("shown_by", P, "relative seats that showed cards"),
+    Field("tricks", P, "tricks taken this deal by relative seat / 5", 5.0),
+    Field("tricks_done", 1, "completed tricks this deal / 5", 5.0),
+    Field("scores", P, "score / start score, clipped to [-2, 2]", "start_score", 2.0),
+    Field("at_one", P, "live score exactly 1 (forced trump lead for the others)"),
+    Field("flights", P, "flights this rams / 5, clipped to 2", 5.0, 2.0),
+    Field("passed_last_deal", P, "passed in the previous deal of this rams"),
+    Field("must_knock", 1, "the observer may not pass this deal"),
+    Field("queen_due", 1, "russian: observer won the last trick with trump K/A"),
+    Field("talon", 1, "cards left in the talon / deck size", "deck_size"),
+    Field("own_jacks", 1, "russian jacks write-off of the observer's dealt hand / 10", 10.0),
+    Field("own_aces", 1, "russian value of the aces in the observer's hand / 50", 50.0),
+    Field(
+        "progress",
+        2,
+        "rams number / ramsar per match, deal of the rams / 20 (clipped)",
+        ("ramsar_per_match", 20.0),
+        (None, 1.0),
+    ),
+    Field(
+        "totals", P, "match totals / (start score x ramsar), clipped to [-2, 2]", "start_score*ramsar_per_match", 2.0
+    ),
+    Field("start_score", 1, "the start score / 200 (Swedish 1-10 by option, russian 100, 150, 200)", 200.0),
+    Field("score_left", RACE_FLAGS * P, f"by relative seat, {RACE_FLAGS} flags: score at most 1, 2, ..., {RACE_FLAGS}"),
+    Field("flight_cost", P, "what taking no trick after knocking would add to each seat's score now / 5", 5.0),
 )
+FIELD = {f.name: f for f in FIELDS}
+
+
+def config_scale(scale: Scale, config: RulesConfig | Mapping[str, int]) -> float:
+    """A field's scale for ``config``: a number as it is, a name the product of those rule options
+    (``config`` may be a mapping of them, as the decoder knows only some)."""
+    if not isinstance(scale, str):
+        return scale
+    value = 1
+    for name in scale.split("*"):
+        value *= config[name] if isinstance(config, Mapping) else getattr(config, name)
+    return float(value)
+
+
+def fixed_scale(name: str, entry: int = 0) -> float:
+    """The scale of a field that is the same under every config (``ValueError`` otherwise)."""
+    scale = FIELD[name].scale_at(entry)
+    if isinstance(scale, str):
+        raise ValueError(f"observation field {name!r} is scaled by the rule options {scale!r}, not by a number")
+    return scale
+
+
+def fixed_clip(name: str, entry: int = 0) -> float:
+    """The clip bound of a field that is clipped (``ValueError`` otherwise)."""
+    bound = FIELD[name].clip_at(entry)
+    if bound is None:
+        raise ValueError(f"observation field {name!r} is not clipped")
+    return bound
+
 
 _VARIANTS = tuple(PRESETS)
 _BID_BETTER, _BID_SWING = int(Action.BID_BETTER), int(Action.BID_SWING)
@@ -109,6 +183,21 @@ _OWN_ACES, _TRICKS_DONE, _TRICKS, _SCORES = (_O[k] for k in ("own_aces", "tricks
 _DISCARDED, _DRAWN, _PENDING, _TALON = (_O[k] for k in ("discarded", "drawn", "pending_discards", "talon"))
 _START, _SCORE_LEFT, _FLIGHT_COST = (_O[k] for k in ("start_score", "score_left", "flight_cost"))
 _KNOCK_ACTION, _DRAW_ACTION = int(Action.KNOCK), int(Action.DRAW)
+_OVER = int(Phase.DEAL_OVER)  # the phase slot of "over", for the end of a deal and of the game
+# The scales and clips of FIELDS that do not depend on the rule options.
+_DISCARDED_SCALE, _DRAWN_SCALE, _PENDING_SCALE, _TRICKS_SCALE, _TRICKS_DONE_SCALE = (
+    fixed_scale(k) for k in ("discarded", "drawn", "pending_discards", "tricks", "tricks_done")
+)
+_FLIGHTS_SCALE, _JACKS_SCALE, _ACES_SCALE, _START_SCALE, _FLIGHT_COST_SCALE = (
+    fixed_scale(k) for k in ("flights", "own_jacks", "own_aces", "start_score", "flight_cost")
+)
+_DEAL_SCALE = fixed_scale("progress", 1)
+_SCORES_CLIP, _FLIGHTS_CLIP, _TOTALS_CLIP, _DEAL_CLIP = (
+    fixed_clip("scores"),
+    fixed_clip("flights"),
+    fixed_clip("totals"),
+    fixed_clip("progress", 1),
+)
 _MASK_MEMO_SIZE = 1 << 14  # distinct legal sets remembered by ObservationCache.mask
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal set -> its mask (never handed out: copied)
 
@@ -143,8 +232,10 @@ class ObservationEncoder:
         self._static_ones = [_SEATS + r for r in range(n)] + [_VARIANT + _VARIANTS.index(config.variant)]
         if config.deck_size == 32:
             self._static_ones.append(_DECK32)
-        self._start_score = float(config.start_score)
-        self._total_scale = float(config.start_score * config.ramsar_per_match)
+        self._score_scale = config_scale(FIELD["scores"].scale_at(), config)
+        self._total_scale = config_scale(FIELD["totals"].scale_at(), config)
+        self._talon_scale = config_scale(FIELD["talon"].scale_at(), config)
+        self._rams_scale = config_scale(FIELD["progress"].scale_at(0), config)
         per_seat = ("discarded", "drawn", "tricks", "scores", "flights", "totals")
         scalars = ("pending_discards", "tricks_done", "talon", "own_jacks", "own_aces")
         index = [SLICES[name].start + r for name in per_seat for r in range(n)]
@@ -173,7 +264,7 @@ class ObservationEncoder:
             add(_PHASE + phase)
             add(_TO_ACT + rel[game.current])
         else:
-            add(_PHASE + 5)
+            add(_PHASE + _OVER)
         add(_DEALER + rel[game.dealer])
         ones.extend(self._static_ones)
         for bid, answers, happened in game.bid_log:
@@ -188,11 +279,11 @@ class ObservationEncoder:
         trick = game.trick
         if trick:
             for s, c in trick:
-                add(_TRICK + 52 * rel[s] + c)
+                add(_TRICK + NUM_CARDS * rel[s] + c)
             add(_TRICK_LEADER + rel[trick[0][0]])
         for cards, _ in game.completed:
             for s, c in cards:
-                add(_PLAYED + 52 * rel[s] + c)
+                add(_PLAYED + NUM_CARDS * rel[s] + c)
         for c in game.out_public:
             add(_OUT + c)
         for c in game.out_hidden[seat]:
@@ -218,21 +309,21 @@ class ObservationEncoder:
 
         # Per-seat numbers, in relative seat order, written with one fancy assignment.
         order = self._order[seat]
-        start, total = self._start_score, self._total_scale
-        values = [game.discards[s] / 6.0 for s in order]
-        values += [game.draws[s] / 5.0 for s in order]
-        values += [game.tricks_won[s] / 5.0 for s in order]
-        values += [_clip(scores[s] / start) for s in order]
-        values += [min(2.0, game.rams_flights[s] / 5.0) for s in order]
-        values += [_clip(game.totals[s] / total) for s in order]
+        start, total = self._score_scale, self._total_scale
+        values = [game.discards[s] / _DISCARDED_SCALE for s in order]
+        values += [game.draws[s] / _DRAWN_SCALE for s in order]
+        values += [game.tricks_won[s] / _TRICKS_SCALE for s in order]
+        values += [_clip(scores[s] / start, _SCORES_CLIP) for s in order]
+        values += [_clip(game.rams_flights[s] / _FLIGHTS_SCALE, _FLIGHTS_CLIP) for s in order]
+        values += [_clip(game.totals[s] / total, _TOTALS_CLIP) for s in order]
         values += [
-            game.pending_discards / 6.0,
-            len(game.completed) / 5.0,
-            game.talon_size / cfg.deck_size,
-            game.jacks[seat] / 10.0,
-            ace_value(game.hands[seat]) / 50.0 if cfg.russian_specials else 0.0,
-            game.rams_number / cfg.ramsar_per_match,
-            min(1.0, game.deal_in_rams / 20.0),
+            game.pending_discards / _PENDING_SCALE,
+            len(game.completed) / _TRICKS_DONE_SCALE,
+            game.talon_size / self._talon_scale,
+            game.jacks[seat] / _JACKS_SCALE,
+            ace_value(game.hands[seat]) / _ACES_SCALE if cfg.russian_specials else 0.0,
+            game.rams_number / self._rams_scale,
+            _clip(game.deal_in_rams / _DEAL_SCALE, _DEAL_CLIP),
         ]
         obs[self._value_index] = values
         self.write_race(obs, scores, order)
@@ -241,18 +332,18 @@ class ObservationEncoder:
     def write_race(self, obs: np.ndarray, scores: list[int], order: list[int]) -> None:
         """The fields of the race to 0: start score, scores near 0, what a flight would cost each seat."""
         cfg = self.config
-        obs[_START] = cfg.start_score / 200.0
+        obs[_START] = cfg.start_score / _START_SCALE
         for r, s in enumerate(order):
             score = scores[s]
             at = _SCORE_LEFT + RACE_FLAGS * r
             for k in range(RACE_FLAGS):
                 obs[at + k] = 1.0 if score <= k + 1 else 0.0
             cost = min(cfg.flight_fine, cfg.flight_cap - score) if cfg.swedish else cfg.flight_fine
-            obs[_FLIGHT_COST + r] = max(0, cost) / 5.0
+            obs[_FLIGHT_COST + r] = max(0, cost) / _FLIGHT_COST_SCALE
 
 
-def _clip(x: float) -> float:
-    return -2.0 if x < -2.0 else 2.0 if x > 2.0 else x
+def _clip(x: float, bound: float) -> float:
+    return -bound if x < -bound else bound if x > bound else x
 
 
 def _encode_bid(ones: list[int], bid: int, answers, rel: list[int], done: bool, happened: bool) -> None:
@@ -294,7 +385,6 @@ class ObservationCache:
         self.current = [False] * n
         self._rel = encoder._rel
         self._aces = encoder.config.russian_specials
-        self._talon_scale = float(encoder.config.deck_size)
 
     def invalidate(self) -> None:
         """Mark every buffer stale."""
@@ -366,7 +456,7 @@ class ObservationCache:
             if o == seat:
                 buf[_MUST_KNOCK] = 0.0
                 if not knocked:  # the hand is thrown in, face down
-                    buf[_HAND : _HAND + 52] = 0.0
+                    buf[_HAND : _HAND + NUM_CARDS] = 0.0
                     buf[[_OUT + c for c in game.out_hidden[seat]]] = 1.0
                     buf[_OWN_ACES] = 0.0
             elif o == now and next_must_knock:
@@ -376,7 +466,7 @@ class ObservationCache:
         now = game.current
         lost_turned = turned_was_public and not game.turned_public
         discarded = action != _DRAW_ACTION
-        pending = game.pending_discards / 6.0
+        pending = game.pending_discards / _PENDING_SCALE
         for o, fresh in enumerate(self.current):
             if not fresh:
                 continue
@@ -385,7 +475,7 @@ class ObservationCache:
             if lost_turned:
                 buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
             if discarded:
-                buf[_DISCARDED + rel[seat]] = game.discards[seat] / 6.0
+                buf[_DISCARDED + rel[seat]] = game.discards[seat] / _DISCARDED_SCALE
                 if o == seat:
                     buf[_HAND + action] = 0.0
                     buf[_OUT + action] = 1.0
@@ -399,13 +489,13 @@ class ObservationCache:
                         buf[_HAND + game.turned] = 1.0
             else:
                 self._move_turn(buf, rel, seat, now)
-                buf[_DRAWN + rel[seat]] = game.draws[seat] / 5.0
-                buf[_TALON] = game.talon_size / self._talon_scale
+                buf[_DRAWN + rel[seat]] = game.draws[seat] / _DRAWN_SCALE
+                buf[_TALON] = game.talon_size / self.encoder._talon_scale
                 buf[_TAKE_PENDING] = 1.0 if game.take_pending else 0.0
                 if o == seat:
                     buf[[_HAND + c for c in game.hands[seat]]] = 1.0
             if o == seat and self._aces:
-                buf[_OWN_ACES] = ace_value(game.hands[seat]) / 50.0
+                buf[_OWN_ACES] = ace_value(game.hands[seat]) / _ACES_SCALE
 
     def _after_play(self, game: Game, seat: int, card: int, tricks_before: int, turned_was_public: bool) -> None:
         completed = len(game.completed) != tricks_before
@@ -421,25 +511,25 @@ class ObservationCache:
                 buf[_TURNED_AT] = 0.0
             if o == seat:
                 buf[_HAND + card] = 0.0
-                if self._aces and card % 13 == 12:
-                    buf[_OWN_ACES] = ace_value(game.hands[seat]) / 50.0
+                if self._aces and card % 13 == ACE:
+                    buf[_OWN_ACES] = ace_value(game.hands[seat]) / _ACES_SCALE
             if not completed:
-                buf[_TRICK + 52 * rel[seat] + card] = 1.0
+                buf[_TRICK + NUM_CARDS * rel[seat] + card] = 1.0
                 if len(game.trick) == 1:
                     buf[_TRICK_LEADER + rel[seat]] = 1.0
                 continue
             cards, _ = game.completed[-1]
             for s, c in cards:
-                at = 52 * rel[s] + c
+                at = NUM_CARDS * rel[s] + c
                 buf[_TRICK + at] = 0.0
                 buf[_PLAYED + at] = 1.0
             buf[_TRICK_LEADER : _TRICK_LEADER + P] = 0.0
-            buf[_TRICKS_DONE] = len(game.completed) / 5.0
-            scores, start = game.scores, self.encoder._start_score
+            buf[_TRICKS_DONE] = len(game.completed) / _TRICKS_DONE_SCALE
+            scores, start = game.scores, self.encoder._score_scale
             buf[_AT_ONE : _AT_ONE + P] = 0.0
             for s in range(game.n):
-                buf[_TRICKS + rel[s]] = game.tricks_won[s] / 5.0
-                buf[_SCORES + rel[s]] = _clip(scores[s] / start)
+                buf[_TRICKS + rel[s]] = game.tricks_won[s] / _TRICKS_SCALE
+                buf[_SCORES + rel[s]] = _clip(scores[s] / start, _SCORES_CLIP)
                 if scores[s] == 1:
                     buf[_AT_ONE + rel[s]] = 1.0
             self.encoder.write_race(buf, scores, self.encoder._order[o])
