@@ -64,3 +64,20 @@ def test_random_legal_actions_are_legal_and_cover_the_legal_set():
     counts = np.bincount(out, minlength=60)
     assert set(np.flatnonzero(counts)) == {3, 17, 59}
     assert all(800 < counts[a] < 1200 for a in (3, 17, 59))
+
+
+def test_rule_constants_and_observation_scales_come_from_the_rules_and_fields():
+    from rams_env.encoding import FIELD, config_scale
+    from rams_env.episode import EpisodeKind
+    from rams_env.rules import Action, Phase, TurnedAt
+
+    assert (compiled.BID, compiled.KNOCK_PHASE, compiled.GAME_OVER) == (Phase.BID, Phase.KNOCK, Phase.GAME_OVER)
+    assert (compiled.A_PASS, compiled.A_DRAW) == (Action.PASS, Action.DRAW)
+    assert tuple(TurnedAt) == (compiled.AT_DEALER, compiled.ON_TABLE, compiled.GONE)
+    assert (compiled.EPISODE_DEAL, compiled.EPISODE_RAMS) == (EpisodeKind.DEAL, EpisodeKind.RAMS)
+    config = make_config("mattmar", 5, start_score=7)
+    cfg = compiled.config_array(config, "match", "win")
+    assert cfg[compiled.C_EPISODE] == EpisodeKind.MATCH
+    for column, name in ((compiled.C_SCORES_SCALE, "scores"), (compiled.C_TOTALS_SCALE, "totals")):
+        assert cfg[column] == config_scale(FIELD[name].scale_at(), config)
+    assert cfg[compiled.C_TOTALS_SCALE] == 7 * config.ramsar_per_match

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from rams_env.rules import Action, Game, IllegalActionError, Phase, action_name, card_index, make_config
+from rams_env.rules import Action, Game, IllegalActionError, Phase, TurnedAt, action_name, card_index, make_config
 from tests.decks import stack_deck
 
 SWEDISH = ("mattmar", "norrlandsknack", "rams32")
@@ -1721,3 +1721,11 @@ def _check_random_rams(variant, n, seed, max_deals=40):
 def test_random_play_legal_actions_match_rules(variant, n):
     for seed in range(6):
         _check_random_rams(variant, n, seed)
+
+
+@pytest.mark.parametrize(("variant", "place"), [("mattmar", TurnedAt.DEALER), ("russian", TurnedAt.TABLE)])
+def test_the_turned_cards_place_is_a_word_in_views_and_saved_states(variant, place):
+    g = Game(make_config(variant, 4), seed=3)
+    assert g.turned_at is place and g.view(0)["turned_card_at"] == place.label == place.name.lower()
+    assert json.loads(g.to_json())["turned_at"] == place.label
+    assert Game.from_json(g.to_json()).turned_at is place
