@@ -46,15 +46,15 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..backends import GameMirror
 from ..env import seed_int
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import Action
-from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards, jack_bonus
+from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, deck_cards
 from ..rules.config import RulesConfig
-from ..rules.tricks import russian_follow, russian_lead, swedish_follow, swedish_lead
+from ..rules.game import legal_plays
 from .base import Observation, legal_from_mask
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 
@@ -180,6 +180,18 @@ def _choose(results: list[list[float]], prior: int, confidence: float) -> int:
 
 
 # ---------------------------------------------------------------------------- sampling
+class HiddenCards(NamedTuple):
+    """A placement of the cards hidden from a seat, as :meth:`~rams_env.rules.Game.with_hidden_cards` takes it.
+
+    Per other seat: ``hands`` (sorted) and ``piles`` (face-down: thrown in, then bought away);
+    ``talon``: the undrawn talon, top card first.
+    """
+
+    hands: dict[int, list[int]]
+    piles: dict[int, list[int]]
+    talon: list[int]
+
+
 class DealSampler:
     """Re-deals the cards hidden from ``seat`` consistently with what it knows (module docstring)."""
 
@@ -271,16 +283,30 @@ class DealSampler:
                 for x in hidden:
                     if x in bad:
                         continue
-                    if c not in _legal_play(cfg, [c, x], prefix, trump, p, scores, queen_due == p):
+                    if c not in legal_plays(cfg, [c, x], prefix, trump, p, scores, queen_due == p):
                         bad.add(x)
         return out
 
     def sample(self, rng: random.Random) -> Game:
-        """A clone of the game with the hidden cards dealt again at random, consistently."""
+        """A copy of the game with the hidden cards dealt again at random, consistently (the engine's
+        :meth:`~rams_env.rules.Game.with_hidden_cards` derives the rest)."""
+        hands, piles, talon = self.deal(rng)
+        return self.game.with_hidden_cards(self.seat, hands, piles, talon)
+
+    def deal(self, rng: random.Random) -> HiddenCards:
+        """The hidden cards dealt again at random, consistently with what the seat knows."""
         for attempt in range(100):
             placed = self._place(rng, weighted=attempt < 50)
             if placed is not None:
-                return self._world(placed, rng)
+                n = self.game.n
+                others = [j for j in range(n) if j != self.seat]
+                talon = placed[TALON]
+                rng.shuffle(talon)
+                return HiddenCards(
+                    {j: sorted(placed[j]) for j in others},
+                    {j: placed[n + j] + placed[2 * n + j] for j in others},
+                    talon,
+                )
         raise RuntimeError("could not deal the hidden cards consistently with what the player knows")
 
     def _place(self, rng: random.Random, weighted: bool) -> dict[int, list[int]] | None:
@@ -303,41 +329,6 @@ class DealSampler:
             room[loc] -= 1
         return placed
 
-    def _world(self, placed: dict[int, list[int]], rng: random.Random) -> Game:
-        game, n = self.game, self.game.n
-        world = game.clone()
-        for j in range(n):
-            if j != self.seat:
-                world.hands[j] = sorted(placed[j])
-                world.out_hidden[j] = placed[n + j] + placed[2 * n + j]
-                _forget_private_marks(world, j)
-        talon = placed[TALON]
-        rng.shuffle(talon)
-        world.talon, world.talon_pos = talon, 0
-        world._legal = None
-        return world
-
-
-def _forget_private_marks(world: Game, seat: int) -> None:
-    """Replace what the engine derived from ``seat``'s real cards by what follows from his sampled ones.
-
-    Russian only: a player who has not knocked yet still holds his dealt hand, so its jacks and
-    dealt ace follow the sample; for the others they are unknown (and only touch their own score)
-    unless shown. Aces held at the start of play are those in hand plus those played since.
-    """
-    if not world.config.jacks:
-        return
-    hand = world.hands[seat]
-    if not world.jacks_shown[seat]:
-        dealt = hand if world.active[seat] is None else []
-        world.jack_cards[seat] = counted_jacks(dealt)
-        world.jacks[seat] = jack_bonus(world.jack_cards[seat])
-    world.dealt_ace[seat] = world.active[seat] is None and any(c % 13 == ACE for c in hand)
-    if world.phase == Phase.PLAY:
-        played = [c for cards, _ in world.completed for s, c in cards if s == seat]
-        played += [c for s, c in world.trick if s == seat]
-        world.aces_held[seat] = ace_value(hand + played)
-
 
 def _discard_weight(card: int, trump: int, ace_factor: float) -> float:
     """Relative odds that a buyer threw ``card`` away: trumps and high cards are kept."""
@@ -350,24 +341,6 @@ def _discard_weight(card: int, trump: int, ace_factor: float) -> float:
 def _pass_weight(card: int, trump: int) -> float:
     """Relative odds of ``card`` in a hand that was passed: passed hands hold fewer trumps and aces."""
     return 0.5 if card // 13 == trump or card % 13 == ACE else 1.0
-
-
-def _legal_play(
-    cfg: RulesConfig,
-    hand: list[int],
-    trick: list[tuple[int, int]],
-    trump: int,
-    seat: int,
-    scores: list[int],
-    queen_due: bool,
-) -> list[int]:
-    """The cards of ``hand`` that ``seat`` may play to ``trick`` (the engine's legality functions)."""
-    if cfg.honour_leads:
-        return russian_follow(hand, trick, trump) if trick else russian_lead(hand, trump, queen_due)
-    if trick:
-        return swedish_follow(hand, trick, trump, cfg.overtake_duty, cfg.trump_ace_lead)
-    forced = cfg.forced_trump_lead and any(scores[o] == 1 for o in range(len(scores)) if o != seat)
-    return swedish_lead(hand, trump, forced, cfg.trump_ace_lead)
 
 
 # ---------------------------------------------------------------------------- rollouts

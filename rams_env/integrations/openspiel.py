@@ -78,7 +78,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 from ..agents.base import Observation, legal_from_mask
-from ..agents.search import DealSampler, rollout_action
+from ..agents.search import DealSampler, HiddenCards, rollout_action
 from ..encoding import FIELDS, OBS_SIZE, SLICES, ObservationEncoder
 from ..env import seed_int
 from ..episode import EPISODES, REWARDS, check_episode, shared_win
@@ -692,7 +692,7 @@ def resample(core: _Core, player: int, rng: random.Random, tries: int = 300) -> 
     sampler, plan = core.cache[player]
     want = core.info[player]
     for _ in range(tries):
-        built = _rebuild(core, plan, sampler.sample(rng), player, rng, sampler.allowed)
+        built = _rebuild(core, plan, sampler.deal(rng), player, rng, sampler.allowed)
         if built is None:
             continue
         other = _replay(core.root, *built)
@@ -702,27 +702,28 @@ def resample(core: _Core, player: int, rng: random.Random, tries: int = 300) -> 
 
 
 def _rebuild(
-    core: _Core, plan: _Plan, world: Game, player: int, rng: random.Random, allowed: dict[int, list[int]]
+    core: _Core, plan: _Plan, placed: HiddenCards, player: int, rng: random.Random, allowed: dict[int, list[int]]
 ) -> tuple[list[int], list[tuple[int, int, int]]] | None:
-    """A deck and a log of this deal that lead to ``world``'s placement of the hidden cards, or None.
+    """A deck and a log of this deal that lead to the sampler's placement ``placed`` of the hidden cards, or None.
 
     ``allowed``: the sampler's places for each hidden card (hands ``j``, face-down piles ``n + j``,
     cards bought away ``2n + j``).
     """
     deck = list(core.deck)
     log = list(core.log)
+    active = core.game.active  # type: ignore[union-attr]
     for j in range(plan.n):
         if j == player:
             continue
-        hand = list(world.hands[j])
-        pile = world.out_hidden[j]
+        hand = list(placed.hands[j])
+        pile = placed.piles[j]
         thrown, bought = pile[: plan.thrown[j]], pile[plan.thrown[j] :]
         public = plan.public_cards
         before, after = plan.discards[j]
         if len(before) + len(after) != len(bought):
             return None
         count = len(plan.draw[j])
-        if plan.exchange[j] and world.active[j] is not False and any(c in public for c in thrown):
+        if plan.exchange[j] and active[j] is not False and any(c in public for c in thrown):
             # The dealer keeps the turned card when he changes cards: it is not among those he threw in.
             thrown, n = list(thrown), plan.n
             for i, c in enumerate(thrown):
@@ -750,7 +751,7 @@ def _rebuild(
         drawn_set = set(drawn)
         hidden = [c for c in held + thrown + bought if c not in public and c not in drawn_set]
         exchanged = bool(plan.exchange[j])
-        if exchanged and world.active[j] is False:
+        if exchanged and active[j] is False:
             rest = [c for c in thrown if c not in public]
             rng.shuffle(rest)
             packets, exchange_in = rest[:5], rest[5:]
@@ -769,7 +770,7 @@ def _rebuild(
         for i, c in zip(before + after, first + extra, strict=True):
             s, _, phase = log[i]
             log[i] = (s, c, phase)
-    talon = world.talon[world.talon_pos :]
+    talon = placed.talon
     if len(talon) != len(plan.hidden_talon):
         return None
     for pos, c in zip(plan.hidden_talon, talon, strict=True):

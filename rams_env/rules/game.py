@@ -53,6 +53,7 @@ from __future__ import annotations
 import json
 import operator
 import random
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import Any
 
@@ -196,6 +197,33 @@ def illegal_message(action: Any, player: int, phase: int, legal: list[int]) -> s
         f"illegal action {action_name(action)} ({action}) by player {player} in phase "
         f"{name}; legal: {', '.join(action_name(a) for a in legal)}"
     )
+
+
+def forced_trump_lead(config: RulesConfig, scores: list[int], seat: int) -> bool:
+    """Swedish forced trump lead: with these live ``scores``, some player other than ``seat`` stands at 1."""
+    return config.forced_trump_lead and any(scores[o] == 1 for o in range(len(scores)) if o != seat)
+
+
+def legal_plays(
+    config: RulesConfig,
+    hand: list[int],
+    trick: list[tuple[int, int]],
+    trump: int,
+    seat: int,
+    scores: list[int],
+    queen_due: bool,
+) -> list[int]:
+    """The cards of ``hand`` that ``seat`` may play to ``trick`` (RULES.md sections 5 and 6.2).
+
+    ``scores``: the live scores (Swedish forced trump lead), ``queen_due``: ``seat`` must lead the
+    trump queen when he holds it (russian). The engine's legality in the play phase, and the search's
+    test of which cards a past play rules out.
+    """
+    if config.honour_leads:
+        return russian_follow(hand, trick, trump) if trick else russian_lead(hand, trump, queen_due)
+    if trick:
+        return swedish_follow(hand, trick, trump, config.overtake_duty, config.trump_ace_lead)
+    return swedish_lead(hand, trump, forced_trump_lead(config, scores, seat), config.trump_ace_lead)
 
 
 class Game:
@@ -385,10 +413,7 @@ class Game:
 
     def live_forced_trump(self, seat: int) -> bool:
         """Swedish forced trump lead: some other player stands at exactly 1 point now."""
-        if not self.config.forced_trump_lead:
-            return False
-        scores = self.scores
-        return any(scores[o] == 1 for o in range(self.n) if o != seat)
+        return forced_trump_lead(self.config, self.scores, seat)
 
     def must_knock(self, seat: int) -> bool:
         """True if ``seat`` may not pass in the knock round of this deal."""
@@ -438,14 +463,8 @@ class Game:
         return []
 
     def _legal_play(self, seat: int) -> list[int]:
-        cfg, hand, trick = self.config, self.hands[seat], self.trick
-        if cfg.honour_leads:
-            if trick:
-                return russian_follow(hand, trick, self.trump)
-            return russian_lead(hand, self.trump, self.queen_due == seat)
-        if trick:
-            return swedish_follow(hand, trick, self.trump, cfg.overtake_duty, cfg.trump_ace_lead)
-        return swedish_lead(hand, self.trump, self.live_forced_trump(seat), cfg.trump_ace_lead)
+        due = self.queen_due == seat
+        return legal_plays(self.config, self.hands[seat], self.trick, self.trump, seat, self.scores, due)
 
     # ----------------------------------------------------------------- applying
     def apply(self, action: int) -> None:
@@ -889,6 +908,75 @@ class Game:
         if "_next_in_play" in d:
             od["_next_in_play"] = d["_next_in_play"]
         return other
+
+    def with_hidden_cards(
+        self,
+        seat: int,
+        hands: Sequence[Sequence[int]] | Mapping[int, Sequence[int]],
+        piles: Sequence[Sequence[int]] | Mapping[int, Sequence[int]],
+        talon: Sequence[int],
+    ) -> Game:
+        """A copy in which the cards hidden from ``seat`` lie where given: a determinization.
+
+        ``hands[j]`` and ``piles[j]`` (read for every other seat ``j``, a list of n or a dict):
+        ``j``'s hand and his face-down cards, cards thrown in (exchanged, passed) before the cards he
+        discarded while buying; ``talon``: the undrawn talon, top card first (the copy's talon holds
+        only these). Every place keeps its size and the hidden cards stay the same set; the caller
+        keeps them where ``seat`` knows them to be (the public turned card in the dealer's hand,
+        shown cards with their player: checked) and out of hands that a past play rules them out of
+        (not checked). ``seat``'s cards and everything public are copied as they are.
+
+        What the engine derived from the real cards is derived again from the given ones: the
+        legal actions, where the turned card is once it is not public (the dealer's hand or gone),
+        the jacks (russian) and dealt ace of a player who has neither knocked nor changed cards yet
+        (his hand is his dealt hand; later they count as none unless shown), and the aces held in the
+        play (russian: hand and cards played). The copy's random generator continues as this
+        game's; reseed ``rng`` before :meth:`next_deal` if later deals must not follow this game's.
+        """
+        n = self.n
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        others = [j for j in range(n) if j != seat]
+        new_hands = {j: sorted(hands[j]) for j in others}
+        new_piles = {j: list(piles[j]) for j in others}
+        new_talon = list(talon)
+        before = self.talon[self.talon_pos :]
+        after = list(new_talon)
+        for j in others:
+            if len(new_hands[j]) != len(self.hands[j]) or len(new_piles[j]) != len(self.out_hidden[j]):
+                raise ValueError(f"seat {j}'s hand or face-down pile changed size")
+            before += self.hands[j] + self.out_hidden[j]
+            after += new_hands[j] + new_piles[j]
+        if len(new_talon) != self.talon_size or sorted(before) != sorted(after):
+            raise ValueError("the hidden cards must be the same cards, placed in places of the same sizes")
+        dealer, turned = self.dealer, self.turned
+        public_in_hand = self.turned_public and self.turned_at == TurnedAt.DEALER
+        if seat != dealer and public_in_hand and turned not in new_hands[dealer]:
+            raise ValueError("the turned card is known to be in the dealer's hand")
+        for s, _, cards in self.shown:
+            if s != seat and any(c in before and c not in new_hands[s] and c not in new_piles[s] for c in cards):
+                raise ValueError(f"cards shown by seat {s} must stay with him")
+        world = self.clone()
+        world._legal = None
+        world.talon, world.talon_pos = new_talon, 0
+        cfg = self.config
+        for j in others:
+            hand = world.hands[j] = new_hands[j]
+            world.out_hidden[j] = new_piles[j]
+            dealt = None  # his dealt hand, while his cards tell it: he has not knocked and changed none
+            if world.active[j] is None and not new_piles[j]:
+                dealt = [c for c in hand if c != turned] if j == dealer else hand  # Swedish: he holds the turned card
+            world.dealt_ace[j] = dealt is not None and any(c % 13 == ACE for c in dealt)
+            if cfg.jacks and not world.jacks_shown[j]:
+                world.jack_cards[j] = counted_jacks(dealt) if dealt is not None else ()
+                world.jacks[j] = jack_bonus(world.jack_cards[j])
+            if (cfg.jacks or cfg.russian_specials) and world.phase == Phase.PLAY:
+                played = [c for cards, _ in world.completed for s, c in cards if s == j]
+                played += [c for s, c in world.trick if s == j]
+                world.aces_held[j] = ace_value(hand + played)
+        if not world.turned_public and world.turned_at != TurnedAt.TABLE:
+            world.turned_at = TurnedAt.DEALER if turned in world.hands[dealer] else TurnedAt.GONE
+        return world
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-native data (see :meth:`from_dict`)."""
