@@ -1,0 +1,227 @@
+"""Determinization in the engine: ``Game.with_hidden_cards`` and the search's sampled worlds.
+
+In the style of OpenSpiel's ResampleInfostateTest: for random states of every preset, 3 to 6 players
+and every live phase, a world resampled for a seat gives that seat exactly the same observation, and
+play goes on legally from it to the end of the deal (and through the next deal). Besides: the true
+placement gives the game back (but for what the seat cannot know); a world sampled at the start of
+a deal is the game the engine deals from those cards, and one built from the placement of OpenSpiel's
+resampling (a replayed history) is the replayed game: so no derived field is left stale; misplaced
+cards are refused.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from rams_env.agents import observe
+from rams_env.agents.search import DealSampler
+from rams_env.rules import Action, Game, Phase, TurnedAt, card_index, deck_cards, make_config
+from rams_env.rules.game import legal_plays
+
+PLAYERS = (3, 4, 5, 6)
+CASES = [(v, n) for v in ("mattmar", "norrlandsknack", "rams32", "russian") for n in PLAYERS]
+LIVE = (Phase.BID, Phase.ANSWER, Phase.KNOCK, Phase.BUY, Phase.PLAY)
+
+
+def random_states(variant: str, n: int, seed: int, keep: float) -> list[Game]:
+    """Clones of live states met in random legal play over up to three deals (``keep``: the share of
+    buying and play states kept; half the bidding and knock states are)."""
+    game = Game(make_config(variant, n), seed=seed)
+    rng = random.Random(seed)
+    states = []
+    while game.phase != Phase.GAME_OVER and game.deal_number < 3:
+        if game.phase == Phase.DEAL_OVER:
+            game.next_deal()
+            continue
+        if rng.random() < (keep if game.phase >= Phase.BUY else 0.5):
+            states.append(game.clone())
+        game.apply(rng.choice(game.legal_actions()))
+    return states
+
+
+def all_cards(game: Game) -> list[int]:
+    """Every card of the deck where the game holds it (hands, piles, table, talon), sorted."""
+    cards = [c for h in game.hands for c in h] + [c for p in game.out_hidden for c in p] + list(game.out_public)
+    cards += [c for trick, _ in game.completed for _, c in trick] + [c for _, c in game.trick]
+    cards += game.talon[game.talon_pos :]
+    if game.turned_at == TurnedAt.TABLE:
+        cards.append(game.turned)
+    return sorted(cards)
+
+
+def play_on(game: Game, rng: random.Random, deals: int) -> None:
+    """Random legal play (the engine's legal actions) to the end of ``deals`` deals or of the game."""
+    deck = sorted(deck_cards(game.config.deck_size))
+    for _ in range(deals):
+        while game.phase < Phase.DEAL_OVER:
+            legal = game.legal_actions()
+            assert legal, (game.phase, game.current)
+            game.apply(rng.choice(legal))
+            assert all_cards(game) == deck
+        if game.phase == Phase.GAME_OVER:
+            return
+        game.next_deal()
+
+
+def true_placement(game: Game) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """Where the hidden cards really are, as ``with_hidden_cards`` takes them."""
+    return game.hands, game.out_hidden, game.talon[game.talon_pos :]
+
+
+# ----------------------------------------------------------------------------- resampled worlds
+@pytest.mark.parametrize(("variant", "n"), CASES)
+def test_a_resampled_state_looks_the_same_to_the_seat_and_plays_on(variant: str, n: int) -> None:
+    rng = random.Random(f"{variant}{n}")
+    deck = sorted(deck_cards(make_config(variant, n).deck_size))
+    phases: set[Phase] = set()
+    checked = moved = 0
+    for seed in range(3):
+        for game in random_states(variant, n, seed, keep=0.2):
+            assert all_cards(game) == deck
+            phases.add(game.phase)
+            for seat in range(n):
+                world = DealSampler(game, seat).sample(rng)
+                mine, seen = observe(game, seat), observe(world, seat)
+                assert np.array_equal(seen["observation"], mine["observation"])
+                assert np.array_equal(seen["action_mask"], mine["action_mask"])
+                assert world.view(seat) == game.view(seat)
+                if seat == game.current:
+                    assert world.legal_actions() == game.legal_actions()
+                assert all_cards(world) == deck
+                moved += any(world.hands[j] != game.hands[j] for j in range(n) if j != seat)
+                play_on(world, rng, deals=2 if checked % 4 == 0 else 1)
+                checked += 1
+    expected = set(LIVE) if make_config(variant, n).bids else set(LIVE) - {Phase.BID, Phase.ANSWER}
+    assert phases == expected
+    assert checked >= 30 and moved > checked // 3, (checked, moved)
+
+
+def expected_world(game: Game, seat: int) -> dict:
+    """``game.to_dict()`` as ``with_hidden_cards`` gives it back for ``seat`` from ``game``'s own placement:
+    the talon without its drawn cards, and the dealt jacks and ace of a player who has knocked, passed
+    or changed cards unknown (none, unless shown)."""
+    state = game.to_dict()
+    state.pop("rng")
+    state["talon"], state["talon_pos"] = game.talon[game.talon_pos :], 0
+    for j in range(game.n):
+        if j != seat and (game.active[j] is not None or game.out_hidden[j]):
+            state["dealt_ace"][j] = False
+            if not game.jacks_shown[j]:
+                state["jack_cards"][j], state["jacks"][j] = [], 0
+    return state
+
+
+@pytest.mark.parametrize(("variant", "n"), CASES)
+def test_the_true_placement_gives_the_game_back_but_for_what_the_seat_cannot_know(variant: str, n: int) -> None:
+    rng = random.Random(n)
+    for seed in range(2):
+        for game in random_states(variant, n, seed, keep=0.2):
+            seat = rng.randrange(n)
+            world = game.with_hidden_cards(seat, game.hands, game.out_hidden, game.talon[game.talon_pos :])
+            state = world.to_dict()
+            state.pop("rng")
+            assert state == expected_world(game, seat)
+            assert world.legal_actions() == game.legal_actions()
+            assert world.hands is not game.hands and world.hands[seat] is not game.hands[seat]
+
+
+@pytest.mark.parametrize("variant", ["mattmar", "norrlandsknack", "rams32", "russian"])
+def test_the_engine_derives_a_world_as_a_replay_of_its_history_does(variant: str) -> None:
+    """OpenSpiel's resampling replays a whole history that leads to its new placement: the engine's own
+    derivation of every field. ``with_hidden_cards`` given that placement must agree with it."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import rams_env.integrations.openspiel  # noqa: F401  (registers python_rams)
+
+    rng = random.Random(variant)
+    game = pyspiel.load_game("python_rams", {"variant": variant, "players": 4, "episode": "rams", "max_deals": 3})
+    checked = 0
+    for _ in range(2):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+                continue
+            p = rng.randrange(4)
+            replayed = state.resample_from_infostate(p, rng.random).game
+            real = state.game
+            world = real.with_hidden_cards(p, replayed.hands, replayed.out_hidden, replayed.talon[replayed.talon_pos :])
+            mine = world.to_dict()
+            mine.pop("rng")
+            assert mine == expected_world(replayed, p)
+            checked += 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert checked > 50
+
+
+@pytest.mark.parametrize(("variant", "n"), CASES)
+def test_a_world_sampled_at_the_deal_is_the_deal_the_engine_makes_of_its_cards(variant: str, n: int) -> None:
+    """At the first decision of a deal, everything the engine derives from the cards comes out as a fresh deal."""
+    cfg = make_config(variant, n)
+    rng = random.Random(f"deal{variant}{n}")
+    for seed in range(40):
+        game = Game(cfg, seed=seed)
+        seat = rng.randrange(n)
+        world = DealSampler(game, seat).sample(rng)
+        order = [(world.forehand + i) % n for i in range(n)]
+        packets = {s: [c for c in world.hands[s] if c != world.turned] for s in order}
+        deck = [c for s in order for c in packets[s][:3]] + [world.turned]
+        deck += [c for s in order for c in packets[s][3:]] + world.talon
+        fresh = Game(cfg, seed=0, deck=deck, dealer=world.dealer)
+        mine, theirs = world.to_dict(), fresh.to_dict()
+        mine.pop("rng")
+        theirs.pop("rng")
+        assert mine == theirs, sorted(k for k in mine if mine[k] != theirs[k])
+        assert world.hands[seat] == game.hands[seat]
+
+
+def test_misplaced_hidden_cards_are_refused() -> None:
+    cfg = make_config("mattmar", 4)
+    game = Game(cfg, seed=3, dealer=3)
+    hands, piles, talon = (list(map(list, game.hands)), [[] for _ in range(4)], game.talon[game.talon_pos :])
+    with pytest.raises(ValueError, match="size"):
+        game.with_hidden_cards(0, [hands[0], hands[1][:-1], hands[2], hands[3]], piles, talon)
+    with pytest.raises(ValueError, match="same cards"):
+        game.with_hidden_cards(0, hands, piles, [*talon[:-1], hands[0][0]])
+    swapped = [list(h) for h in hands]
+    dealer_card = next(c for c in swapped[3] if c != game.turned)
+    swapped[1][0], swapped[3][swapped[3].index(game.turned)] = game.turned, swapped[1][0]
+    with pytest.raises(ValueError, match="turned card"):
+        game.with_hidden_cards(0, swapped, piles, talon)
+    assert dealer_card in game.hands[3]
+    with pytest.raises(ValueError, match="seat"):
+        game.with_hidden_cards(4, hands, piles, talon)
+    world = game.with_hidden_cards(3, hands, piles, talon)  # the dealer may be the seat: his hand is his own
+    assert world.to_dict()["hands"] == game.to_dict()["hands"]
+
+
+def test_russian_shown_jacks_stay_with_their_player() -> None:
+    from tests.decks import stack_deck
+
+    deck = stack_deck("russian", 4, 3, {1: ["JC", "JS", "2H", "3H", "4D"]}, "2S")
+    game = Game(make_config("russian", 4), seed=0, deck=deck, dealer=3)
+    game.apply(int(Action.PASS))  # forehand (seat 0)
+    game.apply(int(Action.PASS))  # seat 1 throws in his hand: his jacks are shown
+    assert any(s == 1 and what == "jacks" for s, what, _ in game.shown)
+    hands, piles, talon = true_placement(game)
+    bad_hands, bad_piles = [list(h) for h in hands], [list(p) for p in piles]
+    jack = card_index("JC")
+    bad_piles[1][bad_piles[1].index(jack)], bad_hands[2][0] = bad_hands[2][0], jack
+    with pytest.raises(ValueError, match="shown by seat 1"):
+        game.with_hidden_cards(0, bad_hands, bad_piles, talon)
+    world = game.with_hidden_cards(0, hands, piles, talon)
+    assert world.jacks[1] == game.jacks[1] > 0 and world.jack_cards[1] == game.jack_cards[1]
+
+
+def test_the_engine_and_the_search_share_one_legality_function() -> None:
+    """The play phase's legal actions are :func:`legal_plays` of the player's hand, in every preset."""
+    for variant, n in CASES[::3]:
+        for game in random_states(variant, n, 1, keep=1.0):
+            if game.phase == Phase.PLAY:
+                seat = game.current
+                want = legal_plays(
+                    game.config, game.hands[seat], game.trick, game.trump, seat, game.scores, game.queen_due == seat
+                )
+                assert game.legal_actions() == want
