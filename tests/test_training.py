@@ -304,3 +304,20 @@ def test_both_precisions_train_and_act_in_float32_heads(tmp_path, precision):
     assert all(np.isfinite(v) for v in losses.values())
     assert abs(losses["approx_kl"]) < 0.05  # the update's log-probabilities match the acting ones
     trainer.close()
+
+
+def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_before_until_then(tmp_path):
+    def first_update(run_dir, **overrides):
+        trainer = Trainer(tiny(run_dir, **overrides))
+        moves = []
+        act = trainer.heuristic.act
+        trainer.heuristic.act = lambda obs: moves.append(1) or act(obs)
+        episodes, _ = trainer.collect()
+        trainer.close()
+        return [s.action for e in episodes for s in e.samples], len(moves)
+
+    plain, none = first_update(tmp_path / "a")
+    waiting, before = first_update(tmp_path / "b", heuristic_fraction=1.0, heuristic_after=10**9)
+    assert none == before == 0 and waiting == plain  # the same games: no random draw spent on opponents
+    _, after = first_update(tmp_path / "c", heuristic_fraction=1.0, heuristic_after=0)
+    assert after > 0

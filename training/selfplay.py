@@ -107,6 +107,8 @@ class TrainArgs:
     """share of episodes in which the learner plays one seat against a pool snapshot"""
     heuristic_fraction: float = 0.0
     """share of episodes in which the learner plays one seat against HeuristicAgent in the others"""
+    heuristic_after: int = 0
+    """learner decisions of self-play before heuristic_fraction applies (0: from the start)"""
     pool_size: int = 8
     """snapshots kept in the opponent pool (oldest dropped)"""
     snapshot_every: int = 10
@@ -146,7 +148,7 @@ class TrainArgs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("eval_every", "snapshot_every", "threads"):
+        for name in ("eval_every", "snapshot_every", "threads", "heuristic_after"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
@@ -173,7 +175,12 @@ class TrainArgs:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
 
 
-_ZERO_MEANS = {"eval_every": "only at the end", "snapshot_every": "no pool", "threads": "automatic"}
+_ZERO_MEANS = {
+    "eval_every": "only at the end",
+    "snapshot_every": "no pool",
+    "threads": "automatic",
+    "heuristic_after": "from the start",
+}
 
 
 PRECISIONS = ("auto", "bf16", "fp32")
@@ -546,7 +553,8 @@ class Trainer:
 
     def _new_slot(self) -> GameSlot:
         slot = GameSlot()
-        if self.args.heuristic_fraction and self.rng.random() < self.args.heuristic_fraction:
+        against_heuristics = self.args.heuristic_fraction and self.steps >= self.args.heuristic_after
+        if against_heuristics and self.rng.random() < self.args.heuristic_fraction:
             slot.opponent = Opponent.HEURISTIC
             slot.learner_seat = self.rng.randrange(self.config.num_players)
         elif len(self.pool) and self.rng.random() < self.args.pool_fraction:
