@@ -18,6 +18,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
+from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
 from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv
 
@@ -42,7 +43,7 @@ def compare(variant: str, players: int, deals: int, games: int, seed: int) -> tu
                     raise AssertionError(f"{variant} {players}p step {steps}: {name} of game {game} differs")
             if not np.array_equal(fast.scores, slow.scores):
                 raise AssertionError(f"{variant} {players}p step {steps}: scores differ")
-            compiled.random_legal_actions(a.action_masks, rng, actions)
+            random_legal_actions(a.action_masks, rng, actions)
             a, b = fast.step(actions), slow.step(actions)
             ended = int(a.done.sum())
             episodes += ended

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from benchmarks.env_speed import aec_runner, hearts_runner, measure, print_table, rams_runner, texas_runner
+from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
 from rams_env.rules import Game, Phase, make_config
 from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
@@ -42,7 +43,7 @@ def batched_runner(env: BatchedRamsEnv | SubprocBatchedRamsEnv | ReferenceBatche
         steps, deadline = 0, time.perf_counter() + seconds
         out = state["out"]
         while time.perf_counter() < deadline:
-            compiled.random_legal_actions(out.action_masks, rng, actions)
+            random_legal_actions(out.action_masks, rng, actions)
             out = env.step(actions)
             steps += len(actions)
         state["out"] = out

@@ -53,9 +53,6 @@ def next_deal_or_end(game: Game, episode: str) -> bool:
     return game.phase == Phase.GAME_OVER  # russian: going out on jacks at the deal
 
 
-end_of_deal = next_deal_or_end  # the former name, which hid that it deals the next deal (serve.py still uses it)
-
-
 def win_rewards(game: Game) -> list[float]:
     """``reward="win"`` at the end of an episode: +1 shared by the winners, -1 by the others."""
     return shared_win(game.winners if game.winners is not None else game.rams_winners(), game.n)  # type: ignore[arg-type]

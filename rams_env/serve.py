@@ -46,7 +46,7 @@ from typing import Any
 
 from .cli import LOG_FORMAT, LOG_VERSION, Command, CommandError, describe, load_log
 from .encoding import ObservationEncoder
-from .episode import EPISODES, end_of_deal
+from .episode import EPISODES, next_deal_or_end
 from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set
 from .render_rgb import hand_counts
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
@@ -230,7 +230,7 @@ def _news(game: Game, tricks_before: int, scores_before: Sequence[int], viewer: 
 
 
 def _episode_ends(game: Game, episode: str) -> bool:
-    """Whether the deal just over ends the episode (``end_of_deal``'s test, without dealing on)."""
+    """Whether the deal just over ends the episode (``next_deal_or_end``'s test, without dealing on)."""
     return game.phase == Phase.GAME_OVER or episode == "deal" or (episode == "rams" and game.rams_over)
 
 
@@ -334,7 +334,7 @@ class LiveGame:
         if self.game.current >= 0:
             raise ApiError(409, "the deal is still being played")
         self.history.append("--- next deal ---")
-        end_of_deal(self.game, self.episode)  # deals the next deal (the episode goes on: checked above)
+        next_deal_or_end(self.game, self.episode)  # deals the next deal (the episode goes on: checked above)
         self.scores_before = list(self.game.scores)
         self._advance()
 
@@ -433,7 +433,7 @@ class Replay:
                 self._snapshots.append((game.clone(), list(scores_before)))
             try:
                 if game.phase >= Phase.DEAL_OVER:
-                    if end_of_deal(game, episode):
+                    if next_deal_or_end(game, episode):
                         raise ValueError(f"the {episode} is over after action {k - 1}, the log goes on")
                     scores_before = list(game.scores)
                 seat, action = self._entry(entry, game)
@@ -476,7 +476,7 @@ class Replay:
             actor, action = self.actions[k - 1]
             shown = k > first
             if game.phase >= Phase.DEAL_OVER:
-                end_of_deal(game, self.episode)
+                next_deal_or_end(game, self.episode)
                 scores_before = list(game.scores)
                 if shown:
                     lines.append("--- next deal ---")
@@ -558,7 +558,7 @@ def _agents_game(body: dict[str, Any]) -> Replay:
             except Exception as err:  # an agent that fails or moves illegally: the request fails, not the server
                 raise ApiError(500, f"agent {specs[seat]!r} in seat {seat} failed: {err}") from None
             actions.append([seat, action])
-        if end_of_deal(game, episode):
+        if next_deal_or_end(game, episode):
             break
     title = f"deck {deck} of deal set {seed}: " + ", ".join(f"player_{s} {spec}" for s, spec in enumerate(specs))
     return Replay(start, actions, episode, specs, 0, title)

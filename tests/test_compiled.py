@@ -4,11 +4,14 @@ dealing, and the observation of every seat (the whole-game comparison is tests/t
 from __future__ import annotations
 
 import random
+import shutil
+from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
 from rams_env.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from rams_env.rules import Game, make_config
@@ -60,7 +63,7 @@ def test_random_legal_actions_are_legal_and_cover_the_legal_set():
     masks = np.zeros((3000, 60), np.int8)
     masks[:, [3, 17, 59]] = 1
     out = np.empty(3000, np.int64)
-    compiled.random_legal_actions(masks, _mt(1), out)
+    random_legal_actions(masks, _mt(1), out)
     counts = np.bincount(out, minlength=60)
     assert set(np.flatnonzero(counts)) == {3, 17, 59}
     assert all(800 < counts[a] < 1200 for a in (3, 17, 59))
@@ -81,3 +84,21 @@ def test_rule_constants_and_observation_scales_come_from_the_rules_and_fields():
     for column, name in ((compiled.C_SCORES_SCALE, "scores"), (compiled.C_TOTALS_SCALE, "totals")):
         assert cfg[column] == config_scale(FIELD[name].scale_at(), config)
     assert cfg[compiled.C_TOTALS_SCALE] == 7 * config.ramsar_per_match
+
+
+def test_one_cache_stamp_covers_the_package_and_the_rules(tmp_path, monkeypatch):
+    """numba checks only a function's own file: the package's functions share one stamp, so that a
+    rule edited in ``rules.py`` also recompiles ``step_batch`` of ``drivers.py``, which holds it."""
+    from rams_env.compiled import compiler, drivers, rules
+
+    functions = (drivers.step_batch, rules.apply, compiled.mt_seed, compiled.encode)
+    assert {f._cache._impl._locator.get_source_stamp() for f in functions} == {compiler.source_stamp()}
+    package = Path(compiler.__file__).parent
+    assert [path for path in compiler._SOURCES if not path.exists()] == []
+    assert package in compiler._SOURCES and package.parent / "rules" in compiler._SOURCES
+    copy = tmp_path / "compiled"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(compiler, "_SOURCES", (copy,))
+    before = compiler.source_stamp.__wrapped__()
+    (copy / "rules.py").write_text((copy / "rules.py").read_text() + "\n# a rule changed\n")
+    assert compiler.source_stamp.__wrapped__() != before

@@ -12,7 +12,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from rams_env.episode import end_of_deal, win_rewards
+from rams_env.episode import next_deal_or_end, win_rewards
 from rams_env.evaluation import agent_source, build_agent, evaluate
 from rams_env.integrations import openspiel as ros
 from rams_env.rules import Game, Phase, make_config
@@ -125,7 +125,7 @@ def test_plays_exactly_the_engines_games(variant: str) -> None:
                 engine.apply(action)
                 state.apply_action(action)
             points = [p + b - s for p, b, s in zip(points, before, engine.scores, strict=True)]
-            if end_of_deal(engine, episode):
+            if next_deal_or_end(engine, episode):
                 break
         assert state.is_terminal() and without_rng(state.game) == without_rng(engine)
         expected = win_rewards(engine) if reward == "win" else points

@@ -26,7 +26,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from rams_env import cli
-from rams_env.episode import end_of_deal
+from rams_env.episode import next_deal_or_end
 from rams_env.evaluation import _play, agent_seed, agent_source, deal_set
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
 from rams_env.serve import COMMAND, MAX_BODY, ServeState, create_app
@@ -342,7 +342,7 @@ def test_a_replay_step_holds_only_the_chosen_seats_view(server: Server) -> None:
     for k in range(replay["steps"] + 1):  # the game of the log, stepped along beside the replay
         if k:
             if game.phase >= Phase.DEAL_OVER:
-                assert not end_of_deal(game, record["episode"])
+                assert not next_deal_or_end(game, record["episode"])
             seat, name = record["actions"][k - 1]
             assert seat == game.current
             game.apply(int(Action[name]) if name in Action.__members__ else card_index(name))

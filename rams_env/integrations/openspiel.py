@@ -82,6 +82,7 @@ from ..agents.search import DealSampler, HiddenCards, rollout_action
 from ..encoding import FIELDS, OBS_SIZE, SLICES, ObservationEncoder
 from ..env import seed_int
 from ..episode import EPISODES, REWARDS, check_episode, shared_win
+from ..keyvalue import parse_value
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards, make_config
 from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.cards import NUM_CARDS
@@ -123,16 +124,6 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 # ----------------------------------------------------------------------------- parameters
-def _parse_value(text: str) -> Any:
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text.strip()
-
-
 def parse_rules(text: str) -> dict[str, Any]:
     """``"start_score:150;bids:false"`` as ``{"start_score": 150, "bids": False}`` (``=`` works too)."""
     options: dict[str, Any] = {}
@@ -143,7 +134,7 @@ def parse_rules(text: str) -> dict[str, Any]:
         key, found, value = item.partition(sep)
         if not found or not key.strip() or not value.strip():
             raise ValueError(f"rules: expected option:value items separated by ';', got {item!r}")
-        options[key.strip()] = _parse_value(value)
+        options[key.strip()] = parse_value(value.strip())
     return options
 
 

@@ -1,0 +1,122 @@
+"""The rules engine and the observation encoder compiled with numba, for the batched env.
+
+A second implementation of :mod:`rams_env.rules` and :mod:`rams_env.encoding`, written for speed:
+the state of each game is one row of an int64 array (the column layout is in :mod:`.layout`),
+hands and other card sets are 52-bit masks, and one compiled call steps every game of a batch,
+encodes the acting seat's observation from scratch and writes its action mask. Even the random
+generator is CPython's own Mersenne Twister with the same seeding and ``shuffle``/``randrange``
+algorithms, so game ``i`` deals exactly the cards ``Game(config, seed)`` deals.
+
+One module per concern:
+
+- :mod:`.mt`: CPython's Mersenne Twister;
+- :mod:`.layout`: the config vector, the state columns, the rules' numbers and card masks;
+- :mod:`.rules`: the rules twin, following ``rules/game.py`` function by function;
+- :mod:`.encode`: the encoder twin and the action mask;
+- :mod:`.drivers`: episodes, the batched env's and the AEC env's compiled loops;
+- :mod:`.compiler`: the numba decorator and the cache stamp that covers the whole package.
+
+The pure-Python engine stays the reference: ``tests/test_vector.py`` and
+``tests/test_compiled.py`` play the same seeds with the same actions through both and compare
+every observation, mask, reward and score. Nothing here is public API; use
+:class:`rams_env.vector.BatchedRamsEnv`.
+"""
+
+from __future__ import annotations
+
+from .compiler import entry_point
+from .drivers import (
+    B_CONFIG,
+    B_NUMBERS,
+    B_RNG,
+    STEP_INFO,
+    STEP_OVER,
+    STEP_SCORED,
+    aec_buffer,
+    aec_start,
+    first_illegal_in,
+    game_step,
+    reset_batch,
+    step_batch,
+)
+from .encode import encode, legal_actions, observe, write_mask
+from .layout import (
+    A_DRAW,
+    A_PASS,
+    AT_DEALER,
+    BID,
+    C_EPISODE,
+    C_SCORES_SCALE,
+    C_TOTALS_SCALE,
+    CURRENT,
+    DEALER,
+    EPISODE_DEAL,
+    EPISODE_RAMS,
+    GAME_OVER,
+    GAME_WINNERS,
+    GONE,
+    HAND,
+    KNOCK_PHASE,
+    LEGAL,
+    ON_TABLE,
+    PHASE,
+    RAMS_WINNERS,
+    SCORES,
+    STATE_WIDTH,
+    TURNED,
+    P,
+    config_array,
+)
+from .mt import mt_bits63, mt_next, mt_randbelow, mt_seed
+from .rules import legal_set, new_game
+
+__all__ = [
+    "AT_DEALER",
+    "A_DRAW",
+    "A_PASS",
+    "BID",
+    "B_CONFIG",
+    "B_NUMBERS",
+    "B_RNG",
+    "CURRENT",
+    "C_EPISODE",
+    "C_SCORES_SCALE",
+    "C_TOTALS_SCALE",
+    "DEALER",
+    "EPISODE_DEAL",
+    "EPISODE_RAMS",
+    "GAME_OVER",
+    "GAME_WINNERS",
+    "GONE",
+    "HAND",
+    "KNOCK_PHASE",
+    "LEGAL",
+    "ON_TABLE",
+    "PHASE",
+    "RAMS_WINNERS",
+    "SCORES",
+    "STATE_WIDTH",
+    "STEP_INFO",
+    "STEP_OVER",
+    "STEP_SCORED",
+    "TURNED",
+    "P",
+    "aec_buffer",
+    "aec_start",
+    "config_array",
+    "encode",
+    "entry_point",
+    "first_illegal_in",
+    "game_step",
+    "legal_actions",
+    "legal_set",
+    "mt_bits63",
+    "mt_next",
+    "mt_randbelow",
+    "mt_seed",
+    "new_game",
+    "observe",
+    "reset_batch",
+    "step_batch",
+    "write_mask",
+]
