@@ -11,7 +11,7 @@ the actions onto the mirror when it is asked for, so the mirror costs nothing in
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,12 +22,28 @@ from .rules import Game, IllegalActionError, Phase, RulesConfig
 from .rules.actions import NUM_ACTIONS
 from .rules.game import illegal_message
 
-STEP_SCORED, STEP_INFO, STEP_OVER = compiled.STEP_SCORED, compiled.STEP_INFO, compiled.STEP_OVER
-P = compiled.P  # per-seat numbers are padded to this many seats
-ILLEGAL = -1
+P = compiled.P  # the compiled engine pads its per-seat numbers to this many seats
+_SCORED, _INFO, _OVER = compiled.STEP_SCORED, compiled.STEP_INFO, compiled.STEP_OVER  # game_step's flags
+_STEP_FLAGS = _SCORED | _INFO | _OVER  # its low bits; the bits above: the seat to act + 1
+ILLEGAL = -1  # game_step's answer to an illegal action
 ENGINES = ("compiled", "reference")
 _NOTHING = np.zeros(0, np.int64)
 _FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
+
+
+class StepResult(NamedTuple):
+    """What the env needs after ``start`` or an action; the per-seat lists hold one entry a seat.
+
+    Read the lists before the next action, and do not change them: the compiled backend builds
+    its results once and updates their lists in place (copy them to keep them)."""
+
+    scored: bool  # some seat's score changed
+    infos_changed: bool  # a trick or the deal ended, or the game started: the infos' scores and tricks
+    over: bool  # the episode is over
+    next_seat: int  # the seat to act, -1 once the episode is over
+    score_changes: list[int]  # before - after (scores count down: a positive change is a reward)
+    scores: list[int]
+    tricks: list[int]  # tricks won this deal
 
 
 def action_id(action: Any) -> int | None:
@@ -58,15 +74,14 @@ class ReferenceBackend:
         self.encoder = ObservationEncoder(config)
         self._cache = ObservationCache(self.encoder)
         self.game: Game | None = None
-        self._before: list[int] = []
-        self._changes: list[int] = []
         self._error = ""
 
-    def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> None:
-        """A new game (``ValueError`` for bad options)."""
-        self.game = Game(self.config, seed=seed, deck=deck, dealer=dealer, scores=scores)
+    def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> StepResult:
+        """A new game (``ValueError`` for bad options): its scores and tricks, and the seat to act."""
+        game = self.game = Game(self.config, seed=seed, deck=deck, dealer=dealer, scores=scores)
         self._cache.invalidate()
-        self._changes = [0] * self.config.num_players
+        zeros = [0] * self.config.num_players
+        return StepResult(False, True, game.current < 0, game.current, zeros, game.scores[:], game.tricks_won[:])
 
     @property
     def current(self) -> int:
@@ -76,44 +91,36 @@ class ReferenceBackend:
     def phase(self) -> int:
         return int(self.game.phase)  # type: ignore[union-attr]
 
-    def apply(self, action: Any) -> int:
-        """Apply an action: ``ILLEGAL`` (see :meth:`illegal`), else ``STEP_*`` flags."""
+    def apply(self, action: Any) -> StepResult | None:
+        """Apply an action: ``None`` if it is illegal (see :meth:`illegal`), else what it changed."""
         game = self.game
         assert game is not None
         if type(action) is not int:
             action_id_ = action_id(action)
             if action_id_ is None:  # Game.apply would take True for action 1
                 self._error = illegal_action_message(action, game.current, game.phase, game.legal_actions())
-                return ILLEGAL
+                return None
             action = action_id_
-        self._before = game.scores[:]
+        scores_before = game.scores[:]
         tricks_before = len(game.completed)
         before = self._cache.before(game)
         try:
             game.apply(action)
         except IllegalActionError as err:
             self._error = str(err)
-            return ILLEGAL
+            return None
         self._cache.after(game, action, before)
-        self._changes = [b - a for b, a in zip(self._before, game.scores, strict=True)]
-        flags = STEP_SCORED if any(self._changes) else 0
-        if len(game.completed) != tricks_before:
-            flags |= STEP_INFO
+        changes = [b - a for b, a in zip(scores_before, game.scores, strict=True)]
+        infos_changed = len(game.completed) != tricks_before
+        over = False
         if game.phase >= Phase.DEAL_OVER:
-            flags |= STEP_INFO
-            if next_deal_or_end(game, self.episode):
-                flags |= STEP_OVER
-        return flags
+            infos_changed = True
+            over = next_deal_or_end(game, self.episode)
+        return StepResult(any(changes), infos_changed, over, game.current, changes, game.scores[:], game.tricks_won[:])
 
     def illegal(self, action: Any) -> str:
-        """Why the last ``apply`` returned ``ILLEGAL``."""
+        """Why the last ``apply`` returned ``None``."""
         return self._error
-
-    def changes_scores_tricks(self) -> list[int]:
-        """After an action: score changes (before - after), scores and tricks, each padded to P."""
-        game, pad = self.game, [0] * (P - self.config.num_players)
-        assert game is not None
-        return self._changes + pad + game.scores + pad + game.tricks_won + pad
 
     def win_rewards(self) -> list[float]:
         return win_rewards(self.game)  # type: ignore[arg-type]
@@ -171,9 +178,29 @@ class CompiledBackend:
         self._actions: list[int] = []
         self._synced = 0
         self.current = -1  # the seat to act
+        # score changes, scores and tricks (a view of the buffer's numbers, each padded to P seats)
+        self._per_seat = self._numbers[: 3 * P].reshape(3, P)[:, : self._n]
+        # Every result game_step can give, by its answer (flags | (seat to act + 1) << 4), built once:
+        # their lists are updated in place after each action that changes them (most change nothing).
+        n = self._n
+        self._changes, self._scores, self._tricks = [0] * n, [0] * n, [0] * n
+        zeros = [0] * n
+        self._results = [
+            StepResult(
+                bool(f & _SCORED),
+                bool(f & _INFO),
+                bool(f & _OVER),
+                (f >> 4) - 1,
+                self._changes if f & _SCORED else zeros,
+                self._scores,
+                self._tricks,
+            )
+            for f in range((n + 1) << 4)
+        ]
 
-    def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> None:
-        """A new game (``ValueError`` for bad options, checked by building the ``Game`` mirror)."""
+    def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> StepResult:
+        """A new game (``ValueError`` for bad options, checked by building the ``Game`` mirror): its
+        scores and tricks, and the seat to act."""
         args = {"seed": seed, "deck": deck, "dealer": dealer, "scores": scores}
         cards, start_scores = _NOTHING, _NOTHING
         mirror = None
@@ -202,6 +229,8 @@ class CompiledBackend:
             if winners < 0:  # not expected: ask the reference
                 winners = sum(1 << seat for seat in self.synced_game().winners or ())
             self._numbers[3 * P] = winners
+        self._changes[:], self._scores[:], self._tricks[:] = self._per_seat.tolist()
+        return self._results[_INFO | (_OVER if self.current < 0 else 0) | (self.current + 1) << 4]
 
     @property
     def game(self) -> GameMirror | None:
@@ -225,24 +254,23 @@ class CompiledBackend:
     def phase(self) -> int:
         return int(self._state[compiled.PHASE])
 
-    def apply(self, action: Any) -> int:
-        """Apply an action: ``ILLEGAL`` (see :meth:`illegal`), else ``STEP_*`` flags."""
+    def apply(self, action: Any) -> StepResult | None:
+        """Apply an action: ``None`` if it is illegal (see :meth:`illegal`), else what it changed."""
         action_id_ = action if type(action) is int else action_id(action)
         if action_id_ is None or not 0 <= action_id_ < NUM_ACTIONS:
-            return ILLEGAL
+            return None
         flags = self._game_step(self._buffer, action_id_, self._next_observation, self._next_mask)  # type: ignore[operator]
-        if flags != ILLEGAL:
-            self._actions.append(action_id_)
-            self.current = self._next_seat = (flags >> 4) - 1
-        return flags
+        if flags == ILLEGAL:
+            return None
+        self._actions.append(action_id_)
+        self.current = self._next_seat = (flags >> 4) - 1
+        if flags & _STEP_FLAGS:  # scores, tricks or the deal changed
+            self._changes[:], self._scores[:], self._tricks[:] = self._per_seat.tolist()
+        return self._results[flags]
 
     def illegal(self, action: Any) -> str:
-        """Why the last ``apply`` returned ``ILLEGAL``."""
+        """Why the last ``apply`` returned ``None``."""
         return illegal_action_message(action, self.current, self.phase, self.legal())
-
-    def changes_scores_tricks(self) -> list[int]:
-        """After an action: score changes (before - after), scores and tricks, each padded to P."""
-        return self._numbers[: 3 * P].tolist()
 
     def win_rewards(self) -> list[float]:
         winners = int(self._numbers[3 * P])

@@ -13,18 +13,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .backends import (
-    ENGINES,
-    ILLEGAL,
-    STEP_INFO,
-    STEP_OVER,
-    STEP_SCORED,
-    CompiledBackend,
-    GameMirror,
-    P,
-    ReferenceBackend,
-    action_id,
-)
+from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
 from .encoding import OBS_SIZE
 from .episode import check_episode
 from .render import render_table
@@ -32,7 +21,6 @@ from .rules import Game, IllegalActionError, make_config
 from .rules.actions import NUM_ACTIONS, action_name
 
 ILLEGAL_ACTION = ("raise", "terminate")
-_SCORED_OR_INFO = STEP_SCORED | STEP_INFO
 RESET_OPTIONS = ("deck", "dealer", "scores")
 OBS_LOW, OBS_HIGH = -2.0, 2.0
 
@@ -170,39 +158,38 @@ class RamsEnv(AECEnv):
             deck, dealer, scores = options.get("deck"), options.get("dealer"), options.get("scores")
             state = seeder.getstate()
             try:
-                backend.start(seeder.getrandbits(63), _plain_list(deck), _plain(dealer), _plain_list(scores))
+                start = backend.start(seeder.getrandbits(63), _plain_list(deck), _plain(dealer), _plain_list(scores))
             except BaseException:
                 seeder.setstate(state)  # a failed reset draws nothing from the seed sequence
                 raise
         else:
-            backend.start(seeder.getrandbits(63))
+            start = backend.start(seeder.getrandbits(63))
         self._seeder = seeder
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        numbers = backend.changes_scores_tricks()  # each padded to P seats
-        self.infos = {a: {"score": numbers[P + i], "tricks": numbers[2 * P + i]} for i, a in enumerate(self.agents)}
+        scores, tricks = start.scores, start.tricks
+        self.infos = {a: {"score": scores[i], "tricks": tricks[i]} for i, a in enumerate(self.agents)}
         self._rewarded = False
-        if backend.current < 0:  # russian: going out on jacks in the first deal
+        if start.over:  # russian: going out on jacks in the first deal
             self.agent_selection = self.possible_agents[0]
             self._end_episode()
             if self._rewarded:
                 self._accumulate_rewards()
         else:
-            self.agent_selection = self.possible_agents[backend.current]
+            self.agent_selection = self.possible_agents[start.next_seat]
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        backend = self._backend
-        flags = self._apply(action)
-        if flags == ILLEGAL:  # nothing has changed, the pending rewards included
+        result = self._apply(action)
+        if result is None:  # illegal: nothing has changed, the pending rewards included
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"{agent}: {backend.illegal(action)}")
+                raise IllegalActionError(f"{agent}: {self._backend.illegal(action)}")
             self._terminate_illegal(agent, action)
             return
         rewards = self.rewards
@@ -211,18 +198,16 @@ class RamsEnv(AECEnv):
             for a in rewards:
                 rewards[a] = 0.0
             self._rewarded = False
-        if flags & _SCORED_OR_INFO:
-            numbers = backend.changes_scores_tricks()  # each padded to P seats
-            if flags & STEP_SCORED and self.reward_kind == "points":
-                for seat, a in enumerate(self.possible_agents):
-                    rewards[a] = float(numbers[seat])
-                self._rewarded = True
-            if flags & STEP_INFO:
-                self._update_infos(numbers[P : 2 * P], numbers[2 * P :])
-        if flags & STEP_OVER:
+        if result.scored and self.reward_kind == "points":
+            for a, change in zip(self.possible_agents, result.score_changes, strict=True):
+                rewards[a] = float(change)
+            self._rewarded = True
+        if result.infos_changed:
+            self._update_infos(result.scores, result.tricks)
+        if result.over:  # everyone is terminated: agent_selection stays with the agent that acted
             self._end_episode()
-        if not self.terminations[agent]:
-            self.agent_selection = self.possible_agents[backend.current]
+        else:
+            self.agent_selection = self.possible_agents[result.next_seat]
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -251,11 +236,12 @@ class RamsEnv(AECEnv):
         self._accumulate_rewards()
 
     def _update_infos(self, scores: list[int], tricks: list[int]) -> None:
-        for i, a in enumerate(self.possible_agents):
-            info = self.infos.get(a)
+        infos = self.infos
+        for a, score, won in zip(self.possible_agents, scores, tricks, strict=True):
+            info = infos.get(a)
             if info is not None:
-                info["score"] = scores[i]
-                info["tricks"] = tricks[i]
+                info["score"] = score
+                info["tricks"] = won
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -152,7 +152,7 @@ def test_a_requested_deck_and_dealer_are_kept_when_that_deal_ends_before_the_lea
 
     def start(seed, deck=None, dealer=None, scores=None):
         starts.append((deck, dealer))
-        backend_start(seed, deck, dealer, scores)
+        return backend_start(seed, deck, dealer, scores)
 
     aec._backend.start = start
     redealt = 0
