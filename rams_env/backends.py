@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import compiled
-from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
+from .encoding import OBS_SIZE, ObservationEncoder, action_mask
 from .episode import next_deal_or_end, shared_win, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig
 from .rules.actions import NUM_ACTIONS
@@ -67,19 +67,17 @@ def illegal_action_message(action: Any, player: int, phase: int, legal: list[int
 
 
 class ReferenceBackend:
-    """The pure-Python ``Game`` with the incremental observation cache."""
+    """The pure-Python ``Game``, encoded from scratch at every observation."""
 
     def __init__(self, config: RulesConfig, episode: str) -> None:
         self.config, self.episode = config, episode
         self.encoder = ObservationEncoder(config)
-        self._cache = ObservationCache(self.encoder)
         self.game: Game | None = None
         self._error = ""
 
     def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> StepResult:
         """A new game (``ValueError`` for bad options): its scores and tricks, and the seat to act."""
         game = self.game = Game(self.config, seed=seed, deck=deck, dealer=dealer, scores=scores)
-        self._cache.invalidate()
         zeros = [0] * self.config.num_players
         return StepResult(False, True, game.current < 0, game.current, zeros, game.scores[:], game.tricks_won[:])
 
@@ -103,13 +101,11 @@ class ReferenceBackend:
             action = action_id_
         scores_before = game.scores[:]
         tricks_before = len(game.completed)
-        before = self._cache.before(game)
         try:
             game.apply(action)
         except IllegalActionError as err:
             self._error = str(err)
             return None
-        self._cache.after(game, action, before)
         changes = [b - a for b, a in zip(scores_before, game.scores, strict=True)]
         infos_changed = len(game.completed) != tricks_before
         over = False
@@ -127,7 +123,7 @@ class ReferenceBackend:
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """The observation and mask of ``seat`` (fresh arrays)."""
-        return self._cache.get(self.game, seat).copy(), self._cache.mask(self.game, seat)  # type: ignore[arg-type]
+        return self.encoder.encode(self.game, seat), action_mask(self.game, seat)  # type: ignore[arg-type]
 
     def legal(self) -> list[int]:
         return self.game.legal_actions()  # type: ignore[union-attr]

@@ -18,7 +18,7 @@ import numpy as np
 
 from .rules import Game, Phase, RulesConfig
 from .rules.actions import NUM_ACTIONS, Action
-from .rules.cards import ACE, NUM_CARDS, ace_value
+from .rules.cards import NUM_CARDS, ace_value
 from .rules.config import PRESETS
 
 MAX_PLAYERS = 7
@@ -144,7 +144,7 @@ def fixed_clip(name: str, entry: int = 0) -> float:
 
 
 _VARIANTS = tuple(PRESETS)
-_BID_BETTER, _BID_SWING = int(Action.BID_BETTER), int(Action.BID_SWING)
+_BID_BETTER = int(Action.BID_BETTER)
 
 
 def _offsets() -> tuple[dict[str, slice], int]:
@@ -179,10 +179,7 @@ _O = {name: s.start for name, s in SLICES.items()}
         "queen_due",
     )
 )
-_OWN_ACES, _TRICKS_DONE, _TRICKS, _SCORES = (_O[k] for k in ("own_aces", "tricks_done", "tricks", "scores"))
-_DISCARDED, _DRAWN, _PENDING, _TALON = (_O[k] for k in ("discarded", "drawn", "pending_discards", "talon"))
 _START, _SCORE_LEFT, _FLIGHT_COST = (_O[k] for k in ("start_score", "score_left", "flight_cost"))
-_KNOCK_ACTION, _DRAW_ACTION = int(Action.KNOCK), int(Action.DRAW)
 _OVER = int(Phase.DEAL_OVER)  # the phase slot of "over", for the end of a deal and of the game
 # The scales and clips of FIELDS that do not depend on the rule options.
 _DISCARDED_SCALE, _DRAWN_SCALE, _PENDING_SCALE, _TRICKS_SCALE, _TRICKS_DONE_SCALE = (
@@ -198,8 +195,6 @@ _SCORES_CLIP, _FLIGHTS_CLIP, _TOTALS_CLIP, _DEAL_CLIP = (
     fixed_clip("totals"),
     fixed_clip("progress", 1),
 )
-_MASK_MEMO_SIZE = 1 << 14  # distinct legal sets remembered by ObservationCache.mask
-_MASKS: dict[tuple[int, ...], np.ndarray] = {}  # legal set -> its mask (never handed out: copied)
 
 
 def layout_table() -> str:
@@ -365,172 +360,3 @@ def action_mask(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndar
     if game.current == seat:
         mask[game.legal_actions()] = 1
     return mask
-
-
-class ObservationCache:
-    """Per-seat observation buffers kept current by small updates after the frequent actions.
-
-    Knocks and passes within the knock round, discards and draws within buying, and cards played
-    within trick play each change a few entries; :meth:`after` applies them to every buffer that
-    is current, so reading an observation costs a copy instead of a full encoding. Any other
-    action (bids, phase changes, shown cards, the end of a deal) marks every buffer stale, and a
-    stale buffer is encoded from scratch when next read. ``tests/test_encoding_cache.py`` checks
-    the buffers against :meth:`ObservationEncoder.encode` at every step of every preset.
-    """
-
-    def __init__(self, encoder: ObservationEncoder) -> None:
-        n = encoder.config.num_players
-        self.encoder = encoder
-        self.buffers = np.zeros((n, OBS_SIZE), np.float32)
-        self.current = [False] * n
-        self._rel = encoder._rel
-        self._aces = encoder.config.russian_specials
-
-    def invalidate(self) -> None:
-        """Mark every buffer stale."""
-        self.current = [False] * len(self.current)
-
-    def get(self, game: Game, seat: int) -> np.ndarray:
-        """The buffer of ``seat`` (a view: copy it before handing it out)."""
-        buffer = self.buffers[seat]
-        if not self.current[seat]:
-            self.encoder.encode(game, seat, out=buffer)
-            self.current[seat] = True
-        return buffer
-
-    def mask(self, game: Game, seat: int) -> np.ndarray:
-        """A fresh :func:`action_mask` of ``seat``, built once per distinct legal set."""
-        if game.current != seat:
-            return np.zeros(NUM_ACTIONS, np.int8)
-        legal = tuple(game.legal_actions())
-        mask = _MASKS.get(legal)
-        if mask is None:
-            if len(_MASKS) >= _MASK_MEMO_SIZE:
-                _MASKS.clear()
-            mask = _MASKS[legal] = action_mask(game, seat)
-        return mask.copy()
-
-    @staticmethod
-    def before(game: Game) -> tuple:
-        """What :meth:`after` needs to know of the state before an action."""
-        return game.phase, game.current, len(game.completed), game.turned_public, len(game.shown), game.take_pending
-
-    def after(self, game: Game, action: int, before: tuple) -> None:
-        """Bring the current buffers up to date after ``action`` (applied to the ``before`` state)."""
-        phase, seat, tricks_before, turned_was_public, shown_before, take_was_pending = before
-        now = game.phase
-        if len(game.shown) != shown_before or True not in self.current:
-            self.invalidate()
-        elif phase == Phase.PLAY and now == Phase.PLAY:
-            self._after_play(game, seat, action, tricks_before, turned_was_public)
-        elif phase == Phase.KNOCK and now in (Phase.KNOCK, Phase.BUY):
-            self._after_knock(game, seat, action, turned_was_public)
-        elif phase == Phase.BUY and now in (Phase.BUY, Phase.PLAY):
-            self._after_buy(game, seat, action, turned_was_public, take_was_pending)
-        else:
-            self.invalidate()
-            return
-        if now != phase:
-            for o, fresh in enumerate(self.current):
-                if fresh:
-                    self.buffers[o, _PHASE + phase] = 0.0
-                    self.buffers[o, _PHASE + now] = 1.0
-
-    def _move_turn(self, buf: np.ndarray, rel: list[int], seat: int, now: int) -> None:
-        buf[_TO_ACT + rel[seat]] = 0.0
-        buf[_TO_ACT + rel[now]] = 1.0
-
-    def _after_knock(self, game: Game, seat: int, action: int, turned_was_public: bool) -> None:
-        knocked = action == _KNOCK_ACTION
-        now = game.current
-        lost_turned = turned_was_public and not game.turned_public
-        next_must_knock = game.phase == Phase.KNOCK and game.must_knock(now)
-        for o, fresh in enumerate(self.current):
-            if not fresh:
-                continue
-            rel, buf = self._rel[o], self.buffers[o]
-            self._move_turn(buf, rel, seat, now)
-            buf[(_KNOCKED if knocked else _PASSED) + rel[seat]] = 1.0
-            if lost_turned:
-                buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
-            if o == seat:
-                buf[_MUST_KNOCK] = 0.0
-                if not knocked:  # the hand is thrown in, face down
-                    buf[_HAND : _HAND + NUM_CARDS] = 0.0
-                    buf[[_OUT + c for c in game.out_hidden[seat]]] = 1.0
-                    buf[_OWN_ACES] = 0.0
-            elif o == now and next_must_knock:
-                buf[_MUST_KNOCK] = 1.0
-
-    def _after_buy(self, game: Game, seat: int, action: int, turned_was_public: bool, take_was_pending: bool) -> None:
-        now = game.current
-        lost_turned = turned_was_public and not game.turned_public
-        discarded = action != _DRAW_ACTION
-        pending = game.pending_discards / _PENDING_SCALE
-        for o, fresh in enumerate(self.current):
-            if not fresh:
-                continue
-            rel, buf = self._rel[o], self.buffers[o]
-            buf[_PENDING] = pending
-            if lost_turned:
-                buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
-            if discarded:
-                buf[_DISCARDED + rel[seat]] = game.discards[seat] / _DISCARDED_SCALE
-                if o == seat:
-                    buf[_HAND + action] = 0.0
-                    buf[_OUT + action] = 1.0
-                if take_was_pending:  # the russian dealer's last discard: he takes the turned card
-                    self._move_turn(buf, rel, seat, now)
-                    buf[_TAKE_PENDING] = 0.0
-                    buf[_TURNED_AT : _TURNED_AT + 2] = 0.0
-                    if game.turned_public:
-                        buf[_TURNED_AT + game.turned_at] = 1.0
-                    if o == seat:
-                        buf[_HAND + game.turned] = 1.0
-            else:
-                self._move_turn(buf, rel, seat, now)
-                buf[_DRAWN + rel[seat]] = game.draws[seat] / _DRAWN_SCALE
-                buf[_TALON] = game.talon_size / self.encoder._talon_scale
-                buf[_TAKE_PENDING] = 1.0 if game.take_pending else 0.0
-                if o == seat:
-                    buf[[_HAND + c for c in game.hands[seat]]] = 1.0
-            if o == seat and self._aces:
-                buf[_OWN_ACES] = ace_value(game.hands[seat]) / _ACES_SCALE
-
-    def _after_play(self, game: Game, seat: int, card: int, tricks_before: int, turned_was_public: bool) -> None:
-        completed = len(game.completed) != tricks_before
-        lost_turned = turned_was_public and not game.turned_public
-        now = game.current
-        for o, fresh in enumerate(self.current):
-            if not fresh:
-                continue
-            rel = self._rel[o]
-            buf = self.buffers[o]
-            self._move_turn(buf, rel, seat, now)
-            if lost_turned:
-                buf[_TURNED_AT] = 0.0
-            if o == seat:
-                buf[_HAND + card] = 0.0
-                if self._aces and card % 13 == ACE:
-                    buf[_OWN_ACES] = ace_value(game.hands[seat]) / _ACES_SCALE
-            if not completed:
-                buf[_TRICK + NUM_CARDS * rel[seat] + card] = 1.0
-                if len(game.trick) == 1:
-                    buf[_TRICK_LEADER + rel[seat]] = 1.0
-                continue
-            cards, _ = game.completed[-1]
-            for s, c in cards:
-                at = NUM_CARDS * rel[s] + c
-                buf[_TRICK + at] = 0.0
-                buf[_PLAYED + at] = 1.0
-            buf[_TRICK_LEADER : _TRICK_LEADER + P] = 0.0
-            buf[_TRICKS_DONE] = len(game.completed) / _TRICKS_DONE_SCALE
-            scores, start = game.scores, self.encoder._score_scale
-            buf[_AT_ONE : _AT_ONE + P] = 0.0
-            for s in range(game.n):
-                buf[_TRICKS + rel[s]] = game.tricks_won[s] / _TRICKS_SCALE
-                buf[_SCORES + rel[s]] = _clip(scores[s] / start, _SCORES_CLIP)
-                if scores[s] == 1:
-                    buf[_AT_ONE + rel[s]] = 1.0
-            self.encoder.write_race(buf, scores, self.encoder._order[o])
-            buf[_QUEEN_DUE] = 1.0 if game.queen_due == o else 0.0

@@ -2,8 +2,8 @@
 
 :class:`BatchedRamsEnv` runs the rules compiled with numba (:mod:`rams_env.compiled`): one
 compiled call applies every game's action, encodes the next observation and writes the mask.
-:class:`ReferenceBatchedRamsEnv` drives the pure-Python reference engine in a loop with the
-incremental observation cache instead, about 30x slower. Both play exactly the games of
+:class:`ReferenceBatchedRamsEnv` drives the pure-Python reference engine in a loop, encoding
+every observation from scratch, about 30x slower. Both play exactly the games of
 :func:`rams_env.env` (``tests/test_vector.py`` plays the same seeds with the same actions through
 them and the AEC env and compares every observation, mask, reward and score).
 :class:`SubprocBatchedRamsEnv` splits the games over worker processes for multi-core machines.
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .encoding import OBS_SIZE, ObservationCache, ObservationEncoder
+from .encoding import OBS_SIZE, ObservationEncoder, action_mask
 from .episode import check_episode, next_deal_or_end, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from .rules.actions import NUM_ACTIONS
@@ -207,7 +207,6 @@ class ReferenceBatchedRamsEnv(_Batch):
     def __init__(self, num_games: int, *args: Any, **kwargs: Any) -> None:
         super().__init__(num_games, *args, **kwargs)
         self.encoder = ObservationEncoder(self.config)
-        self.caches = [ObservationCache(self.encoder) for _ in range(num_games)]
         self.games: list[Game] = []
         self._seeders: list[random.Random] = []
 
@@ -234,15 +233,14 @@ class ReferenceBatchedRamsEnv(_Batch):
         while True:
             game = Game(self.config, seed=self._seeders[i].getrandbits(63))
             if game.phase != Phase.GAME_OVER:
-                self.caches[i].invalidate()
                 return game
 
     def _observe(self, i: int, out: BatchStep) -> None:
-        game, cache = self.games[i], self.caches[i]
+        game = self.games[i]
         seat = game.current
         out.seats[i] = seat
-        out.observations[i] = cache.get(game, seat)
-        out.action_masks[i] = cache.mask(game, seat)
+        self.encoder.encode(game, seat, out=out.observations[i])
+        action_mask(game, seat, out=out.action_masks[i])
 
     def step(self, actions: Any, out: BatchStep | None = None) -> BatchStep:
         """Apply one action per game (to its acting seat) and return the next decisions (written
@@ -260,21 +258,17 @@ class ReferenceBatchedRamsEnv(_Batch):
         out.done.fill(False)
         points = self.reward_kind == "points"
         for i, action in enumerate(action_list):
-            game, cache = self.games[i], self.caches[i]
+            game = self.games[i]
             before_scores = game.scores[:]
-            before = cache.before(game)
             game.apply(action)
-            cache.after(game, action, before)
             if points and before_scores != game.scores:
                 scores = game.scores
                 out.rewards[i] = [b - a for b, a in zip(before_scores, scores, strict=True)]
-            if game.phase >= Phase.DEAL_OVER:
-                cache.invalidate()
-                if next_deal_or_end(game, self.episode):
-                    if not points:
-                        out.rewards[i] += win_rewards(game)
-                    out.done[i] = True
-                    self.games[i] = self._new_game(i)
+            if game.phase >= Phase.DEAL_OVER and next_deal_or_end(game, self.episode):
+                if not points:
+                    out.rewards[i] += win_rewards(game)
+                out.done[i] = True
+                self.games[i] = self._new_game(i)
             self._observe(i, out)
         return out
 
