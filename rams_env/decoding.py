@@ -8,6 +8,7 @@ from ``rams_env.encoding.SLICES``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -94,38 +95,83 @@ class DecodedObservation:
         return frozenset(c for cards in self.played for c in cards) | frozenset(c for _, c in self.trick)
 
 
-def _ones(vector: np.ndarray, name: str) -> tuple[int, ...]:
-    """Positions of the set entries of a one-hot / multi-hot slice."""
-    return tuple(int(i) for i in np.flatnonzero(vector[SLICES[name]] > 0.5))
+class _Reader:
+    """An observation vector and, per field, the positions set in it (those > 0.5), read at once."""
+
+    def __init__(self, vector: np.ndarray) -> None:
+        self.vector = vector
+        self.set: dict[str, list[int]] = {}  # per field with entries set: their positions, ascending
+        for i in np.flatnonzero(vector > 0.5).tolist():
+            name, position = _POSITIONS[i]
+            self.set.setdefault(name, []).append(position)
+
+    def ones(self, name: str) -> tuple[int, ...]:
+        """Positions of the set entries of a one-hot / multi-hot slice."""
+        return tuple(self.set.get(name, ()))
+
+    def one(self, name: str) -> int | None:
+        """The position set in a one-hot slice (None if none; ``ValueError`` if several)."""
+        ones = self.ones(name)
+        if len(ones) > 1:
+            raise ValueError(f"observation slice {name!r} should be one-hot, has {len(ones)} entries set")
+        return ones[0] if ones else None
+
+    def by_seat(self, name: str) -> list[list[int]]:
+        """Per relative seat, the positions set in its part of a field of equal parts per seat."""
+        where = SLICES[name]
+        width = (where.stop - where.start) // MAX_PLAYERS
+        seats: list[list[int]] = [[] for _ in range(MAX_PLAYERS)]
+        for i in self.set.get(name, ()):
+            seats[i // width].append(i % width)
+        return seats
+
+    def numbers(self, name: str) -> list[float]:
+        """The numbers of a field, as Python floats."""
+        return self.vector[SLICES[name]].tolist()
+
+    def counts(self, name: str, n: int, deck_size: int = NUM_CARDS) -> tuple[int, ...]:
+        """The first ``n`` numbers of a field, times its scale (``FIELDS``), as ints."""
+        scale = _scale(name, deck_size)
+        return tuple(round(x * scale) for x in self.numbers(name)[:n])
+
+    def flags(self, name: str, n: int) -> tuple[bool, ...]:
+        """The first ``n`` entries of a field: set or not."""
+        ones = self.set.get(name, ())
+        return tuple(i in ones for i in range(n))
+
+    def flag(self, name: str) -> bool:
+        """The first entry of a field is set."""
+        return 0 in self.set.get(name, ())
+
+    def bid(self, head: str, answers: str) -> BidInfo:
+        """One forehand bid, from its three flags and its answers field."""
+        made, pending, happened = self.flags(head, 3)
+        marks = self.ones(answers)
+        return BidInfo(
+            made=made,
+            pending=pending,
+            happened=happened,
+            accepted=tuple(i for i in marks if i < MAX_PLAYERS),
+            rejected=tuple(i - MAX_PLAYERS for i in marks if i >= MAX_PLAYERS),
+        )
 
 
-def _one(vector: np.ndarray, name: str) -> int | None:
-    ones = _ones(vector, name)
-    if len(ones) > 1:
-        raise ValueError(f"observation slice {name!r} should be one-hot, has {len(ones)} entries set")
-    return ones[0] if ones else None
+def _positions() -> list[tuple[str, int]]:
+    """Per entry of the vector: its field and its position in it."""
+    positions = [("", 0)] * OBS_SIZE
+    for name, where in SLICES.items():
+        for i in range(where.start, where.stop):
+            positions[i] = (name, i - where.start)
+    return positions
 
 
-def _counts(vector: np.ndarray, name: str, n: int, deck_size: int = NUM_CARDS) -> tuple[int, ...]:
-    """The first ``n`` numbers of a field, times its scale (``FIELDS``), as ints."""
-    scale = config_scale(FIELD[name].scale_at(), {"deck_size": deck_size})
-    return tuple(round(float(x) * scale) for x in vector[SLICES[name]][:n])
+_POSITIONS = _positions()
 
 
-def _flags(vector: np.ndarray, name: str, n: int) -> tuple[bool, ...]:
-    return tuple(bool(x > 0.5) for x in vector[SLICES[name]][:n])
-
-
-def _bid(vector: np.ndarray, head: str, answers: str) -> BidInfo:
-    made, pending, happened = (bool(x > 0.5) for x in vector[SLICES[head]])
-    marks = vector[SLICES[answers]]
-    return BidInfo(
-        made=made,
-        pending=pending,
-        happened=happened,
-        accepted=tuple(int(i) for i in np.flatnonzero(marks[:MAX_PLAYERS] > 0.5)),
-        rejected=tuple(int(i) for i in np.flatnonzero(marks[MAX_PLAYERS:] > 0.5)),
-    )
+@cache
+def _scale(name: str, deck_size: int) -> float:
+    """The scale of field ``name`` (its first entry) under ``deck_size``."""
+    return config_scale(FIELD[name].scale_at(), {"deck_size": deck_size})
 
 
 def decode(observation_vector: np.ndarray) -> DecodedObservation:
@@ -133,65 +179,64 @@ def decode(observation_vector: np.ndarray) -> DecodedObservation:
     vector = np.asarray(observation_vector, dtype=np.float32)
     if vector.shape != (OBS_SIZE,):
         raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {vector.shape}")
-    n = len(_ones(vector, "seats"))
-    variant_index, trump, turned, phase = (_one(vector, k) for k in ("variant", "trump", "turned_card", "phase"))
-    dealer = _one(vector, "dealer")
+    read = _Reader(vector)
+    n = len(read.ones("seats"))
+    variant_index, trump, turned, phase = (read.one(k) for k in ("variant", "trump", "turned_card", "phase"))
+    dealer = read.one("dealer")
     if n < 3 or None in (variant_index, trump, turned, phase, dealer):
         raise ValueError("not an encoded rams_env observation: seats, variant, trump, turned card or phase missing")
-    deck_size = 32 if vector[SLICES["deck32"]][0] > 0.5 else NUM_CARDS
-    turned_at = _one(vector, "turned_at")
-    trick_cards = vector[SLICES["trick"]].reshape(MAX_PLAYERS, NUM_CARDS)
-    played_cards = vector[SLICES["played"]].reshape(MAX_PLAYERS, NUM_CARDS)
-    leader = _one(vector, "trick_leader")
-    by_seat = {r: int(c) for r, c in zip(*np.nonzero(trick_cards > 0.5), strict=True)}
+    deck_size = 32 if read.flag("deck32") else NUM_CARDS
+    turned_at = read.one("turned_at")
+    leader = read.one("trick_leader")
+    by_seat = {r: cards[-1] for r, cards in enumerate(read.by_seat("trick")) if cards}
     trick = tuple((r, by_seat[r]) for r in sorted(by_seat, key=lambda r: (r - (leader or 0)) % n))
-    progress = vector[SLICES["progress"]]
+    progress = read.numbers("progress")
     return DecodedObservation(
         variant=VARIANTS[variant_index],
         num_players=n,
         deck_size=deck_size,
-        hand=_ones(vector, "hand"),
+        hand=read.ones("hand"),
         trump=trump,
         turned_card=turned,
         turned_at=TurnedAt(turned_at).label if turned_at is not None else None,
         phase=PHASES[phase],
-        to_act=_one(vector, "to_act"),
+        to_act=read.one("to_act"),
         dealer=dealer,
-        better=_bid(vector, "better_bid", "better_answers"),
-        swing=_bid(vector, "swing_bid", "swing_answers"),
-        knocked=_flags(vector, "knocked", n),
-        passed=_flags(vector, "passed", n),
-        discarded=_counts(vector, "discarded", n),
-        drawn=_counts(vector, "drawn", n),
-        pending_discards=_counts(vector, "pending_discards", 1)[0],
-        take_pending=bool(vector[SLICES["take_pending"]][0] > 0.5),
+        better=read.bid("better_bid", "better_answers"),
+        swing=read.bid("swing_bid", "swing_answers"),
+        knocked=read.flags("knocked", n),
+        passed=read.flags("passed", n),
+        discarded=read.counts("discarded", n),
+        drawn=read.counts("drawn", n),
+        pending_discards=read.counts("pending_discards", 1)[0],
+        take_pending=read.flag("take_pending"),
         trick=trick,
         trick_leader=leader,
-        played=tuple(tuple(int(c) for c in np.flatnonzero(played_cards[r] > 0.5)) for r in range(n)),
-        out_of_play=_ones(vector, "out_of_play"),
-        shown=_ones(vector, "shown"),
-        shown_by=_flags(vector, "shown_by", n),
-        tricks=_counts(vector, "tricks", n),
-        tricks_done=_counts(vector, "tricks_done", 1)[0],
-        scores=tuple(float(x) for x in vector[SLICES["scores"]][:n]),
-        at_one=_flags(vector, "at_one", n),
-        flights=_counts(vector, "flights", n),
-        passed_last_deal=_flags(vector, "passed_last_deal", n),
-        must_knock=bool(vector[SLICES["must_knock"]][0] > 0.5),
-        queen_due=bool(vector[SLICES["queen_due"]][0] > 0.5),
-        talon=_counts(vector, "talon", 1, deck_size)[0],
-        own_jacks=_counts(vector, "own_jacks", 1)[0],
-        own_aces=_counts(vector, "own_aces", 1)[0],
-        rams_progress=float(progress[0]),
-        deal_in_rams=round(float(progress[1]) * config_scale(FIELD["progress"].scale_at(1), {})),
-        totals=tuple(float(x) for x in vector[SLICES["totals"]][:n]),
-        start_score=_counts(vector, "start_score", 1)[0],
-        near_zero=tuple(_near_zero(flags) for flags in vector[SLICES["score_left"]].reshape(MAX_PLAYERS, -1)[:n]),
-        flight_cost=_counts(vector, "flight_cost", n),
+        played=tuple(tuple(cards) for cards in read.by_seat("played")[:n]),
+        out_of_play=read.ones("out_of_play"),
+        shown=read.ones("shown"),
+        shown_by=read.flags("shown_by", n),
+        tricks=read.counts("tricks", n),
+        tricks_done=read.counts("tricks_done", 1)[0],
+        scores=tuple(read.numbers("scores")[:n]),
+        at_one=read.flags("at_one", n),
+        flights=read.counts("flights", n),
+        passed_last_deal=read.flags("passed_last_deal", n),
+        must_knock=read.flag("must_knock"),
+        queen_due=read.flag("queen_due"),
+        talon=read.counts("talon", 1, deck_size)[0],
+        own_jacks=read.counts("own_jacks", 1)[0],
+        own_aces=read.counts("own_aces", 1)[0],
+        rams_progress=progress[0],
+        deal_in_rams=round(progress[1] * config_scale(FIELD["progress"].scale_at(1), {})),
+        totals=tuple(read.numbers("totals")[:n]),
+        start_score=read.counts("start_score", 1)[0],
+        near_zero=tuple(_near_zero(flags) for flags in read.by_seat("score_left")[:n]),
+        flight_cost=read.counts("flight_cost", n),
     )
 
 
-def _near_zero(flags: np.ndarray) -> int:
-    """The score that the thermometer ``flags`` (score <= 1, <= 2, ...) shows, 0 if above them all."""
-    set_ = np.flatnonzero(flags > 0.5)
-    return int(set_[0]) + 1 if set_.size else 0
+def _near_zero(set_: list[int]) -> int:
+    """The score that the thermometer flags (score <= 1, <= 2, ...) show, 0 if above them all;
+    ``set_``: the positions of the flags that are set."""
+    return set_[0] + 1 if set_ else 0

@@ -28,9 +28,10 @@ independent events, the chance of taking none (flying).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from ..decoding import DecodedObservation, decode
 from ..rules import RulesConfig, TurnedAt, make_config
@@ -50,7 +51,7 @@ BID_MARGIN = 0.3  # a bid or acceptance must promise this much more than the han
 BETTER_SAMPLES = 24  # new hands sampled to value a better-cards bid
 
 
-@lru_cache(maxsize=65536)
+@cache
 def miss_chance(avoid: int, take: int, pool: int) -> float:
     """Probability that ``take`` cards drawn from ``pool`` include none of ``avoid`` given cards."""
     if take <= 0 or avoid <= 0:
@@ -73,6 +74,17 @@ class Opponent:
     known: frozenset[int] = frozenset()  # cards known to be in his hand (the turned card)
 
 
+@dataclass(slots=True)
+class _Odds:
+    """An opponent's odds against the player's cards, as far as they do not depend on the card."""
+
+    weight: float  # the opponent's
+    known: frozenset[int]  # the opponent's
+    unknown: int  # cards in his hand that the player does not know
+    voids: list[float]  # per suit: chance that he is void in it
+    ruffs: list[float]  # per suit: chance that he is void in it and holds a trump
+
+
 class Situation:
     """The unseen cards and the opponents, with trick chances computed from them."""
 
@@ -85,42 +97,67 @@ class Situation:
         for c in unseen:
             ranks[c // 13].append(c % 13)
         self.suit_count = [len(r) for r in ranks]
-        self._ranks = ranks
+        self._ranks = [sorted(r) for r in ranks]  # unseen ranks per suit, ascending
+        self._per_suit: dict[tuple[int, bool], tuple[list[float], list[float]]] = {}  # _odds memo
+        self._all_odds = [self._odds(o) for o in self.opponents]  # the opponents are fixed from here on
         self._chances: dict[tuple[int, int], float] = {}  # _top_chance memo
+        self._side_terms: list[float | None] | None = None  # draw_chance's side-card terms
         self._draws: dict[tuple[tuple[int, ...], int], float] = {}  # draw_chance memo
 
     def higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""
-        rank = card % 13
-        return sum(1 for r in self._ranks[card // 13] if r > rank)
+        ranks = self._ranks[card // 13]
+        return len(ranks) - bisect_right(ranks, card % 13)
 
     def beat_chance(self, card: int, led: int, opp: Opponent, lower_trumps: int = 0) -> float:
         """Chance that ``opp`` can beat ``card`` in a trick led in suit ``led`` (card winning so far)."""
+        return self._beat(self._odds(opp), card, led, self._higher(card, lower_trumps))
+
+    def hold_chance(self, card: int, led: int, players: list[Opponent], lower_trumps: int = 0) -> float:
+        """Chance that ``card`` still wins once ``players`` have played to the trick."""
+        odds = self._all_odds if players is self.opponents else [self._odds(o) for o in players]
+        return self._hold(card, led, odds, lower_trumps)
+
+    def _hold(self, card: int, led: int, odds: list[_Odds], lower_trumps: int) -> float:
+        """``hold_chance`` against the opponents of ``odds``."""
+        higher = self._higher(card, lower_trumps)
+        p = 1.0
+        for o in odds:
+            p *= 1.0 - o.weight * self._beat(o, card, led, higher)
+        return p
+
+    def _higher(self, card: int, lower_trumps: int) -> int:
+        """The unseen cards that can beat ``card`` on rank: ``higher``, less, for a trump, the
+        ``lower_trumps`` the player holds below it (he plays those first)."""
+        ranks = self._ranks[card // 13]
+        higher = len(ranks) - bisect_right(ranks, card % 13)  # self.higher(card)
+        return max(0, higher - lower_trumps) if card // 13 == self.trump else higher
+
+    def _beat(self, opp: _Odds, card: int, led: int, higher: int) -> float:
+        """``beat_chance`` against the opponent of ``opp``, with ``higher`` from ``_higher``."""
         trump, suit = self.trump, card // 13
         for k in opp.known:
             if k // 13 == suit and k % 13 > card % 13:
                 return 1.0
-        unknown = max(0, opp.size - len(opp.known))
-        pool = self.pool
         if suit == trump:
-            higher = max(0, self.higher(card) - lower_trumps)
-            beat = 1.0 - miss_chance(higher, unknown, pool)
-            if led != trump:
-                void = miss_chance(self.suit_count[led], unknown, pool)
-                beat = void * (1.0 - miss_chance(higher, unknown, pool - self.suit_count[led]))
-            return beat
-        higher = self.higher(card)
-        void = miss_chance(self.suit_count[suit], unknown, pool)
-        has_trump = any(k // 13 == trump for k in opp.known)
-        trumps = 1.0 if has_trump else 1.0 - miss_chance(self.suit_count[trump], unknown, pool - self.suit_count[suit])
-        return min(1.0, 1.0 - miss_chance(higher, unknown, pool) + void * trumps)
+            if led == trump:
+                return 1.0 - miss_chance(higher, opp.unknown, self.pool)
+            return opp.voids[led] * (1.0 - miss_chance(higher, opp.unknown, self.pool - self.suit_count[led]))
+        return min(1.0, 1.0 - miss_chance(higher, opp.unknown, self.pool) + opp.ruffs[suit])
 
-    def hold_chance(self, card: int, led: int, players: list[Opponent], lower_trumps: int = 0) -> float:
-        """Chance that ``card`` still wins once ``players`` have played to the trick."""
-        p = 1.0
-        for o in players:
-            p *= 1.0 - o.weight * self.beat_chance(card, led, o, lower_trumps)
-        return p
+    def _odds(self, opp: Opponent) -> _Odds:
+        """What ``beat_chance`` needs of ``opp`` that does not depend on the card; the per-suit chances
+        are memoised on what they depend on (his unknown cards, whether he shows a trump)."""
+        unknown = max(0, opp.size - len(opp.known))
+        has_trump = any(k // 13 == self.trump for k in opp.known)
+        per_suit = self._per_suit.get((unknown, has_trump))
+        if per_suit is None:
+            trump, pool, count = self.trump, self.pool, self.suit_count
+            voids = [miss_chance(count[s], unknown, pool) for s in range(4)]
+            trumps = [1.0 if has_trump else 1.0 - miss_chance(count[trump], unknown, pool - count[s]) for s in range(4)]
+            ruffs = [v * t for v, t in zip(voids, trumps, strict=True)]
+            per_suit = self._per_suit[(unknown, has_trump)] = (voids, ruffs)
+        return _Odds(opp.weight, opp.known, unknown, *per_suit)
 
     def card_chance(self, card: int, hand: list[int] | tuple[int, ...], planning: bool = False) -> float:
         """Chance that ``card`` takes a trick some time in this deal, held in ``hand``.
@@ -132,36 +169,50 @@ class Situation:
         if suit == trump:
             lower = sum(1 for c in hand if c // 13 == trump and c % 13 < card % 13)
             top = self._top_chance(card, lower)
-            floor = KING if planning else 0
-            voids = sum(1 for s in range(4) if s != trump and not any(c // 13 == s and c % 13 >= floor for c in hand))
-            ruff = min(0.45, RUFF_PER_VOID * voids)
+            ruff = min(0.45, RUFF_PER_VOID * self._voids(hand, KING if planning else 0))
             return 1.0 - (1.0 - top) * (1.0 - ruff)
         return SIDE_TIMING * self._top_chance(card, -1)
+
+    def _voids(self, hand: list[int] | tuple[int, ...], floor: int) -> int:
+        """Side suits in which ``hand`` holds no card of rank ``floor`` or higher."""
+        held = {c // 13 for c in hand if c % 13 >= floor}
+        held.discard(self.trump)
+        return 3 - len(held)
 
     def draw_chance(self, hand: list[int] | tuple[int, ...]) -> float:
         """Average ``card_chance(c, hand, planning=True)`` over the unseen cards ``c`` (0 when none).
 
         It depends on the hand only through its trump ranks and its voids to come, so it is memoised
-        on those; the terms are the same floats, summed in the same order, as card by card.
+        on those; the terms are the same floats, summed in the same order, as card by card (the
+        side-card terms, the same for every hand, are computed once).
         """
         if not self.unseen:
             return 0.0
         trump = self.trump
-        trump_ranks = tuple(sorted(c % 13 for c in hand if c // 13 == trump))
-        voids = sum(1 for s in range(4) if s != trump and not any(c // 13 == s and c % 13 >= KING for c in hand))
-        key = (trump_ranks, voids)
+        trump_ranks = sorted(c % 13 for c in hand if c // 13 == trump)
+        voids = self._voids(hand, KING)
+        key = (tuple(trump_ranks), voids)
         chance = self._draws.get(key)
         if chance is None:
             ruff = min(0.45, RUFF_PER_VOID * voids)
-            terms = []
-            for card in self.unseen:
-                if card // 13 == trump:
-                    top = self._top_chance(card, sum(1 for r in trump_ranks if r < card % 13))
-                    terms.append(1.0 - (1.0 - top) * (1.0 - ruff))
-                else:
-                    terms.append(SIDE_TIMING * self._top_chance(card, -1))
+            terms = list(self._side_draw_terms())
+            for i, card in enumerate(self.unseen):
+                if terms[i] is None:
+                    top = self._top_chance(card, bisect_left(trump_ranks, card % 13))
+                    terms[i] = 1.0 - (1.0 - top) * (1.0 - ruff)
             chance = self._draws[key] = sum(terms) / len(self.unseen)
         return chance
+
+    def _side_draw_terms(self) -> list[float | None]:
+        """``draw_chance``'s terms in the order of ``unseen``, computed once: the side cards' (which do
+        not depend on the hand), None in the place of each trump."""
+        if self._side_terms is None:
+            trump, odds = self.trump, self._all_odds
+            self._side_terms = [  # SIDE_TIMING * self._top_chance(card, -1), unseen cards need no memo
+                None if card // 13 == trump else SIDE_TIMING * self._hold(card, card // 13, odds, 0)
+                for card in self.unseen
+            ]
+        return self._side_terms
 
     def _top_chance(self, card: int, lower_trumps: int) -> float:
         """``hold_chance`` against every opponent (memoised: many candidate hands share a situation);
@@ -170,7 +221,7 @@ class Situation:
         chance = self._chances.get(key)
         if chance is None:
             led = card // 13 if lower_trumps < 0 else self.trump
-            chance = self.hold_chance(card, led, self.opponents, max(0, lower_trumps))
+            chance = self._hold(card, led, self._all_odds, max(0, lower_trumps))
             self._chances[key] = chance
         return chance
 
