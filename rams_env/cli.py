@@ -15,7 +15,7 @@ import random
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TextIO
 
 from .encoding import ObservationEncoder
@@ -609,7 +609,8 @@ def plugin_commands(warn: TextIO | None = None) -> list[Command]:
     """Commands that installed packages declare in the ``rams_env.commands`` entry-point group.
 
     One that cannot be loaded is left out with a warning (on ``warn``, default stderr), so that it
-    cannot break the other commands.
+    cannot break the other commands; one that needs a module that is not installed (``rams train``
+    without torch) is listed, and running it says what to install.
     """
     warn = warn or sys.stderr
     found = []
@@ -617,13 +618,36 @@ def plugin_commands(warn: TextIO | None = None) -> list[Command]:
         try:
             command = point.load()
         except Exception as err:  # a plugin's import error of any kind
-            print(f"rams: warning: command {point.name!r} ({point.value}) not loaded: {err!r}", file=warn)
+            if isinstance(err, ModuleNotFoundError) and _top_level(err.name) != _top_level(point.module):
+                found.append(_needs_module(point, err))  # a missing dependency: rams train without torch
+            else:
+                print(f"rams: warning: command {point.name!r} ({point.value}) not loaded: {err!r}", file=warn)
             continue
         if not isinstance(command, Command):
             print(f"rams: warning: entry point {point.name!r} ({point.value}) is not a Command", file=warn)
             continue
         found.append(command)
     return found
+
+
+def _top_level(module: str | None) -> str:
+    return (module or "").partition(".")[0]
+
+
+def _needs_module(point: EntryPoint, err: ModuleNotFoundError) -> Command:
+    """A stand-in for a command whose import needs a module that is not installed: running it says
+    what to install (for this package's own commands, the extra named like the command)."""
+    own = point.dist is not None and point.dist.name.replace("-", "_") == "rams_env"
+    install = f'pip install "rams_env[{point.name}]"' if own else f"install {err.name!r}"
+    message = f"needs {err.name!r}, which is not installed: {install}"
+
+    def configure(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+    def run(args: argparse.Namespace) -> int:
+        raise CommandError(message)
+
+    return Command(point.name, f"(not available: {message})", configure, run)
 
 
 def build_parser(commands: Sequence[Command]) -> argparse.ArgumentParser:

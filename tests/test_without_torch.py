@@ -128,6 +128,7 @@ def test_a_checkpoint_without_torch_names_the_extra_to_install(checkpoint):
             main(["--help"])
         except SystemExit as exit:
             print("help exit", exit.code)
+        print("train exit", main(["train", "quick", "--variant", "russian"]))
         """
     )
     assert done.returncode == 0, done.stderr
@@ -136,6 +137,9 @@ def test_a_checkpoint_without_torch_names_the_extra_to_install(checkpoint):
     # rams eval reports it in one line, not a traceback
     assert "exit 1" in done.stdout
     assert "rams eval: error: loading the trained policy" in done.stderr and "Traceback" not in done.stderr
-    # the help lists the commands that need no torch (rams train warns that it is not loaded)
+    # the help lists every command; rams train says what to install, in one line
     assert "help exit 0" in done.stdout
-    assert all(command in done.stdout for command in ("eval", "play", "replay"))
+    assert all(command in done.stdout for command in ("eval", "play", "replay", "train"))
+    assert "warning" not in done.stderr
+    assert "train exit 1" in done.stdout
+    assert """rams train: error: needs 'torch', which is not installed: pip install "rams_env[train]\"""" in done.stderr
