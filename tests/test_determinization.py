@@ -19,6 +19,7 @@ import pytest
 from rams_env.agents import observe
 from rams_env.agents.search import DealSampler
 from rams_env.rules import Action, Game, Phase, TurnedAt, card_index, deck_cards, make_config
+from rams_env.rules.cards import counted_jacks
 from rams_env.rules.game import legal_plays
 
 PLAYERS = (3, 4, 5, 6)
@@ -226,3 +227,106 @@ def test_the_engine_and_the_search_share_one_legality_function() -> None:
                     game.config, game.hands[seat], game.trick, game.trump, seat, game.scores, game.queen_due == seat
                 )
                 assert game.legal_actions() == want
+
+
+# ----------------------------------------------------------------------------- russian combinations
+def scripted_russian(n: int, hands: dict[int, list[str]], turned: str, talon: list[str], actions: str, **kw) -> Game:
+    """A russian game dealt by seat ``n - 1`` from a fixed deck (tests/decks.py), then ``actions`` played:
+    pass, knock, draw or a card name, separated by spaces."""
+    from tests.decks import stack_deck
+
+    deck = stack_deck("russian", n, n - 1, hands, turned, talon)
+    game = Game(make_config("russian", n), seed=0, deck=deck, dealer=n - 1, **kw)
+    for word in actions.split():
+        game.apply(int(Action[word.upper()]) if word in ("pass", "knock", "draw") else card_index(word))
+    return game
+
+
+def combination_breaches(world: Game, seat: int) -> list[str]:
+    """What a sampled world breaks of RULES.md 7.2, for the players other than ``seat``: four aces or
+    five of a suit held when the play began, dealt jacks a player would have shown (passing, or
+    discarding one of a dealt pair) or gone out on (5 points or fewer) but did not."""
+    found = []
+    if world.phase == Phase.PLAY:
+        for j in range(world.n):
+            start = world.hands[j] + [c for cards, _ in world.completed for s, c in cards if s == j]
+            start += [c for s, c in world.trick if s == j]
+            if j != seat and world.active[j]:
+                if sum(c % 13 == 12 for c in start) == 4:
+                    found.append(f"seat {j} held four aces")
+                if len({c // 13 for c in start}) == 1:
+                    found.append(f"seat {j} held five of a suit")
+    shown = {s: set(cards) for s, what, cards in world.shown if what == "jacks"}
+    for j in range(world.n):
+        if j == seat:
+            continue
+        if world.active[j] is False or world.draws[j] == 5:
+            dealt = world.out_hidden[j]  # his hand thrown in, or the whole hand he bought away
+        elif world.draws[j] == 0 and j != world.dealer:
+            dealt = (
+                world.hands[j] + world.out_hidden[j] + [c for cards, _ in world.completed for s, c in cards if s == j]
+            )
+        else:
+            continue  # which of his cards he drew is unknown
+        pair = set(counted_jacks(dealt))
+        if j in shown:
+            if pair != shown[j]:
+                found.append(f"seat {j} showed jacks {sorted(shown[j])}, dealt {sorted(pair)}")
+        elif pair and world.active[j] is False:
+            found.append(f"seat {j} passed with jacks {sorted(pair)} unshown")
+        elif pair and world.scores[j] <= 5:
+            found.append(f"seat {j} at {world.scores[j]} points did not go out on jacks {sorted(pair)}")
+        elif pair & set(world.out_hidden[j]):
+            found.append(f"seat {j} discarded a jack of {sorted(pair)} unshown")
+    return found
+
+
+RUSSIAN_STATES = {
+    # Seat 1 played three aces (following clubs, then the trump ace and the ace of diamonds as leads):
+    # the ace of hearts is not in his hand, or he would have shown four aces when the play began.
+    "four aces": (
+        3,
+        {0: ["7C", "9C", "7D", "KH", "QH"], 1: ["AC", "AS", "AD", "7H", "8H"], 2: ["TC", "TD", "9H", "TH", "9S"]},
+        "8S",
+        ["QC", "KC", "KD", "QD"],
+        "knock knock knock KH QH draw draw 9H TH draw 9S 7C AC TC AS 8S 9C AD TD 7D",
+    ),
+    # Seat 1 played four hearts (trumping a diamond, then the trump ace, king and queen as he must lead
+    # them): his last card is no heart, or he would have shown five of a suit.
+    "five of a suit": (
+        3,
+        {0: ["7D", "8D", "9D", "7C", "9C"], 1: ["9H", "AH", "KH", "QH", "8C"], 2: ["TD", "QD", "KD", "TC", "7S"]},
+        "7H",
+        ["KC"],
+        "knock knock knock draw draw 7S draw TC 7D 9H TD AH 7H 8D KH QD 9D QH KD 7C",
+    ),
+    # Seat 1 passed and showed no jacks; the dealer, at 5 points, did not go out on jacks.
+    "jacks not shown": (
+        3,
+        {0: ["7C", "8C", "9C", "7D", "8D"], 1: ["TC", "QC", "9D", "TD", "7S"], 2: ["KC", "QD", "KD", "8S", "9S"]},
+        "7H",
+        [],
+        "knock pass",
+    ),
+    # Seat 1 bought a whole new hand without showing jacks: he threw away no pair.
+    "jacks not discarded": (
+        3,
+        {0: ["7C", "8C", "9C", "7D", "8D"], 1: ["TC", "QC", "9D", "TD", "7S"]},
+        "7H",
+        ["TS", "QS", "KS", "8H", "9H"],
+        "knock knock knock 7C 8C 9C 7D 8D draw 7S 9D QC TC TD draw",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUSSIAN_STATES))
+def test_russian_worlds_keep_what_showing_cards_made_public(name: str) -> None:
+    """RULES.md 7.2: four aces, five of a suit and dealt jacks are shown, and a player at 5 points or
+    fewer goes out on jacks; worlds sampled for seat 0 give nobody what he would have shown."""
+    n, hands, turned, talon, actions = RUSSIAN_STATES[name]
+    scores = [100, 100, 5] if name == "jacks not shown" else None
+    game = scripted_russian(n, hands, turned, talon, actions, scores=scores)
+    assert game.phase in LIVE and not combination_breaches(game, 0)
+    sampler, rng = DealSampler(game, 0), random.Random(name)
+    breaches = [b for _ in range(300) for b in combination_breaches(sampler.sample(rng), 0)]
+    assert not breaches, (len(breaches), sorted(set(breaches))[:5])

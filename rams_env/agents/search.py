@@ -27,6 +27,11 @@ What the seat knows, and the sampler respects:
 - where the turned card can be: in the dealer's hand while that is public, else in his hand or
   his face-down pile once he has discarded; shown cards stay with the player who showed them;
 - russian: a player who passed was dealt no ace (he would have had to knock);
+- russian, combinations of cards (rejected after placing, :meth:`DealSampler._consistent`): in the
+  play, no active player held four aces or five cards of one suit when it began (he would have
+  shown them); a player's dealt jacks agree with his showing them or not (RULES.md 7.2): shown
+  jacks are all his counted jacks, a player who passed or stands at 5 points or fewer (he would have
+  gone out) was dealt no pair, and no jack of a dealt pair is among a player's discards;
 - players keep good cards: trumps and high cards are placed less often among the cards bought away
   (and, mildly, in passed hands) than weak ones. This is a weighting, not a constraint.
 
@@ -46,13 +51,14 @@ from __future__ import annotations
 import math
 import random
 import time
+from itertools import combinations
 from typing import Any, NamedTuple
 
 from ..backends import GameMirror
 from ..env import seed_int
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import Action
-from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, deck_cards
+from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
 from ..rules.config import RulesConfig
 from ..rules.game import legal_plays
 from .base import Observation, legal_from_mask
@@ -225,6 +231,36 @@ class DealSampler:
                     self.odds[n + j] = {c: _pass_weight(c, trump) for c in self.cards}
         if len(self.cards) != sum(self.capacity.values()):
             raise RuntimeError("hidden card count does not match the hidden places (engine state inconsistent)")
+        self._combination_rules()
+
+    def _combination_rules(self) -> None:
+        """What :meth:`_consistent` checks: per other player, the cards he played, whether he was in the
+        russian check of four aces and five of a suit at the start of the play, and what his dealt jacks
+        must be (RULES.md 7.2: "shown", the shown cards are all of them; "none", no pair; "kept", no
+        jack of a pair among his discards)."""
+        game, seat, cfg = self.game, self.seat, self.game.config
+        others = [j for j in range(game.n) if j != seat]
+        self._played: dict[int, list[int]] = {j: [] for j in others}
+        for cards, _ in game.completed:
+            for s, c in cards:
+                if s != seat:
+                    self._played[s].append(c)
+        for s, c in game.trick:
+            if s != seat:
+                self._played[s].append(c)
+        play = cfg.russian_specials and game.phase == Phase.PLAY
+        self._at_play_start = [j for j in others if play and game.active[j]]
+        self._jack_rules: dict[int, tuple[str, frozenset[int]]] = {}
+        if not cfg.jacks or game.phase < Phase.KNOCK:
+            return
+        shown = {s: frozenset(cards) for s, what, cards in game.shown if what == "jacks"}
+        for j in others:
+            if j in shown:
+                self._jack_rules[j] = ("shown", shown[j])
+            elif game.active[j] is False or game.scores[j] <= JACKS_OUT_AT:
+                self._jack_rules[j] = ("none", frozenset())
+            elif game.discards[j]:
+                self._jack_rules[j] = ("kept", frozenset())
 
     def _restrict(self, allowed: dict[int, set[int]], hidden: list[int]) -> None:
         """Narrow each hidden card's possible places with what ``seat`` knows."""
@@ -236,9 +272,12 @@ class DealSampler:
             else:  # in the dealer's hand or among his face-down cards
                 allowed[game.turned] &= {dealer, n + dealer, 2 * n + dealer}
         for s, _, cards in game.shown:
+            # Shown cards stay with their player; shown jacks were dealt, so they were bought away if he
+            # drew a whole hand.
+            where = {2 * n + s} if game.draws[s] == 5 else {s, n + s, 2 * n + s}
             for c in cards:
                 if c in allowed:
-                    allowed[c] &= {s, n + s, 2 * n + s}
+                    allowed[c] &= where
         if game.config.forced_knock_with_ace:
             for j in range(n):
                 if game.active[j] is False and j != seat:
@@ -297,7 +336,7 @@ class DealSampler:
         """The hidden cards dealt again at random, consistently with what the seat knows."""
         for attempt in range(100):
             placed = self._place(rng, weighted=attempt < 50)
-            if placed is not None:
+            if placed is not None and self._consistent(placed):
                 n = self.game.n
                 others = [j for j in range(n) if j != self.seat]
                 talon = placed[TALON]
@@ -308,6 +347,52 @@ class DealSampler:
                     talon,
                 )
         raise RuntimeError("could not deal the hidden cards consistently with what the player knows")
+
+    def _consistent(self, placed: dict[int, list[int]]) -> bool:
+        """Whether a placement agrees with what combinations of cards made public (russian): no active
+        player held four aces or five of one suit when the play began (RULES.md 7.2: they are shown at
+        once), and every player's dealt jacks agree with his showing them or not (:meth:`_jacks_fit`)."""
+        n = self.game.n
+        for j in self._at_play_start:
+            start = placed[j] + self._played[j]
+            if sum(1 for c in start if c % 13 == ACE) == 4 or len({c // 13 for c in start}) == 1:
+                return False
+        for j, rule in self._jack_rules.items():
+            if not self._jacks_fit(j, placed[j] + self._played[j], placed[n + j] + placed[2 * n + j], rule):
+                return False
+        return True
+
+    def _jacks_fit(self, j: int, kept: list[int], pile: list[int], rule: tuple[str, frozenset[int]]) -> bool:
+        """Whether ``j``'s dealt hand, among his cards ``kept`` (hand and played) and his face-down
+        ``pile``, can have had the jacks ``rule`` allows (:meth:`_combination_rules`).
+
+        Russian buying: he drew ``draws[j]`` of these cards, unknown which, all among ``kept`` but for
+        the dealer's extra discard after drawing; the turned card was dealt to nobody. So the rule holds
+        if some choice of the drawn cards leaves a dealt hand that keeps it.
+        """
+        game = self.game
+        jacks = [c for c in kept + pile if c % 13 == JACK and c != game.turned]
+        mode, shown = rule
+        if not counted_jacks(jacks):
+            return not shown
+        drawn = game.draws[j]
+        from_pile = game.discards[j] - drawn if drawn else 0  # the dealer's extra discard may be a drawn card
+        spare_kept = sum(1 for c in kept if c % 13 != JACK and c != game.turned)
+        spare_pile = len(pile) - sum(1 for c in pile if c % 13 == JACK)
+        piled = set(pile)
+        for k in range(min(drawn, len(jacks)) + 1):
+            for away in combinations(jacks, k):
+                in_pile = sum(1 for c in away if c in piled)
+                if in_pile > from_pile or drawn - k > spare_kept + min(spare_pile, from_pile - in_pile):
+                    continue
+                counted = set(counted_jacks([c for c in jacks if c not in away]))
+                if mode == "shown" and counted == shown:
+                    return True
+                if mode == "none" and not counted:
+                    return True
+                if mode == "kept" and not counted & piled:
+                    return True
+        return False
 
     def _place(self, rng: random.Random, weighted: bool) -> dict[int, list[int]] | None:
         """A consistent placement, or None on a dead end.
