@@ -1,0 +1,44 @@
+"""The policies in ``checkpoints/`` load for their preset, play legal whole ramsar, and have their card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import rams_env
+from rams_env.agents import HeuristicAgent, load_agent
+from rams_env.rules import make_config
+from rams_env.rules.config import PRESETS
+
+CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+
+
+@pytest.mark.parametrize("variant", sorted(PRESETS))
+def test_shipped_policy_plays_a_whole_rams_legally(variant):
+    path = CHECKPOINTS / f"{variant}-4p.pt"
+    policy = load_agent(path, expect_config=make_config(variant, 4))
+    assert (policy.variant, policy.num_players) == (variant, 4)
+    env = rams_env.env(variant=variant, num_players=4, episode="rams")
+    env.reset(seed=5)
+    heuristic = HeuristicAgent(seed=1)
+    decisions = 0
+    for agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        actor = policy if agent == "player_0" else heuristic
+        action = actor.act(observation)
+        assert observation["action_mask"][action] == 1, f"{variant}: illegal action {action}"
+        env.step(action)
+        decisions += agent == "player_0"
+    assert decisions > 0
+
+
+@pytest.mark.parametrize("variant", sorted(PRESETS))
+def test_shipped_policy_has_its_card_and_evaluations(variant):
+    card = (CHECKPOINTS / f"{variant}-4p.md").read_text(encoding="utf-8")
+    assert "## Headline" in card and "Reproduce" in card
+    for suffix in ("rams_vs_heuristic.json", "rams_vs_random.json", "curves.png", "knock_rates.png"):
+        assert (CHECKPOINTS / f"{variant}-4p_{suffix}").is_file()
