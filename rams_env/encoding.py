@@ -181,15 +181,15 @@ _O = {name: s.start for name, s in SLICES.items()}
 )
 _START, _SCORE_LEFT, _FLIGHT_COST = (_O[k] for k in ("start_score", "score_left", "flight_cost"))
 _OVER = int(Phase.DEAL_OVER)  # the phase slot of "over", for the end of a deal and of the game
-# The scales and clips of FIELDS that do not depend on the rule options.
-_DISCARDED_SCALE, _DRAWN_SCALE, _PENDING_SCALE, _TRICKS_SCALE, _TRICKS_DONE_SCALE = (
+# The scales and clips of FIELDS that do not depend on the rule options (the compiled encoder reads them too).
+DISCARDED_SCALE, DRAWN_SCALE, PENDING_SCALE, TRICKS_SCALE, TRICKS_DONE_SCALE = (
     fixed_scale(k) for k in ("discarded", "drawn", "pending_discards", "tricks", "tricks_done")
 )
-_FLIGHTS_SCALE, _JACKS_SCALE, _ACES_SCALE, _START_SCALE, _FLIGHT_COST_SCALE = (
+FLIGHTS_SCALE, JACKS_SCALE, ACES_SCALE, START_SCALE, FLIGHT_COST_SCALE = (
     fixed_scale(k) for k in ("flights", "own_jacks", "own_aces", "start_score", "flight_cost")
 )
-_DEAL_SCALE = fixed_scale("progress", 1)
-_SCORES_CLIP, _FLIGHTS_CLIP, _TOTALS_CLIP, _DEAL_CLIP = (
+DEAL_SCALE = fixed_scale("progress", 1)
+SCORES_CLIP, FLIGHTS_CLIP, TOTALS_CLIP, DEAL_CLIP = (
     fixed_clip("scores"),
     fixed_clip("flights"),
     fixed_clip("totals"),
@@ -305,20 +305,20 @@ class ObservationEncoder:
         # Per-seat numbers, in relative seat order, written with one fancy assignment.
         order = self._order[seat]
         start, total = self._score_scale, self._total_scale
-        values = [game.discards[s] / _DISCARDED_SCALE for s in order]
-        values += [game.draws[s] / _DRAWN_SCALE for s in order]
-        values += [game.tricks_won[s] / _TRICKS_SCALE for s in order]
-        values += [_clip(scores[s] / start, _SCORES_CLIP) for s in order]
-        values += [_clip(game.rams_flights[s] / _FLIGHTS_SCALE, _FLIGHTS_CLIP) for s in order]
-        values += [_clip(game.totals[s] / total, _TOTALS_CLIP) for s in order]
+        values = [game.discards[s] / DISCARDED_SCALE for s in order]
+        values += [game.draws[s] / DRAWN_SCALE for s in order]
+        values += [game.tricks_won[s] / TRICKS_SCALE for s in order]
+        values += [_clip(scores[s] / start, SCORES_CLIP) for s in order]
+        values += [_clip(game.rams_flights[s] / FLIGHTS_SCALE, FLIGHTS_CLIP) for s in order]
+        values += [_clip(game.totals[s] / total, TOTALS_CLIP) for s in order]
         values += [
-            game.pending_discards / _PENDING_SCALE,
-            len(game.completed) / _TRICKS_DONE_SCALE,
+            game.pending_discards / PENDING_SCALE,
+            len(game.completed) / TRICKS_DONE_SCALE,
             game.talon_size / self._talon_scale,
-            game.jacks[seat] / _JACKS_SCALE,
-            ace_value(game.hands[seat]) / _ACES_SCALE if cfg.russian_specials else 0.0,
+            game.jacks[seat] / JACKS_SCALE,
+            ace_value(game.hands[seat]) / ACES_SCALE if cfg.russian_specials else 0.0,
             game.rams_number / self._rams_scale,
-            _clip(game.deal_in_rams / _DEAL_SCALE, _DEAL_CLIP),
+            _clip(game.deal_in_rams / DEAL_SCALE, DEAL_CLIP),
         ]
         obs[self._value_index] = values
         self.write_race(obs, scores, order)
@@ -327,14 +327,14 @@ class ObservationEncoder:
     def write_race(self, obs: np.ndarray, scores: list[int], order: list[int]) -> None:
         """The fields of the race to 0: start score, scores near 0, what a flight would cost each seat."""
         cfg = self.config
-        obs[_START] = cfg.start_score / _START_SCALE
+        obs[_START] = cfg.start_score / START_SCALE
         for r, s in enumerate(order):
             score = scores[s]
             at = _SCORE_LEFT + RACE_FLAGS * r
             for k in range(RACE_FLAGS):
                 obs[at + k] = 1.0 if score <= k + 1 else 0.0
             cost = min(cfg.flight_fine, cfg.flight_cap - score) if cfg.swedish else cfg.flight_fine
-            obs[_FLIGHT_COST + r] = max(0, cost) / _FLIGHT_COST_SCALE
+            obs[_FLIGHT_COST + r] = max(0, cost) / FLIGHT_COST_SCALE
 
 
 def _clip(x: float, bound: float) -> float:

@@ -6,7 +6,26 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..encoding import FIELDS, RACE_FLAGS, SLICES, fixed_clip, fixed_scale
+from ..encoding import (
+    ACES_SCALE,
+    DEAL_CLIP,
+    DEAL_SCALE,
+    DISCARDED_SCALE,
+    DRAWN_SCALE,
+    FIELDS,
+    FLIGHT_COST_SCALE,
+    FLIGHTS_CLIP,
+    FLIGHTS_SCALE,
+    JACKS_SCALE,
+    PENDING_SCALE,
+    RACE_FLAGS,
+    SCORES_CLIP,
+    SLICES,
+    START_SCALE,
+    TOTALS_CLIP,
+    TRICKS_DONE_SCALE,
+    TRICKS_SCALE,
+)
 from ..rules.actions import NUM_ACTIONS
 from ..rules.cards import NUM_CARDS
 from .compiler import jit
@@ -98,20 +117,6 @@ O_TALON, O_OWN_JACKS, O_OWN_ACES, O_PROGRESS, O_TOTALS = (
 )
 O_START, O_SCORE_LEFT, O_FLIGHT_COST = (_O[k] for k in ("start_score", "score_left", "flight_cost"))
 OBS_SIZE = sum(size for _, size, _ in FIELDS)
-# The observation scales and clips that are the same under every rule option (FIELDS).
-DISCARDED_SCALE, DRAWN_SCALE, PENDING_SCALE, TRICKS_SCALE, TRICKS_DONE_SCALE = (
-    fixed_scale(k) for k in ("discarded", "drawn", "pending_discards", "tricks", "tricks_done")
-)
-FLIGHTS_SCALE, JACKS_SCALE, ACES_SCALE, START_SCALE, FLIGHT_COST_SCALE = (
-    fixed_scale(k) for k in ("flights", "own_jacks", "own_aces", "start_score", "flight_cost")
-)
-DEAL_SCALE = fixed_scale("progress", 1)
-SCORES_CLIP, FLIGHTS_CLIP, TOTALS_CLIP, DEAL_CLIP = (
-    fixed_clip("scores"),
-    fixed_clip("flights"),
-    fixed_clip("totals"),
-    fixed_clip("progress", 1),
-)
 
 
 @jit
