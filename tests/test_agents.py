@@ -14,6 +14,7 @@ from rams_env.encoding import ObservationEncoder
 from rams_env.rules import Action, Game, Phase, card_index, make_config
 from rams_env.rules.tricks import trick_winner
 from tests.decks import stack_deck
+from tests.states import random_states
 
 PLAYERS = {"mattmar": (3, 4, 7), "norrlandsknack": (3, 5), "rams32": (3, 6), "russian": (3, 4, 7)}
 CASES = [(v, n) for v, counts in PLAYERS.items() for n in counts]
@@ -34,21 +35,6 @@ def play_deals(game: Game, agents: list, deals: int, use_act: bool = False) -> i
         game.apply(action)
         taken += 1
     return taken
-
-
-def random_states(variant: str, n: int, seed: int, keep: float = 0.3) -> list[Game]:
-    """Clones of states met in random legal play over two deals, live phases only."""
-    game = Game(make_config(variant, n), seed=seed)
-    rng = random.Random(seed)
-    states = []
-    while game.phase != Phase.GAME_OVER and game.deal_number < 2:
-        if game.phase == Phase.DEAL_OVER:
-            game.next_deal()
-            continue
-        if rng.random() < keep:
-            states.append(game.clone())
-        game.apply(rng.choice(game.legal_actions()))
-    return states
 
 
 # ---------------------------------------------------------------------------- legality

@@ -21,26 +21,16 @@ from rams_env.agents.search import DealSampler
 from rams_env.rules import Action, Game, Phase, TurnedAt, card_index, deck_cards, make_config
 from rams_env.rules.cards import counted_jacks
 from rams_env.rules.game import legal_plays
+from tests.states import openspiel_decisions, random_states
 
 PLAYERS = (3, 4, 5, 6)
 CASES = [(v, n) for v in ("mattmar", "norrlandsknack", "rams32", "russian") for n in PLAYERS]
 LIVE = (Phase.BID, Phase.ANSWER, Phase.KNOCK, Phase.BUY, Phase.PLAY)
 
 
-def random_states(variant: str, n: int, seed: int, keep: float) -> list[Game]:
-    """Clones of live states met in random legal play over up to three deals (``keep``: the share of
-    buying and play states kept; half the bidding and knock states are)."""
-    game = Game(make_config(variant, n), seed=seed)
-    rng = random.Random(seed)
-    states = []
-    while game.phase != Phase.GAME_OVER and game.deal_number < 3:
-        if game.phase == Phase.DEAL_OVER:
-            game.next_deal()
-            continue
-        if rng.random() < (keep if game.phase >= Phase.BUY else 0.5):
-            states.append(game.clone())
-        game.apply(rng.choice(game.legal_actions()))
-    return states
+def live_states(variant: str, n: int, seed: int, keep: float) -> list[Game]:
+    """States over up to three deals: ``keep`` of the buying and play states, half of the others."""
+    return random_states(variant, n, seed, keep, deals=3, early_keep=0.5)
 
 
 def all_cards(game: Game) -> list[int]:
@@ -80,7 +70,7 @@ def test_a_resampled_state_looks_the_same_to_the_seat_and_plays_on(variant: str,
     phases: set[Phase] = set()
     checked = moved = 0
     for seed in range(3):
-        for game in random_states(variant, n, seed, keep=0.2):
+        for game in live_states(variant, n, seed, keep=0.2):
             assert all_cards(game) == deck
             phases.add(game.phase)
             for seat in range(n):
@@ -119,7 +109,7 @@ def expected_world(game: Game, seat: int) -> dict:
 def test_the_true_placement_gives_the_game_back_but_for_what_the_seat_cannot_know(variant: str, n: int) -> None:
     rng = random.Random(n)
     for seed in range(2):
-        for game in random_states(variant, n, seed, keep=0.2):
+        for game in live_states(variant, n, seed, keep=0.2):
             seat = rng.randrange(n)
             world = game.with_hidden_cards(seat, game.hands, game.out_hidden, game.talon[game.talon_pos :])
             state = world.to_dict()
@@ -140,21 +130,15 @@ def test_the_engine_derives_a_world_as_a_replay_of_its_history_does(variant: str
     rng = random.Random(variant)
     game = pyspiel.load_game("python_rams", {"variant": variant, "players": 4, "episode": "rams", "max_deals": 3})
     checked = 0
-    for _ in range(2):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice(state.chance_outcomes())[0])
-                continue
-            p = rng.randrange(4)
-            replayed = state.resample_from_infostate(p, rng.random).game
-            real = state.game
-            world = real.with_hidden_cards(p, replayed.hands, replayed.out_hidden, replayed.talon[replayed.talon_pos :])
-            mine = world.to_dict()
-            mine.pop("rng")
-            assert mine == expected_world(replayed, p)
-            checked += 1
-            state.apply_action(rng.choice(state.legal_actions()))
+    for state in openspiel_decisions(game, rng, episodes=2):
+        p = rng.randrange(4)
+        replayed = state.resample_from_infostate(p, rng.random).game
+        real = state.game
+        world = real.with_hidden_cards(p, replayed.hands, replayed.out_hidden, replayed.talon[replayed.talon_pos :])
+        mine = world.to_dict()
+        mine.pop("rng")
+        assert mine == expected_world(replayed, p)
+        checked += 1
     assert checked > 50
 
 
@@ -220,7 +204,7 @@ def test_russian_shown_jacks_stay_with_their_player() -> None:
 def test_the_engine_and_the_search_share_one_legality_function() -> None:
     """The play phase's legal actions are :func:`legal_plays` of the player's hand, in every preset."""
     for variant, n in CASES[::3]:
-        for game in random_states(variant, n, 1, keep=1.0):
+        for game in live_states(variant, n, 1, keep=1.0):
             if game.phase == Phase.PLAY:
                 seat = game.current
                 want = legal_plays(

@@ -16,6 +16,7 @@ from rams_env.episode import next_deal_or_end, win_rewards
 from rams_env.evaluation import agent_source, build_agent, evaluate
 from rams_env.integrations import openspiel as ros
 from rams_env.rules import Game, Phase, make_config
+from tests.states import openspiel_decisions
 
 PRESETS = ("mattmar", "norrlandsknack", "rams32", "russian")
 SAMPLER = pyspiel.UniformProbabilitySampler(0.0, 1.0)
@@ -201,22 +202,16 @@ def test_resample_from_infostate_keeps_the_information_state(variant: str) -> No
     rng = random.Random(variant)
     game = pyspiel.load_game("python_rams", {"variant": variant, "episode": "rams", "max_deals": 2})
     moved = checked = 0
-    for _ in range(2):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice(state.chance_outcomes())[0])
-                continue
-            for p in range(game.num_players()):
-                other = state.resample_from_infostate(p, SAMPLER)
-                assert other.information_state_string(p) == state.information_state_string(p)
-                assert other.information_state_tensor(p) == state.information_state_tensor(p)
-                assert other.current_player() == state.current_player()
-                assert other.legal_actions() == state.legal_actions() or other.current_player() != p
-                assert other.game.hands[p] == state.game.hands[p]
-                moved += any(other.game.hands[j] != state.game.hands[j] for j in range(4) if j != p)
-                checked += 1
-            state.apply_action(rng.choice(state.legal_actions()))
+    for state in openspiel_decisions(game, rng, episodes=2):
+        for p in range(game.num_players()):
+            other = state.resample_from_infostate(p, SAMPLER)
+            assert other.information_state_string(p) == state.information_state_string(p)
+            assert other.information_state_tensor(p) == state.information_state_tensor(p)
+            assert other.current_player() == state.current_player()
+            assert other.legal_actions() == state.legal_actions() or other.current_player() != p
+            assert other.game.hands[p] == state.game.hands[p]
+            moved += any(other.game.hands[j] != state.game.hands[j] for j in range(4) if j != p)
+            checked += 1
     assert moved > checked // 2
 
 
