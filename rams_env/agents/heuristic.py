@@ -106,8 +106,7 @@ class Situation:
 
     def higher(self, card: int) -> int:
         """Unseen cards of ``card``'s suit that rank above it."""
-        ranks = self._ranks[card // 13]
-        return len(ranks) - bisect_right(ranks, card % 13)
+        return self._higher(card, 0)
 
     def beat_chance(self, card: int, led: int, opp: Opponent, lower_trumps: int = 0) -> float:
         """Chance that ``opp`` can beat ``card`` in a trick led in suit ``led`` (card winning so far)."""
@@ -130,7 +129,7 @@ class Situation:
         """The unseen cards that can beat ``card`` on rank: ``higher``, less, for a trump, the
         ``lower_trumps`` the player holds below it (he plays those first)."""
         ranks = self._ranks[card // 13]
-        higher = len(ranks) - bisect_right(ranks, card % 13)  # self.higher(card)
+        higher = len(ranks) - bisect_right(ranks, card % 13)
         return max(0, higher - lower_trumps) if card // 13 == self.trump else higher
 
     def _beat(self, opp: _Odds, card: int, led: int, higher: int) -> float:
