@@ -123,6 +123,16 @@ def test_resume_continues_the_same_run(tmp_path):
         assert torch.equal(a, b)
 
 
+def test_a_resumed_run_takes_the_learning_rate_it_is_given(tmp_path):
+    # Adam's saved state carries the old rate: a resume that lowers --lr must not keep it silently.
+    first = Trainer(tiny(tmp_path, total_steps=10**9, lr=3e-4))
+    first.train_update()
+    first.close()
+    resumed = Trainer(tiny(tmp_path, total_steps=10**9, lr=1e-4, resume=True))
+    assert [group["lr"] for group in resumed.optimizer.param_groups] == [1e-4]
+    resumed.close()
+
+
 def test_an_interrupted_run_resumes_after_its_pool_moved_on(tmp_path):
     """A snapshot that pushes the oldest one out of the pool after the last checkpoint: the
     checkpoint still names the old snapshot, whose file must still be there."""

@@ -434,6 +434,10 @@ class Trainer:
                 )
         self.net.load_state_dict(network_from_checkpoint(payload, str(path)).state_dict())
         self.optimizer.load_state_dict(payload["optimizer"])
+        for group in self.optimizer.param_groups:  # the saved state holds the old rate; the arguments rule
+            if group["lr"] != self.args.lr:
+                log.info("learning rate %g (the run had %g)", self.args.lr, group["lr"])
+                group["lr"] = self.args.lr
         counters = payload["counters"]
         self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
         self.best_score = payload.get("best_score", -math.inf)
