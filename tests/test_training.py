@@ -225,6 +225,7 @@ def test_resume_takes_the_saved_arguments_and_names_the_given_ones_that_differ(t
         ({"device": "nope"}, "device"),
         ({"reward_scale": 0.0}, "reward_scale"),
         ({"heuristic_fraction": 1.5}, "heuristic_fraction"),
+        ({"random_fraction": -0.1}, "random_fraction"),
         ({"precision": "fp16"}, "precision"),
         ({"reward": "win"}, "win"),  # with the default one-deal episode
     ],
@@ -293,6 +294,20 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0))
     repeat, _ = again.collect()  # the same update of the same run: the same games and moves
     assert [[s.action for s in e.samples] for e in repeat] == [[s.action for s in e.samples] for e in episodes]
+
+
+def test_random_opponents_take_their_share_and_leave_the_learner_one_seat(tmp_path):
+    trainer = Trainer(tiny(tmp_path, num_games=40, heuristic_fraction=0.5, random_fraction=0.5))
+    opponents = [trainer._new_slot().opponent for _ in range(400)]
+    assert set(opponents) == {Opponent.HEURISTIC, Opponent.RANDOM}
+    assert 150 < opponents.count(Opponent.RANDOM) < 250
+    trainer.args = dataclasses.replace(trainer.args, heuristic_fraction=0.0, random_fraction=1.0)
+    episodes, _ = trainer.collect()
+    seats = [{s.seat for s in e.samples} for e in episodes]  # a deal can end before the learner's turn
+    assert max(map(len, seats)) == 1 and sum(map(len, seats)) > len(seats) // 2
+    trainer.close()
+    with pytest.raises(ValueError, match="heuristic_fraction \\+ random_fraction"):
+        TrainArgs(heuristic_fraction=0.7, random_fraction=0.4)
 
 
 def test_precision_auto_takes_bf16_only_where_the_cpu_has_it(monkeypatch):

@@ -5,7 +5,8 @@ has finished ``episodes_per_game`` of them (a game past its quota keeps stepping
 actions whose samples are dropped, so that every sample belongs to a complete episode). Most games
 are pure self-play (every seat is the learner); in a ``pool_fraction`` of the episodes one random
 seat is the learner and the others play a frozen snapshot from the opponent pool, and in a
-``heuristic_fraction`` (0 by default) they play ``HeuristicAgent``. Each learner
+``heuristic_fraction`` (0 by default) they play ``HeuristicAgent``, in a ``random_fraction`` (0 by
+default) uniformly random legal moves. Each learner
 decision becomes a sample; a seat's reward is what it earns between its decision and its next one
 (PPO targets use each acting player's own rewards), and GAE runs along each seat's own chain of
 decisions. Because each update starts from a fresh seeded env and the checkpoint holds every random
@@ -109,6 +110,8 @@ class TrainArgs:
     """share of episodes in which the learner plays one seat against HeuristicAgent in the others"""
     heuristic_after: int = 0
     """learner decisions of self-play before heuristic_fraction applies (0: from the start)"""
+    random_fraction: float = 0.0
+    """share of episodes in which the learner plays one seat against random legal moves in the others"""
     pool_size: int = 8
     """snapshots kept in the opponent pool (oldest dropped)"""
     snapshot_every: int = 10
@@ -152,9 +155,14 @@ class TrainArgs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
-        for name in ("pool_fraction", "heuristic_fraction", "gamma", "gae_lambda"):
+        for name in ("pool_fraction", "heuristic_fraction", "random_fraction", "gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        if self.heuristic_fraction + self.random_fraction > 1.0:
+            raise ValueError(
+                f"heuristic_fraction + random_fraction must be at most 1, got "
+                f"{self.heuristic_fraction!r} + {self.random_fraction!r}"
+            )
         for name in ("lr", "clip"):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
@@ -302,6 +310,8 @@ class Opponent(IntEnum):
     """HeuristicAgent plays every seat but the learner's"""
     RANDOM_AFTER_QUOTA = -3
     """the game has finished its episodes of this update: random legal moves in every seat, nothing recorded"""
+    RANDOM = -4
+    """random legal moves in every seat but the learner's"""
 
 
 @dataclass
@@ -310,7 +320,7 @@ class GameSlot:
 
     samples: list[Sample] = field(default_factory=list)
     last: dict[int, Sample] = field(default_factory=dict)  # seat -> its latest decision
-    opponent: int = Opponent.SELF_PLAY  # Opponent.SELF_PLAY, Opponent.HEURISTIC or the pool snapshot's index
+    opponent: int = Opponent.SELF_PLAY  # Opponent.SELF_PLAY, HEURISTIC, RANDOM or the pool snapshot's index
     learner_seat: int = -1  # the learner's seat against an opponent
     finished: int = 0  # complete episodes this update
 
@@ -518,7 +528,7 @@ class Trainer:
                     slot.last[int(seats[i])] = sample
             for opponent, members in groups.items():
                 idx = np.array(members)
-                if opponent == Opponent.RANDOM_AFTER_QUOTA:
+                if opponent in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
                     noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
                     noise[out.action_masks[idx] == 0] = -1.0
                     actions[idx] = noise.argmax(axis=1)
@@ -557,9 +567,10 @@ class Trainer:
 
     def _new_slot(self) -> GameSlot:
         slot = GameSlot()
-        against_heuristics = self.args.heuristic_fraction and self.steps >= self.args.heuristic_after
-        if against_heuristics and self.rng.random() < self.args.heuristic_fraction:
-            slot.opponent = Opponent.HEURISTIC
+        heuristic = self.args.heuristic_fraction if self.steps >= self.args.heuristic_after else 0.0
+        draw = self.rng.random() if heuristic or self.args.random_fraction else 1.0  # none spent without them
+        if draw < heuristic + self.args.random_fraction:
+            slot.opponent = Opponent.HEURISTIC if draw < heuristic else Opponent.RANDOM
             slot.learner_seat = self.rng.randrange(self.config.num_players)
         elif len(self.pool) and self.rng.random() < self.args.pool_fraction:
             slot.opponent = self.rng.randrange(len(self.pool))
