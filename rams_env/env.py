@@ -319,9 +319,9 @@ class RamsEnv(AECEnv):
         pass
 
 
-def raw_env(**kwargs: Any) -> RamsEnv:
-    """The unwrapped environment (same arguments as :func:`env`)."""
-    return RamsEnv(**kwargs)
+def raw_env(*args: Any, **kwargs: Any) -> RamsEnv:
+    """The unwrapped environment (same arguments as :func:`env`, which are :class:`RamsEnv`'s)."""
+    return RamsEnv(*args, **kwargs)
 
 
 def _forwarded(name: str) -> property:
@@ -398,10 +398,10 @@ class _AgentIterator:
         return raw.agent_selection
 
 
-def env(**kwargs: Any) -> AECEnv:
+def env(*args: Any, **kwargs: Any) -> AECEnv:
     """The environment wrapped in PettingZoo's order enforcing (calls before ``reset()`` fail).
 
     PettingZoo's ``AssertOutOfBoundsWrapper`` is left out: the engine rejects every illegal
     action itself, with a message naming the action and the legal ones.
     """
-    return _OrderEnforcing(raw_env(**kwargs))
+    return _OrderEnforcing(raw_env(*args, **kwargs))

@@ -97,6 +97,9 @@ def test_env_and_raw_env_take_the_contract_arguments():
         assert e.possible_agents == [f"player_{i}" for i in range(5)]
         assert e.unwrapped.view("player_0")["talon"] == 32 - 5 * 5 - 1
         assert isinstance(e.render(), str)
+    positional = rams_env.raw_env("rams32", 5)  # the arguments of RamsEnv, positional ones too
+    assert (positional.config.variant, positional.config.num_players) == ("rams32", 5)
+    assert rams_env.env("russian", 3).unwrapped.config.num_players == 3
 
 
 def test_defaults():
@@ -273,6 +276,14 @@ def test_card_index_and_name():
         assert card_index(card_name(i)) == i
         suit, rank = divmod(i, 13)
         assert card_name(i) == "23456789TJQKA"[rank] + SUIT_LETTERS[suit]
+
+
+def test_card_name_takes_the_integers_an_action_space_hands_out():
+    space = rams_env.env().action_space("player_0")
+    assert card_name(np.int64(34)) == card_name(space.sample(mask=np.eye(60, dtype=np.int8)[34])) == "TH"
+    for wrong in (True, 52, -1, 3.0, "34", None):
+        with pytest.raises(ValueError, match="not a card index"):
+            card_name(wrong)
 
 
 # --------------------------------------------------------------------------- reset options

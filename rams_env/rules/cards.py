@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
 NUM_CARDS = 52
@@ -31,10 +33,14 @@ def card_index(name: str) -> int:
 
 
 def card_name(index: int) -> str:
-    """Name of a card index, e.g. ``card_name(34) == "TH"``."""
-    if not isinstance(index, int) or not 0 <= index < NUM_CARDS:
+    """Name of a card index, e.g. ``card_name(34) == "TH"``; any integer type (numpy's too), not a bool."""
+    try:
+        number = operator.index(index)  # what an action space's sample or a mask's flatnonzero hands out
+    except TypeError:
+        number = -1
+    if isinstance(index, bool) or not 0 <= number < NUM_CARDS:
         raise ValueError(f"not a card index: {index!r} (expected 0..51)")
-    return RANKS[index % 13] + SUITS[index // 13]
+    return RANKS[number % 13] + SUITS[number // 13]
 
 
 def deck_cards(deck_size: int) -> list[int]:
