@@ -271,6 +271,13 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     assert load_agent(shipped / "tiny.pt").num_players == 4
     for png in ("tiny_curves.png", "tiny_knock_rates.png"):
         assert (shipped / png).read_bytes()[:4] == b"\x89PNG"
+    assert "Started from" not in text
+    # A run that starts from the shipped file and is shipped under the same name: the card names the
+    # counters the file had when the run began, though the export replaces the file.
+    steps = torch.load(shipped / "tiny.pt", weights_only=True)["counters"]["steps"]
+    Trainer(tiny(tmp_path / "more", init_from=str(shipped / "tiny.pt"))).run()
+    text = export.export(tmp_path / "more", "tiny", decks=1, deal_decks=0, search_decks=0, command="c").read_text()
+    assert f"- Started from `{shipped / 'tiny.pt'}` ({steps:,} learner decisions" in text
     assert json.loads((shipped / "tiny_rams_vs_heuristic.json").read_text())["episode"] == "rams"
     config = make_config("mattmar", 4)
     for item in export.card_evaluations(1, 1, 1):  # --workers sends the baselines to other processes

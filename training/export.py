@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import platform
 import sys
@@ -25,6 +26,7 @@ import torch
 from rams_env.agents import load_agent
 from rams_env.evaluation import AgentReport, Evaluation, agent_source, evaluate
 from rams_env.policy import (
+    CheckpointError,
     checkpoint_config,
     load_checkpoint,
     make_checkpoint,
@@ -63,6 +65,22 @@ def _training_time(run_dir: Path, updates: int) -> tuple[float, int]:
         rows = [r for r in csv.DictReader(f) if int(r["update"]) <= updates]
     seconds = sum(int(r["samples"]) / float(r["steps_per_s"]) for r in rows if float(r["steps_per_s"]) > 0)
     return seconds, len(rows)
+
+
+def _lineage(run_dir: Path) -> str:
+    """The card's line on the weights a run started from (``--init-from``), with their counters; "" for none."""
+    source = json.loads((run_dir / "args.json").read_text()).get("init_from", "")
+    if not source:
+        return ""
+    try:
+        prior = load_checkpoint(source)["counters"]
+    except (CheckpointError, KeyError) as err:
+        return f"\n- Started from `{source}` (its counters are unknown: {err})."
+    return (
+        f"\n- Started from `{source}` ({prior['steps']:,} learner decisions, {prior['episodes']:,} episodes,"
+        f" {prior['updates']} updates, as that file was when the run began), so the policy has"
+        f" {prior['steps']:,} + this run's decisions in all."
+    )
 
 
 @dataclass(frozen=True)
@@ -110,6 +128,7 @@ def export(
     """Write ``checkpoints/<name>.pt``, ``.md``, ``_curves.png``, ``_knock_rates.png`` and the JSON results."""
     SHIPPED.mkdir(exist_ok=True)
     weights = SHIPPED / f"{name}.pt"
+    lineage = _lineage(run_dir)  # before the new file replaces a shipped one the run started from
     payload = slim_checkpoint(run_dir, weights, which)
     config = checkpoint_config(payload)
     curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
@@ -150,7 +169,7 @@ def export(
 - Reproduce: `{command}`
 - Budget: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes (ramsar), {updates} updates,
   {seconds / 60:.0f} minutes of training time (sum of the logged update times), checkpoint `{payload["source"]}`
-  (best periodic whole-ramsar win share against heuristics in the run: {payload.get("best_score")}).
+  (best periodic whole-ramsar win share against heuristics in the run: {payload.get("best_score")}).{lineage}
 - Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, CPU only; other
   jobs shared the machine during the run, so the wall time is not a clean speed measurement.
 - Arguments: {", ".join(f"{k}={v}" for k, v in args.items())}
