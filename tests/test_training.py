@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import pickle
 
 import numpy as np
@@ -353,3 +354,29 @@ def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_befor
     assert none == before == 0 and waiting == plain  # the same games: no random draw spent on opponents
     _, after = first_update(tmp_path / "c", heuristic_fraction=1.0, heuristic_after=0)
     assert after > 0
+
+
+def test_the_late_stage_switches_rate_entropy_and_shaping_at_heuristic_after(tmp_path, caplog):
+    late = dict(late_lr=1e-4, late_ent_coef=0.003, late_points_weight=0.0)
+    common = dict(episode="rams", reward="win", points_weight=1.0, lr=3e-4, ent_coef=0.01, total_steps=10**9)
+    trainer = Trainer(tiny(tmp_path / "a", heuristic_after=1, **common, **late))
+    assert not trainer.late and [trainer.stage_value(k) for k in ("lr", "ent_coef", "points_weight")] == [3e-4, 0.01, 1.0]
+    trainer.train_update()  # the first stage's update, at the first stage's rate
+    assert trainer.late and [trainer.stage_value(k) for k in ("lr", "ent_coef", "points_weight")] == [1e-4, 0.003, 0.0]
+    assert trainer.optimizer.param_groups[0]["lr"] == 3e-4
+    with caplog.at_level(logging.INFO, logger="rams.train"):
+        trainer.train_update()
+    assert trainer.optimizer.param_groups[0]["lr"] == 1e-4 and "learning rate 0.0001 (it was 0.0003)" in caplog.text
+    # Unset late values keep the first stage's, and a resumed run picks the stage from its counters.
+    trainer.close()
+    resumed = Trainer(tiny(tmp_path / "a", heuristic_after=1, resume=True, **common, **late))
+    assert resumed.optimizer.param_groups[0]["lr"] == 1e-4
+    resumed.close()
+    plain = Trainer(tiny(tmp_path / "b", heuristic_after=1, **common))
+    plain.train_update()
+    assert [plain.stage_value(k) for k in ("lr", "ent_coef", "points_weight")] == [3e-4, 0.01, 1.0]
+    plain.close()
+    with pytest.raises(ValueError, match="late_lr"):
+        tiny(tmp_path / "c", late_lr=0.0)
+    with pytest.raises(ValueError, match="late_points_weight"):
+        Trainer(tiny(tmp_path / "d", late_points_weight=1.0))  # one-deal points reward: nothing to shape

@@ -112,6 +112,12 @@ class TrainArgs:
     """learner decisions of self-play before heuristic_fraction applies (0: from the start)"""
     random_fraction: float = 0.0
     """share of episodes in which the learner plays one seat against random legal moves in the others"""
+    late_lr: float | None = None
+    """learning rate from heuristic_after on (unset: lr), the second stage of a two-stage run"""
+    late_ent_coef: float | None = None
+    """entropy bonus from heuristic_after on (unset: ent_coef)"""
+    late_points_weight: float | None = None
+    """points_weight from heuristic_after on (unset: points_weight; 0 ends the run on the pure win reward)"""
     pool_size: int = 8
     """snapshots kept in the opponent pool (oldest dropped)"""
     snapshot_every: int = 10
@@ -166,9 +172,12 @@ class TrainArgs:
         for name in ("lr", "clip"):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
-        for name in ("ent_coef", "vf_coef", "max_grad_norm", "points_weight"):
-            if not getattr(self, name) >= 0.0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if self.late_lr is not None and not self.late_lr > 0.0:
+            raise ValueError(f"late_lr must be positive (or unset for lr), got {self.late_lr!r}")
+        for name in ("ent_coef", "vf_coef", "max_grad_norm", "points_weight", "late_ent_coef", "late_points_weight"):
+            value = getattr(self, name)
+            if value is not None and not value >= 0.0:
+                raise ValueError(f"{name} must be >= 0, got {value!r}")
         if self.reward_scale is not None and not self.reward_scale > 0.0:
             raise ValueError(f"reward_scale must be positive (or unset for the default), got {self.reward_scale!r}")
         if not self.hidden or min(self.hidden) < 1:
@@ -334,10 +343,11 @@ class Trainer:
         self.config = make_config(args.variant, args.num_players)
         default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
         self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
-        if args.points_weight and args.reward != "win":
-            raise ValueError("points_weight shapes the win reward: it needs reward=win")
-        if args.points_weight and args.workers > 1:
-            raise ValueError("points_weight reads the in-process env's scores: it needs workers=1")
+        for name in ("points_weight", "late_points_weight"):
+            if getattr(args, name) and args.reward != "win":
+                raise ValueError(f"{name} shapes the win reward: it needs reward=win")
+            if getattr(args, name) and args.workers > 1:
+                raise ValueError(f"{name} reads the in-process env's scores: it needs workers=1")
         self.run_dir = Path(args.run_dir)
         self.device = torch.device(args.device)
         self.bf16 = uses_bf16(args.precision, self.device)
@@ -444,12 +454,9 @@ class Trainer:
                 )
         self.net.load_state_dict(network_from_checkpoint(payload, str(path)).state_dict())
         self.optimizer.load_state_dict(payload["optimizer"])
-        for group in self.optimizer.param_groups:  # the saved state holds the old rate; the arguments rule
-            if group["lr"] != self.args.lr:
-                log.info("learning rate %g (the run had %g)", self.args.lr, group["lr"])
-                group["lr"] = self.args.lr
         counters = payload["counters"]
         self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
+        self._apply_lr()  # the saved state holds the old rate; the arguments rule
         self.best_score = payload.get("best_score", -math.inf)
         self.torch_gen.set_state(payload["rng"]["torch"])
         self.rng.setstate(_tuplify(payload["rng"]["python"]))
@@ -476,6 +483,25 @@ class Trainer:
         self.net.load_state_dict(network_from_checkpoint(payload, path).state_dict())
         log.info("weights from %s (trained for %s)", path, checkpoint_config(payload, path).variant)
 
+    # ---------------------------------------------------------------- stages
+    @property
+    def late(self) -> bool:
+        """Whether the run is in its second stage (``heuristic_after`` learner decisions done)."""
+        return self.steps >= self.args.heuristic_after
+
+    def stage_value(self, name: str) -> Any:
+        """``name``'s value in the current stage: ``late_<name>`` in the second stage when it is set."""
+        late = getattr(self.args, f"late_{name}")
+        return late if self.late and late is not None else getattr(self.args, name)
+
+    def _apply_lr(self) -> None:
+        """Give the optimizer the current stage's learning rate, saying when it changes."""
+        lr = self.stage_value("lr")
+        for group in self.optimizer.param_groups:
+            if group["lr"] != lr:
+                log.info("learning rate %g (it was %g)", lr, group["lr"])
+                group["lr"] = lr
+
     # ---------------------------------------------------------------- acting
     def _policy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with torch.no_grad():
@@ -490,7 +516,7 @@ class Trainer:
         out = self.env.reset(seed=derive_seed(args.seed, 1, self.updates))
         self.heuristic.rng.seed(derive_seed(args.seed, 2, self.updates))  # its bid sampling, per update
         slots = [self._new_slot() for _ in range(n)]
-        shaping = args.points_weight / self.config.start_score
+        shaping = self.stage_value("points_weight") / self.config.start_score
         ready: list[Episode] = []
         returns: list[float] = []
         env_steps = 0
@@ -567,7 +593,7 @@ class Trainer:
 
     def _new_slot(self) -> GameSlot:
         slot = GameSlot()
-        heuristic = self.args.heuristic_fraction if self.steps >= self.args.heuristic_after else 0.0
+        heuristic = self.args.heuristic_fraction if self.late else 0.0
         draw = self.rng.random() if heuristic or self.args.random_fraction else 1.0  # none spent without them
         if draw < heuristic + self.args.random_fraction:
             slot.opponent = Opponent.HEURISTIC if draw < heuristic else Opponent.RANDOM
@@ -582,6 +608,8 @@ class Trainer:
         """PPO epochs over ``samples``; the mean losses."""
         args = self.args
         dev = self.device
+        ent_coef = self.stage_value("ent_coef")
+        self._apply_lr()
         obs = torch.from_numpy(np.stack([s.obs for s in samples])).to(dev)
         mask = torch.from_numpy(np.stack([s.mask for s in samples])).bool().to(dev)
         actions = torch.tensor([s.action for s in samples], device=dev)
@@ -604,7 +632,7 @@ class Trainer:
                 policy_loss = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
                 value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
                 entropy = dist.entropy().mean()
-                loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+                loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), args.max_grad_norm)
