@@ -359,10 +359,11 @@ def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_befor
 def test_the_late_stage_switches_rate_entropy_and_shaping_at_heuristic_after(tmp_path, caplog):
     late = dict(late_lr=1e-4, late_ent_coef=0.003, late_points_weight=0.0)
     common = dict(episode="rams", reward="win", points_weight=1.0, lr=3e-4, ent_coef=0.01, total_steps=10**9)
+    names = ("lr", "ent_coef", "points_weight")
     trainer = Trainer(tiny(tmp_path / "a", heuristic_after=1, **common, **late))
-    assert not trainer.late and [trainer.stage_value(k) for k in ("lr", "ent_coef", "points_weight")] == [3e-4, 0.01, 1.0]
+    assert not trainer.late and [trainer.stage_value(k) for k in names] == [3e-4, 0.01, 1.0]
     trainer.train_update()  # the first stage's update, at the first stage's rate
-    assert trainer.late and [trainer.stage_value(k) for k in ("lr", "ent_coef", "points_weight")] == [1e-4, 0.003, 0.0]
+    assert trainer.late and [trainer.stage_value(k) for k in names] == [1e-4, 0.003, 0.0]
     assert trainer.optimizer.param_groups[0]["lr"] == 3e-4
     with caplog.at_level(logging.INFO, logger="rams.train"):
         trainer.train_update()
@@ -374,7 +375,7 @@ def test_the_late_stage_switches_rate_entropy_and_shaping_at_heuristic_after(tmp
     resumed.close()
     plain = Trainer(tiny(tmp_path / "b", heuristic_after=1, **common))
     plain.train_update()
-    assert [plain.stage_value(k) for k in ("lr", "ent_coef", "points_weight")] == [3e-4, 0.01, 1.0]
+    assert [plain.stage_value(k) for k in names] == [3e-4, 0.01, 1.0]
     plain.close()
     with pytest.raises(ValueError, match="late_lr"):
         tiny(tmp_path / "c", late_lr=0.0)
