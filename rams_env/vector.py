@@ -153,6 +153,12 @@ class BatchedRamsEnv(_Batch):
         """Every game's current scores, shape (num_games, num_players)."""
         return self._states[:, compiled.SCORES : compiled.SCORES + self.num_players].copy()
 
+    @property
+    def hands(self) -> np.ndarray:
+        """Every game's hands, shape (num_games, num_players): bit ``c`` of a seat's entry is set when
+        it holds card ``c``. Hidden information: for training-time critics, never for a player."""
+        return self._states[:, compiled.HAND : compiled.HAND + self.num_players].copy()
+
     def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
         (written into ``out`` if given)."""

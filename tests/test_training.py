@@ -19,7 +19,17 @@ from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training.cli import args_from, configure
-from training.selfplay import GameSlot, Opponent, Sample, TrainArgs, Trainer, finish_episode, uses_bf16
+from training.selfplay import (
+    HIDDEN_SIZE,
+    GameSlot,
+    Opponent,
+    Sample,
+    TrainArgs,
+    Trainer,
+    finish_episode,
+    other_hands,
+    uses_bf16,
+)
 
 
 def tiny(run_dir, **overrides) -> TrainArgs:
@@ -381,3 +391,60 @@ def test_the_late_stage_switches_rate_entropy_and_shaping_at_heuristic_after(tmp
         tiny(tmp_path / "c", late_lr=0.0)
     with pytest.raises(ValueError, match="late_points_weight"):
         Trainer(tiny(tmp_path / "d", late_points_weight=1.0))  # one-deal points reward: nothing to shape
+
+
+def test_other_hands_lists_the_other_seats_in_order_after_the_acting_one():
+    hands = np.array([[1 << 0, 1 << 1, 1 << 2], [1 << 5, 1 << 6 | 1 << 7, 1 << 51]], np.int64)
+    flags = other_hands(hands, np.array([1, 2]))
+    assert flags.shape == (2, HIDDEN_SIZE) and flags.dtype == np.uint8
+    blocks = flags.reshape(2, -1, 52)
+    assert [np.flatnonzero(b).tolist() for b in blocks[0]] == [[2], [0], [], [], [], []]  # seats 2 then 0
+    assert [np.flatnonzero(b).tolist() for b in blocks[1]] == [[5], [6, 7], [], [], [], []]  # seats 0 then 1
+
+
+def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_exports(tmp_path):
+    from training.export import slim_checkpoint
+
+    kwargs = dict(episode="rams", reward="win", total_steps=10**9, privileged_critic=True)
+    straight = Trainer(tiny(tmp_path / "a", **kwargs))
+    rows = [straight.train_update() for _ in range(2)]
+    straight.close()
+    first = Trainer(tiny(tmp_path / "b", **kwargs))
+    first.train_update()
+    first.close()
+    resumed = Trainer(tiny(tmp_path / "b", resume=True, **kwargs))
+    again = resumed.train_update()
+    timing = ("steps_per_s", "env_steps_per_s")
+    assert {k: v for k, v in again.items() if k not in timing} == {k: v for k, v in rows[1].items() if k not in timing}
+    for a, b in zip(straight.critic.state_dict().values(), resumed.critic.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    # The samples' values are the critic's, from the observation and the other hands of that moment.
+    episodes, _ = resumed.collect()
+    sample = episodes[0].samples[0]
+    assert sample.hidden is not None and sample.hidden.sum() > 0
+    with torch.no_grad():
+        obs, hidden = torch.from_numpy(sample.obs[None]), torch.from_numpy(sample.hidden[None])
+        value = resumed.critic(obs, hidden, bf16_torso=resumed.bf16)
+    assert float(value[0]) == pytest.approx(sample.value, abs=1e-5)
+    resumed.close()
+    assert "critic" in torch.load(tmp_path / "b" / "latest.pt", weights_only=True)
+    slim = slim_checkpoint(tmp_path / "b", tmp_path / "policy.pt")
+    assert "critic" not in slim and "critic" not in torch.load(tmp_path / "policy.pt", weights_only=True)
+    with pytest.raises(ValueError, match="workers=1"):
+        Trainer(tiny(tmp_path / "c", workers=2, **kwargs))
+
+
+def test_critic_warmup_leaves_the_policy_as_it_is(tmp_path):
+    trainer = Trainer(
+        tiny(tmp_path, episode="rams", reward="win", total_steps=10**9, privileged_critic=True, critic_warmup=1)
+    )
+    before = [t.clone() for t in trainer.net.state_dict().values()]
+    critic_before = [t.clone() for t in trainer.critic.state_dict().values()]
+    trainer.train_update()
+    assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.state_dict().values(), strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(critic_before, trainer.critic.state_dict().values(), strict=True))
+    trainer.train_update()  # warm-up over: the policy learns
+    assert not all(torch.equal(a, b) for a, b in zip(before, trainer.net.state_dict().values(), strict=True))
+    trainer.close()
+    with pytest.raises(ValueError, match="critic_warmup"):
+        tiny(tmp_path / "b", critic_warmup=3)

@@ -53,10 +53,14 @@ def _play_both(num_games: int, episodes: int, seed: int, batched=None, **kwargs)
     ended = steps = 0
     while ended < episodes:
         actions = []
+        hands = getattr(env, "hands", None)  # the compiled env's hidden hands, for training critics
         for i, ref in enumerate(references):
             seat, obs, mask = ref.decision()
             if out.seats[i] != seat or not np.array_equal(out.observations[i], obs):
                 raise AssertionError(f"step {steps}, game {i}: seat or observation differs")
+            if hands is not None:
+                expected_hands = [sum(1 << c for c in hand) for hand in ref.env.game.hands]
+                assert hands[i].tolist() == expected_hands, f"step {steps}, game {i}: hands differ"
             assert np.array_equal(out.action_masks[i], mask), f"step {steps}, game {i}: mask differs"
             actions.append(chooser.choice(np.flatnonzero(mask).tolist()))
         out = env.step(actions)

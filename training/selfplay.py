@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from rams_env.agents import HeuristicAgent, RandomAgent
 from rams_env.agents.neural import PolicyAgent
-from rams_env.encoding import OBS_SIZE
+from rams_env.encoding import MAX_PLAYERS, OBS_SIZE
 from rams_env.episode import check_episode
 from rams_env.evaluation import agent_source, derive_seed, evaluate
 from rams_env.policy import (
@@ -55,6 +55,7 @@ from rams_env.policy import (
 )
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.cards import NUM_CARDS
 from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
 
 log = logging.getLogger("rams.train")
@@ -118,6 +119,10 @@ class TrainArgs:
     """entropy bonus from heuristic_after on (unset: ent_coef)"""
     late_points_weight: float | None = None
     """points_weight from heuristic_after on (unset: points_weight; 0 ends the run on the pure win reward)"""
+    privileged_critic: bool = False
+    """advantages from a separate value network that also sees the other hands (training only)"""
+    critic_warmup: int = 0
+    """first updates of the run that train only the privileged critic (the policy left as it is)"""
     pool_size: int = 8
     """snapshots kept in the opponent pool (oldest dropped)"""
     snapshot_every: int = 10
@@ -157,7 +162,7 @@ class TrainArgs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("eval_every", "snapshot_every", "threads", "heuristic_after"):
+        for name in ("eval_every", "snapshot_every", "threads", "heuristic_after", "critic_warmup"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
@@ -188,6 +193,8 @@ class TrainArgs:
             raise ValueError(f"device {self.device!r} is not a torch device ({err})") from None
         make_config(self.variant, self.num_players)  # ValueError naming a bad variant or player count
         check_episode(self.episode, self.reward)
+        if self.critic_warmup and not self.privileged_critic:
+            raise ValueError("critic_warmup trains the privileged critic: it needs privileged_critic")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
 
@@ -197,6 +204,7 @@ _ZERO_MEANS = {
     "snapshot_every": "no pool",
     "threads": "automatic",
     "heuristic_after": "from the start",
+    "critic_warmup": "none",
 }
 
 
@@ -276,12 +284,13 @@ class RunLock:
 class Sample:
     """One learner decision: what PPO needs, and the reward its seat earned until its next decision."""
 
-    __slots__ = ("action", "advantage", "log_prob", "mask", "obs", "ret", "reward", "seat", "value")
+    __slots__ = ("action", "advantage", "hidden", "log_prob", "mask", "obs", "ret", "reward", "seat", "value")
 
     def __init__(self, obs: np.ndarray, mask: np.ndarray, action: int, log_prob: float, value: float, seat: int):
         self.obs, self.mask, self.action = obs, mask, action
         self.log_prob, self.value, self.seat = log_prob, value, seat
         self.reward = self.advantage = self.ret = 0.0
+        self.hidden: np.ndarray | None = None  # the other hands, for a privileged critic
 
 
 def finish_episode(samples: list[Sample], gamma: float, lam: float) -> None:
@@ -296,6 +305,44 @@ def finish_episode(samples: list[Sample], gamma: float, lam: float) -> None:
             running = delta + gamma * lam * running
             s.advantage, s.ret = running, running + s.value
             next_value = s.value
+
+
+HIDDEN_SIZE = (MAX_PLAYERS - 1) * NUM_CARDS
+
+
+def other_hands(hands: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Per row: the hands of the other seats, in seat order after ``seats[row]``, as card flags
+    (uint8, ``HIDDEN_SIZE``; padded like the observation). ``hands``: (rows, num_players) card masks."""
+    rows, n = hands.shape
+    order = (seats[:, None] + np.arange(1, n)[None, :]) % n
+    others = np.take_along_axis(hands, order, axis=1)
+    bits = (others[:, :, None] >> np.arange(NUM_CARDS)[None, None, :]) & 1
+    out = np.zeros((rows, MAX_PLAYERS - 1, NUM_CARDS), np.uint8)
+    out[:, : n - 1] = bits
+    return out.reshape(rows, HIDDEN_SIZE)
+
+
+class PrivilegedCritic(torch.nn.Module):
+    """A value network for training only: the observation and the other seats' hands (hidden
+    information). Its values give the advantages (lower variance: it knows whose cards win); the
+    policy never sees its inputs, and exported checkpoints leave it out."""
+
+    def __init__(self, hidden: tuple[int, ...]) -> None:
+        super().__init__()
+        layers: list[torch.nn.Module] = []
+        width = OBS_SIZE + HIDDEN_SIZE
+        for h in hidden:
+            layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
+            width = h
+        self.torso = torch.nn.Sequential(*layers)
+        self.head = torch.nn.Linear(width, 1)
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor, bf16_torso: bool = False) -> torch.Tensor:
+        """Values ``[rows]`` for observations ``[rows, OBS_SIZE]`` and other hands ``[rows, HIDDEN_SIZE]``."""
+        x = torch.cat([obs, hidden.to(obs.dtype)], dim=-1)
+        with torch.autocast(obs.device.type, dtype=torch.bfloat16, enabled=bf16_torso):
+            features = self.torso(x)
+        return self.head(features.float()).squeeze(-1)
 
 
 @dataclass
@@ -348,6 +395,8 @@ class Trainer:
                 raise ValueError(f"{name} shapes the win reward: it needs reward=win")
             if getattr(args, name) and args.workers > 1:
                 raise ValueError(f"{name} reads the in-process env's scores: it needs workers=1")
+        if args.privileged_critic and args.workers > 1:
+            raise ValueError("privileged_critic reads the in-process env's hands: it needs workers=1")
         self.run_dir = Path(args.run_dir)
         self.device = torch.device(args.device)
         self.bf16 = uses_bf16(args.precision, self.device)
@@ -355,7 +404,9 @@ class Trainer:
         with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator left alone
             torch.manual_seed(args.seed)
             self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=args.lr, eps=1e-5)
+            self.critic = PrivilegedCritic(args.hidden).to(self.device) if args.privileged_critic else None
+        parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
+        self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5)
         self.heuristic = HeuristicAgent(self.config)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
@@ -404,6 +455,7 @@ class Trainer:
             pool=self.pool.references(),
             args={k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.args).items()},
             history=self.history,
+            **({"critic": self.critic.state_dict()} if self.critic else {}),
         )
 
     def save(self, best: bool = False) -> Path:
@@ -453,6 +505,10 @@ class Trainer:
                     f"{path}: the run was trained with {key}={saved.get(key)}, not {getattr(self.args, key)}"
                 )
         self.net.load_state_dict(network_from_checkpoint(payload, str(path)).state_dict())
+        if self.critic is not None:
+            if "critic" not in payload:
+                raise CheckpointError(f"{path}: the run has a privileged critic, the checkpoint holds none")
+            self.critic.load_state_dict(payload["critic"])
         self.optimizer.load_state_dict(payload["optimizer"])
         counters = payload["counters"]
         self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
@@ -539,6 +595,13 @@ class Trainer:
             rows = np.flatnonzero(learner)
             if len(rows):
                 act, logp, value = self._policy(self.net, out.observations[rows], out.action_masks[rows])
+                hidden = None
+                if self.critic is not None:
+                    hidden = other_hands(self.env.hands[rows], seats[rows])
+                    with torch.no_grad():
+                        obs_rows = torch.from_numpy(out.observations[rows]).to(self.device)
+                        hidden_rows = torch.from_numpy(hidden).to(self.device)
+                        value = self.critic(obs_rows, hidden_rows, bf16_torso=self.bf16).cpu().numpy()
                 actions[rows] = act
                 for k, i in enumerate(rows):
                     sample = Sample(
@@ -549,6 +612,8 @@ class Trainer:
                         float(value[k]),
                         int(seats[i]),
                     )
+                    if hidden is not None:
+                        sample.hidden = hidden[k]
                     slot = slots[i]
                     slot.samples.append(sample)
                     slot.last[int(seats[i])] = sample
@@ -616,6 +681,8 @@ class Trainer:
         old_logp = torch.tensor([s.log_prob for s in samples], device=dev)
         adv = torch.tensor([s.advantage for s in samples], device=dev)
         ret = torch.tensor([s.ret for s in samples], device=dev)
+        hidden = torch.from_numpy(np.stack([s.hidden for s in samples])).to(dev) if self.critic else None
+        warming = self.updates < args.critic_warmup
         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         total = len(samples)
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
@@ -631,11 +698,17 @@ class Trainer:
                 a = adv[idx]
                 policy_loss = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
                 value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
+                if self.critic is not None and hidden is not None:  # the policy's own value head learns too
+                    critic_value = self.critic(obs[idx], hidden[idx], bf16_torso=self.bf16)
+                    critic_loss = 0.5 * (critic_value - ret[idx]).pow(2).mean()
+                    value_loss = critic_loss if warming else critic_loss + value_loss
                 entropy = dist.entropy().mean()
                 loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
+                if warming:  # only the critic learns: no gradient reaches the policy network
+                    loss = args.vf_coef * value_loss
                 self.optimizer.zero_grad()
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.net.parameters(), args.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"], args.max_grad_norm)
                 self.optimizer.step()
                 with torch.no_grad():
                     stats["policy_loss"] += float(policy_loss)
