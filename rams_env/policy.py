@@ -237,9 +237,24 @@ def load_checkpoint(
         if not isinstance(payload.get(key), dict):
             raise CheckpointError(f"{where!r} is damaged: {key!r} is missing or not a dict")
     config = checkpoint_config(payload, where)
-    if expect_config is not None and config != expect_config:
-        raise CheckpointError(rules_mismatch(where, config, expect_config))
+    configs = table_configs(payload, where)
+    if expect_config is not None and expect_config not in configs:
+        same_size = [c for c in configs if c.num_players == expect_config.num_players]
+        raise CheckpointError(rules_mismatch(where, same_size[0] if same_size else config, expect_config))
     return payload
+
+
+def table_configs(payload: Mapping[str, Any], where: str = "checkpoint") -> list[RulesConfig]:
+    """The rules a checkpoint plays: its ``config``, and the same rules at each of its ``table_sizes``
+    (a policy trained for several table sizes; the observation is padded to ``MAX_PLAYERS``)."""
+    config = checkpoint_config(payload, where)
+    sizes = payload.get("table_sizes", [config.num_players])
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
+        raise CheckpointError(f"{where!r} is damaged: 'table_sizes' {sizes!r} is not a list of ints")
+    try:
+        return [RulesConfig(**{**config.to_dict(), "num_players": n}) for n in sizes]
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{where!r} records table sizes {sizes!r} its rules do not allow: {err}") from None
 
 
 def rules_mismatch(where: str, config: RulesConfig, expect_config: RulesConfig) -> str:

@@ -259,6 +259,7 @@ def test_command_line_overrides_the_recipe():
         "win",
         1.0,
     )  # every recipe but deal: whole ramsar
+    assert args_from(parser.parse_args(["full", "--table-sizes", "3,5"])).table_sizes == (3, 5)
     assert dataclasses.asdict(args_from(parser.parse_args([])))["run_dir"].startswith("runs/quick-mattmar-")
     with pytest.raises(CommandError, match="--run-dir"):
         args_from(parser.parse_args(["--resume", "true"]))
@@ -316,7 +317,7 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
 
 def test_random_opponents_take_their_share_and_leave_the_learner_one_seat(tmp_path):
     trainer = Trainer(tiny(tmp_path, num_games=40, heuristic_fraction=0.5, random_fraction=0.5))
-    opponents = [trainer._new_slot().opponent for _ in range(400)]
+    opponents = [trainer._new_slot(4).opponent for _ in range(400)]
     assert set(opponents) == {Opponent.HEURISTIC, Opponent.RANDOM}
     assert 150 < opponents.count(Opponent.RANDOM) < 250
     trainer.args = dataclasses.replace(trainer.args, heuristic_fraction=0.0, random_fraction=1.0)
@@ -448,3 +449,28 @@ def test_critic_warmup_leaves_the_policy_as_it_is(tmp_path):
     trainer.close()
     with pytest.raises(ValueError, match="critic_warmup"):
         tiny(tmp_path / "b", critic_warmup=3)
+
+
+def test_one_network_trains_for_several_table_sizes_and_plays_each(tmp_path):
+    from training.export import slim_checkpoint
+
+    trainer = Trainer(tiny(tmp_path / "run", episode="rams", reward="win", total_steps=10**9, table_sizes=(3, 7)))
+    played = []
+    for _ in range(3):  # the sizes take turns, update by update
+        played.append(trainer.table.config.num_players)
+        trainer.train_update()
+    assert played == [4, 3, 7]
+    trainer.close()
+    slim = slim_checkpoint(tmp_path / "run", tmp_path / "policy.pt")
+    assert slim["table_sizes"] == [4, 3, 7]
+    for n in (3, 4, 7):
+        agent = load_agent(tmp_path / "policy.pt", expect_config=make_config("mattmar", n))
+        assert agent.num_players == n and agent.table_sizes == (4, 3, 7)
+        play_episode(Game(make_config("mattmar", n), 1), [agent] * n)  # legal at every size
+    assert load_agent(tmp_path / "policy.pt").num_players == 4
+    with pytest.raises(CheckpointError, match="num_players=4 \\(expected 5\\)"):
+        load_agent(tmp_path / "policy.pt", expect_config=make_config("mattmar", 5))
+    with pytest.raises(ValueError, match="table_sizes"):
+        tiny(tmp_path / "bad", table_sizes=(4,))
+    with pytest.raises(ValueError, match="num_players"):
+        tiny(tmp_path / "bad", variant="rams32", table_sizes=(7,))

@@ -85,7 +85,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
     helps = field_help(TrainArgs)
     for f in dataclasses.fields(TrainArgs):
-        kind = _parse_ints if f.name == "hidden" else PARSERS[str(f.type)]
+        kind = _parse_ints if str(f.type).startswith("tuple") else PARSERS[str(f.type)]
         parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None, help=helps.get(f.name))
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
 
@@ -130,8 +130,9 @@ def _saved_args(run_dir: Path) -> dict[str, Any]:
     names = {f.name for f in dataclasses.fields(TrainArgs)}
     if not isinstance(saved, dict) or not set(saved) <= names:
         raise CommandError(f"{path} is not the arguments of a training run")
-    if isinstance(saved.get("hidden"), list):
-        saved["hidden"] = tuple(saved["hidden"])
+    for key in ("hidden", "table_sizes"):
+        if isinstance(saved.get(key), list):
+            saved[key] = tuple(saved[key])
     return saved
 
 
@@ -153,28 +154,31 @@ def run(namespace: argparse.Namespace) -> int:
     decks = namespace.final_decks or FINAL_EVAL_DECKS[namespace.recipe]
     from rams_env.agents import load_agent
 
-    policy = load_agent(best, expect_config=trainer.config)
-    results = {}
-    for name, baseline in (("random", RandomAgent), ("heuristic", agent_source("heuristic", trainer.config))):
-        ev = evaluate(
-            {"policy": policy},
-            baseline,
-            trainer.config,
-            decks=decks,
-            seed=args.eval_seed + 1,
-            episode=args.episode,
-            baseline_name=name,
-            progress=args.progress,
-        )
-        print(ev.table(), flush=True)
-        ev.save_json(run_dir / f"eval_vs_{name}.json")
-        ev.plot(run_dir / f"eval_vs_{name}.png")
-        ev.plot_knock_rates(run_dir / f"knock_rates_vs_{name}.png")
-        results[name] = ev
+    written = []
+    for table in trainer.tables:  # every table size it trained for (a suffix names the size when several)
+        config = table.config
+        policy = load_agent(best, expect_config=config)
+        suffix = f"_{config.num_players}p" if len(trainer.tables) > 1 else ""
+        for name, baseline in (("random", RandomAgent), ("heuristic", agent_source("heuristic", config))):
+            ev = evaluate(
+                {"policy": policy},
+                baseline,
+                config,
+                decks=decks,
+                seed=args.eval_seed + 1,
+                episode=args.episode,
+                baseline_name=name,
+                progress=args.progress,
+            )
+            print(ev.table(), flush=True)
+            ev.save_json(run_dir / f"eval_vs_{name}{suffix}.json")
+            ev.plot(run_dir / f"eval_vs_{name}{suffix}.png")
+            ev.plot_knock_rates(run_dir / f"knock_rates_vs_{name}{suffix}.png")
+            written.append(str(run_dir / f"eval_vs_{name}{suffix}.json"))
     print(f"trained {trainer.steps:,} steps in {minutes:.1f} min")
     print(f"checkpoint: {best}")
     print(f"learning curves: {curves}")
-    print(f"evaluations: {run_dir / 'eval_vs_random.json'}, {run_dir / 'eval_vs_heuristic.json'} (and .png)")
+    print(f"evaluations: {', '.join(written)} (and .png)")
     return 0
 
 

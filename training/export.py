@@ -54,6 +54,7 @@ def slim_checkpoint(run_dir: Path, out: Path, which: str = "latest") -> dict[str
         args=payload["args"],
         best_score=payload.get("best_score"),
         source=source.name,
+        **({"table_sizes": payload["table_sizes"]} if "table_sizes" in payload else {}),
     )
     save_checkpoint(out, slim)
     return slim

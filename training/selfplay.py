@@ -53,7 +53,7 @@ from rams_env.policy import (
     network_from_checkpoint,
     save_checkpoint,
 )
-from rams_env.rules import make_config
+from rams_env.rules import RulesConfig, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.cards import NUM_CARDS
 from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
@@ -69,6 +69,8 @@ class TrainArgs:
     """rules preset: mattmar, norrlandsknack, rams32 or russian"""
     num_players: int = 4
     """players at the table"""
+    table_sizes: tuple[int, ...] = ()
+    """more table sizes for the same network: update k plays size (num_players, *table_sizes)[k % count]"""
     episode: str = "deal"
     """episode kind: deal, rams or match"""
     reward: str = "points"
@@ -191,12 +193,20 @@ class TrainArgs:
             torch.device(self.device)
         except RuntimeError as err:
             raise ValueError(f"device {self.device!r} is not a torch device ({err})") from None
-        make_config(self.variant, self.num_players)  # ValueError naming a bad variant or player count
+        for n in (self.num_players, *self.table_sizes):
+            make_config(self.variant, n)  # ValueError naming a bad variant or player count
+        if len(set(self.sizes)) != len(self.sizes):
+            raise ValueError(f"table_sizes must be distinct and differ from num_players, got {self.sizes!r}")
         check_episode(self.episode, self.reward)
         if self.critic_warmup and not self.privileged_critic:
             raise ValueError("critic_warmup trains the privileged critic: it needs privileged_critic")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Every table size the run trains for, ``num_players`` first."""
+        return (self.num_players, *self.table_sizes)
 
 
 _ZERO_MEANS = {
@@ -382,6 +392,15 @@ class GameSlot:
 
 
 # ------------------------------------------------------------------------------- trainer
+@dataclass
+class Table:
+    """One table size of a run: its rules, its batched env and its heuristic opponent."""
+
+    config: RulesConfig
+    env: Any
+    heuristic: HeuristicAgent
+
+
 class Trainer:
     """A PPO self-play run in ``args.run_dir`` (new, or resumed from its latest checkpoint)."""
 
@@ -407,7 +426,6 @@ class Trainer:
             self.critic = PrivilegedCritic(args.hidden).to(self.device) if args.privileged_critic else None
         parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
         self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5)
-        self.heuristic = HeuristicAgent(self.config)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
         self.best_score = -math.inf
@@ -427,20 +445,40 @@ class Trainer:
             elif args.init_from:
                 self._warm_start(args.init_from)
             (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
-            env_kwargs = dict(
-                variant=args.variant, num_players=args.num_players, episode=args.episode, reward=args.reward
-            )
-            if args.workers > 1:
-                self.env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
-            else:
-                self.env = BatchedRamsEnv(args.num_games, **env_kwargs)
+            self.tables: list[Table] = []
+            for n in args.sizes:
+                config = make_config(args.variant, n)
+                env_kwargs = dict(variant=args.variant, num_players=n, episode=args.episode, reward=args.reward)
+                if args.workers > 1:
+                    env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
+                else:
+                    env = BatchedRamsEnv(args.num_games, **env_kwargs)
+                self.tables.append(Table(config, env, HeuristicAgent(config)))
         except BaseException:
+            for table in getattr(self, "tables", []):
+                table.env.close()
             self._lock.release()
             raise
 
+    @property
+    def table(self) -> Table:
+        """The table size the next update plays (they take turns, update by update)."""
+        return self.tables[self.updates % len(self.tables)]
+
+    @property
+    def env(self) -> Any:
+        """The batched env of the next update."""
+        return self.table.env
+
+    @property
+    def heuristic(self) -> HeuristicAgent:
+        """The heuristic opponent of the next update."""
+        return self.table.heuristic
+
     def close(self) -> None:
-        """Close the env and give the run folder back (``run`` does this when it ends)."""
-        self.env.close()
+        """Close the envs and give the run folder back (``run`` does this when it ends)."""
+        for table in self.tables:
+            table.env.close()
         self._lock.release()
 
     # ---------------------------------------------------------------- checkpoints
@@ -456,6 +494,7 @@ class Trainer:
             args={k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.args).items()},
             history=self.history,
             **({"critic": self.critic.state_dict()} if self.critic else {}),
+            **({"table_sizes": list(self.args.sizes)} if self.args.table_sizes else {}),
         )
 
     def save(self, best: bool = False) -> Path:
@@ -569,9 +608,10 @@ class Trainer:
     def collect(self) -> tuple[list[Episode], dict[str, float]]:
         """Play one update's episodes: the learner's decisions of each, with GAE done."""
         args, n = self.args, self.args.num_games
-        out = self.env.reset(seed=derive_seed(args.seed, 1, self.updates))
-        self.heuristic.rng.seed(derive_seed(args.seed, 2, self.updates))  # its bid sampling, per update
-        slots = [self._new_slot() for _ in range(n)]
+        env, heuristic, players = self.env, self.heuristic, self.table.config.num_players
+        out = env.reset(seed=derive_seed(args.seed, 1, self.updates))
+        heuristic.rng.seed(derive_seed(args.seed, 2, self.updates))  # its bid sampling, per update
+        slots = [self._new_slot(players) for _ in range(n)]
         shaping = self.stage_value("points_weight") / self.config.start_score
         ready: list[Episode] = []
         returns: list[float] = []
@@ -597,7 +637,7 @@ class Trainer:
                 act, logp, value = self._policy(self.net, out.observations[rows], out.action_masks[rows])
                 hidden = None
                 if self.critic is not None:
-                    hidden = other_hands(self.env.hands[rows], seats[rows])
+                    hidden = other_hands(env.hands[rows], seats[rows])
                     with torch.no_grad():
                         obs_rows = torch.from_numpy(out.observations[rows]).to(self.device)
                         hidden_rows = torch.from_numpy(hidden).to(self.device)
@@ -626,16 +666,16 @@ class Trainer:
                 elif opponent == Opponent.HEURISTIC:
                     for i in idx:
                         obs = {"observation": out.observations[i], "action_mask": out.action_masks[i]}
-                        actions[i] = self.heuristic.act(obs)
+                        actions[i] = heuristic.act(obs)
                 else:
                     act, _, _ = self._policy(self.pool.network(opponent), out.observations[idx], out.action_masks[idx])
                     actions[idx] = act
-            before = self.env.scores if shaping else None
-            out = self.env.step(actions)
+            before = env.scores if shaping else None
+            out = env.step(actions)
             env_steps += n
             rewards = out.rewards * self.reward_scale
             if shaping:  # score decreases of the games still going (a finished game was reset)
-                rewards += (before - self.env.scores) * ~out.done[:, None] * shaping
+                rewards += (before - env.scores) * ~out.done[:, None] * shaping
             for i, s in zip(*np.nonzero(rewards), strict=True):
                 sample = slots[i].last.get(int(s))
                 if sample is not None and slots[i].finished < quota:
@@ -650,22 +690,22 @@ class Trainer:
                         sum(x.reward for x in slot.samples if x.seat == s) / self.reward_scale for s in seats_played
                     )
                     self.episodes += 1
-                fresh = self._new_slot()
+                fresh = self._new_slot(players)
                 fresh.finished = slot.finished + 1
                 slots[i] = fresh
         stats = {"env_steps": env_steps, "mean_return": float(np.mean(returns)) if returns else 0.0}
         return ready, stats
 
-    def _new_slot(self) -> GameSlot:
+    def _new_slot(self, players: int) -> GameSlot:
         slot = GameSlot()
         heuristic = self.args.heuristic_fraction if self.late else 0.0
         draw = self.rng.random() if heuristic or self.args.random_fraction else 1.0  # none spent without them
         if draw < heuristic + self.args.random_fraction:
             slot.opponent = Opponent.HEURISTIC if draw < heuristic else Opponent.RANDOM
-            slot.learner_seat = self.rng.randrange(self.config.num_players)
+            slot.learner_seat = self.rng.randrange(players)
         elif len(self.pool) and self.rng.random() < self.args.pool_fraction:
             slot.opponent = self.rng.randrange(len(self.pool))
-            slot.learner_seat = self.rng.randrange(self.config.num_players)
+            slot.learner_seat = self.rng.randrange(players)
         return slot
 
     # ---------------------------------------------------------------- learning

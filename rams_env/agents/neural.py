@@ -18,6 +18,7 @@ from ..policy import (
     checkpoint_config,
     load_checkpoint,
     network_from_checkpoint,
+    table_configs,
 )
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
@@ -27,11 +28,19 @@ from .base import Observation, ObservationAgent, legal_from_mask, observation_ve
 class PolicyAgent(ObservationAgent):
     """Plays a :class:`PolicyNet`: the masked argmax (``greedy``) or a sample of the masked policy."""
 
-    def __init__(self, net: PolicyNet, config: RulesConfig, greedy: bool = True, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        net: PolicyNet,
+        config: RulesConfig,
+        greedy: bool = True,
+        seed: int | None = None,
+        table_sizes: tuple[int, ...] | None = None,
+    ) -> None:
         self.net = net.eval()
         self.config = config
         self.variant = config.variant
         self.num_players = config.num_players
+        self.table_sizes = table_sizes or (config.num_players,)  # the table sizes it was trained for
         self.greedy = greedy
         self.generator = torch.Generator()
         if seed is not None:
@@ -73,4 +82,6 @@ def load_policy_agent(
         return load_rllib_agent(path, expect_config)  # type: ignore[return-value]
     payload = load_checkpoint(path, expect_config)
     where = str(path)
-    return PolicyAgent(network_from_checkpoint(payload, where), checkpoint_config(payload, where), greedy, seed)
+    sizes = tuple(c.num_players for c in table_configs(payload, where))
+    config = expect_config or checkpoint_config(payload, where)  # a multi-size policy plays the table asked for
+    return PolicyAgent(network_from_checkpoint(payload, where), config, greedy, seed, sizes)
