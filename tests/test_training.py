@@ -296,6 +296,18 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
         assert pickle.loads(pickle.dumps(agent_source(item.baseline, config))) is not None
 
 
+def test_the_card_of_a_policy_for_several_table_sizes_evaluates_each(tmp_path, monkeypatch):
+    import training.export as export
+
+    Trainer(tiny(tmp_path / "run", episode="rams", reward="win", total_steps=2, table_sizes=(3,))).run()
+    monkeypatch.setattr(export, "SHIPPED", tmp_path / "shipped")
+    text = export.export(tmp_path / "run", "multi", decks=1, deal_decks=0, search_decks=0, command="c").read_text()
+    assert "whole ramsar of mattmar, 3/4 players" in text
+    assert "### Whole ramsar against two heuristics, 3 players (fair share 1/3) (1 decks" in text
+    assert "--players 3 --episode rams" in text
+    assert json.loads((tmp_path / "shipped" / "multi_3p_rams_vs_random.json").read_text())["episode"] == "rams"
+
+
 def test_opponents_never_clash_with_pool_indices():
     assert all(opponent < 0 for opponent in Opponent)  # a pool snapshot is its index, >= 0
     assert len(set(Opponent)) == len(Opponent) and GameSlot().opponent is Opponent.SELF_PLAY

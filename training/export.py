@@ -32,6 +32,7 @@ from rams_env.policy import (
     make_checkpoint,
     network_from_checkpoint,
     save_checkpoint,
+    table_configs,
 )
 from rams_env.rules import RulesConfig
 
@@ -39,6 +40,7 @@ from .selfplay import plot_learning_curves
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
 EVAL_SEED = 7_000_001  # a deal set no training run evaluates on
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}  # opponents at a table of 3 to 7
 
 
 def slim_checkpoint(run_dir: Path, out: Path, which: str = "latest") -> dict[str, Any]:
@@ -133,16 +135,15 @@ def export(
     payload = slim_checkpoint(run_dir, weights, which)
     config = checkpoint_config(payload)
     curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
-    policy = load_agent(weights, expect_config=config)
     sections, headline = [], {}
-    for item in card_evaluations(decks, deal_decks, search_decks):
-        if item.decks <= 0:
-            continue
+
+    def run(item: CardEvaluation, table: RulesConfig, title: str, stem: str) -> Evaluation:
+        """One evaluation of the card: played, saved as JSON, its section added."""
         started = time.perf_counter()
         ev = evaluate(
-            {name: policy},
-            agent_source(item.baseline, config),
-            config,
+            {name: load_agent(weights, expect_config=table)},
+            agent_source(item.baseline, table),
+            table,
             decks=item.decks,
             seed=EVAL_SEED,
             episode=item.episode,
@@ -151,19 +152,30 @@ def export(
             progress=True,
             workers=workers,
         )
-        stem = f"{name}_{item.episode}_vs_{item.baseline}"
         ev.save_json(SHIPPED / f"{stem}.json")
-        if item.episode == "rams" and item.baseline == "heuristic":
-            ev.plot_knock_rates(SHIPPED / f"{name}_knock_rates.png")
-        headline[(item.episode, item.baseline)] = ev.agents[0]
-        sections.append(
-            _section(item.title, ev, time.perf_counter() - started, item.command(f"checkpoints/{weights.name}", config))
-        )
+        seconds = time.perf_counter() - started
+        sections.append(_section(title, ev, seconds, item.command(f"checkpoints/{weights.name}", table)))
         print(ev.table(), flush=True)
+        return ev
+
+    for item in card_evaluations(decks, deal_decks, search_decks):
+        if item.decks > 0:
+            ev = run(item, config, item.title, f"{name}_{item.episode}_vs_{item.baseline}")
+            if item.episode == "rams" and item.baseline == "heuristic":
+                ev.plot_knock_rates(SHIPPED / f"{name}_knock_rates.png")
+            headline[(item.episode, item.baseline)] = ev.agents[0]
+    sizes = table_configs(payload)
+    for table in sizes[1:]:  # a policy for several table sizes: whole ramsar at each of the others too
+        for item in card_evaluations(decks, 0, 0):
+            if item.decks > 0:
+                n = table.num_players
+                title = f"{item.title.replace('three', NUMBER_WORDS[n - 1])}, {n} players (fair share 1/{n})"
+                run(item, table, title, f"{name}_{n}p_{item.episode}_vs_{item.baseline}")
+    players = "/".join(str(n) for n in sorted(c.num_players for c in sizes))
     counters = payload["counters"]
     seconds, updates = _training_time(run_dir, counters["updates"])
     args = payload["args"]
-    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {config.num_players} players
+    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {players} players
 
 - File: `checkpoints/{weights.name}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
   `rams_env.agents.load_agent("checkpoints/{weights.name}")`; plays greedily (masked argmax).
