@@ -486,3 +486,19 @@ def test_one_network_trains_for_several_table_sizes_and_plays_each(tmp_path):
         tiny(tmp_path / "bad", table_sizes=(4,))
     with pytest.raises(ValueError, match="num_players"):
         tiny(tmp_path / "bad", variant="rams32", table_sizes=(7,))
+
+
+def test_a_run_for_several_table_sizes_resumes_at_the_size_it_stopped_before(tmp_path):
+    kwargs = dict(episode="rams", reward="win", total_steps=10**9, table_sizes=(6,))
+    straight = Trainer(tiny(tmp_path / "a", **kwargs))
+    rows = [straight.train_update() for _ in range(2)]
+    straight.close()
+    first = Trainer(tiny(tmp_path / "b", **kwargs))
+    first.train_update()
+    first.close()
+    resumed = Trainer(tiny(tmp_path / "b", resume=True, **kwargs))
+    assert resumed.table.config.num_players == 6
+    again = resumed.train_update()
+    resumed.close()
+    timing = ("steps_per_s", "env_steps_per_s")
+    assert {k: v for k, v in again.items() if k not in timing} == {k: v for k, v in rows[1].items() if k not in timing}
