@@ -28,20 +28,25 @@ from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
 # Every recipe trains for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
 # points_weight x (score decrease / start score) as a shaping of the race. "full" is the recipe of the
-# shipped checkpoints (one preset at a time: rams train full --variant russian): 27M learner decisions of
-# self-play and snapshot-pool games, then half of the episodes against three HeuristicAgents (they are
-# slow: the first part runs at about 17,000 decisions/s on one core, the second at about 3,000/s);
-# "deal" is the earlier recipe of one-deal episodes from the start score, kept for comparison.
+# shipped checkpoints in one command (rams train full --variant mattmar): 15M learner decisions of
+# self-play and snapshot-pool games with the shaping (about 17,000 decisions/s on one core), then a
+# second stage in which every episode is one learning seat against three HeuristicAgents, on the pure
+# win reward (late_points_weight=0) at a lower learning rate and entropy bonus (the heuristics are slow:
+# about 2,000 decisions/s), to 20.1M. "deal" is the earlier recipe of one-deal episodes from the start
+# score, kept for comparison.
 WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
 RECIPES: dict[str, dict[str, Any]] = {
     "quick": dict(WHOLE_GAME, total_steps=1_500_000, num_games=64, eval_every=0, eval_decks=50),
     "full": dict(
         WHOLE_GAME,
-        total_steps=32_000_000,
+        total_steps=20_100_000,
         num_games=128,
-        heuristic_fraction=0.5,
-        heuristic_after=27_000_000,
-        eval_every=200,
+        heuristic_fraction=1.0,
+        heuristic_after=15_000_000,
+        late_lr=1e-4,
+        late_ent_coef=0.003,
+        late_points_weight=0.0,
+        eval_every=100,
         eval_decks=50,
         snapshot_every=50,
         checkpoint_every=25,
