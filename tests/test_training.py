@@ -415,10 +415,10 @@ def test_other_hands_lists_the_other_seats_in_order_after_the_acting_one():
     assert [np.flatnonzero(b).tolist() for b in blocks[1]] == [[5], [6, 7], [], [], [], []]  # seats 0 then 1
 
 
-def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_exports(tmp_path):
-    from training.export import slim_checkpoint
-
-    kwargs = dict(episode="rams", reward="win", total_steps=10**9, privileged_critic=True)
+def straight_and_resumed(tmp_path, **overrides) -> tuple[Trainer, Trainer]:
+    """A whole-rams run of two updates in one go, and the same run stopped after one and resumed for
+    the other (left open); the second updates' rows must be equal, timings aside."""
+    kwargs = dict(episode="rams", reward="win", total_steps=10**9, **overrides)
     straight = Trainer(tiny(tmp_path / "a", **kwargs))
     rows = [straight.train_update() for _ in range(2)]
     straight.close()
@@ -429,6 +429,13 @@ def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_e
     again = resumed.train_update()
     timing = ("steps_per_s", "env_steps_per_s")
     assert {k: v for k, v in again.items() if k not in timing} == {k: v for k, v in rows[1].items() if k not in timing}
+    return straight, resumed
+
+
+def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_exports(tmp_path):
+    from training.export import slim_checkpoint
+
+    straight, resumed = straight_and_resumed(tmp_path, privileged_critic=True)
     for a, b in zip(straight.critic.state_dict().values(), resumed.critic.state_dict().values(), strict=True):
         assert torch.equal(a, b)
     # The samples' values are the critic's, from the observation and the other hands of that moment.
@@ -444,7 +451,7 @@ def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_e
     slim = slim_checkpoint(tmp_path / "b", tmp_path / "policy.pt")
     assert "critic" not in slim and "critic" not in torch.load(tmp_path / "policy.pt", weights_only=True)
     with pytest.raises(ValueError, match="workers=1"):
-        Trainer(tiny(tmp_path / "c", workers=2, **kwargs))
+        Trainer(tiny(tmp_path / "c", workers=2, episode="rams", reward="win", privileged_critic=True))
 
 
 def test_critic_warmup_leaves_the_policy_as_it_is(tmp_path):
@@ -489,16 +496,6 @@ def test_one_network_trains_for_several_table_sizes_and_plays_each(tmp_path):
 
 
 def test_a_run_for_several_table_sizes_resumes_at_the_size_it_stopped_before(tmp_path):
-    kwargs = dict(episode="rams", reward="win", total_steps=10**9, table_sizes=(6,))
-    straight = Trainer(tiny(tmp_path / "a", **kwargs))
-    rows = [straight.train_update() for _ in range(2)]
-    straight.close()
-    first = Trainer(tiny(tmp_path / "b", **kwargs))
-    first.train_update()
-    first.close()
-    resumed = Trainer(tiny(tmp_path / "b", resume=True, **kwargs))
-    assert resumed.table.config.num_players == 6
-    again = resumed.train_update()
+    # The second update is the 6-player one: other games, so equal rows show the resumed run played it.
+    _, resumed = straight_and_resumed(tmp_path, table_sizes=(6,))
     resumed.close()
-    timing = ("steps_per_s", "env_steps_per_s")
-    assert {k: v for k, v in again.items() if k not in timing} == {k: v for k, v in rows[1].items() if k not in timing}
