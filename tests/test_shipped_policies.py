@@ -19,7 +19,13 @@ def test_shipped_policy_plays_a_whole_rams_legally(variant):
     path = CHECKPOINTS / f"{variant}-4p.pt"
     policy = load_agent(path, expect_config=make_config(variant, 4))
     assert (policy.variant, policy.num_players) == (variant, 4)
-    env = rams_env.env(variant=variant, num_players=4, episode="rams")
+    assert play_rams(policy, variant, 4) > 0
+
+
+def play_rams(policy, variant: str, players: int) -> int:
+    """One whole rams, the policy in seat 0 against heuristics; asserts every action is legal and
+    returns the policy's decisions."""
+    env = rams_env.env(variant=variant, num_players=players, episode="rams")
     env.reset(seed=5)
     heuristic = HeuristicAgent(seed=1)
     decisions = 0
@@ -30,10 +36,10 @@ def test_shipped_policy_plays_a_whole_rams_legally(variant):
             continue
         actor = policy if agent == "player_0" else heuristic
         action = actor.act(observation)
-        assert observation["action_mask"][action] == 1, f"{variant}: illegal action {action}"
+        assert observation["action_mask"][action] == 1, f"{variant}, {players} players: illegal action {action}"
         env.step(action)
         decisions += agent == "player_0"
-    assert decisions > 0
+    return decisions
 
 
 @pytest.mark.parametrize("variant", sorted(PRESETS))
@@ -42,3 +48,15 @@ def test_shipped_policy_has_its_card_and_evaluations(variant):
     assert "## Headline" in card and "Reproduce" in card
     for suffix in ("rams_vs_heuristic.json", "rams_vs_random.json", "curves.png", "knock_rates.png"):
         assert (CHECKPOINTS / f"{variant}-4p_{suffix}").is_file()
+
+
+@pytest.mark.parametrize("players", [3, 5, 7])
+def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(players):
+    path = CHECKPOINTS / "mattmar-3to7p.pt"
+    config = make_config("mattmar", players)
+    policy = load_agent(path, expect_config=config)
+    assert policy.num_players == players and sorted(policy.table_sizes) == [3, 4, 5, 6, 7]
+    assert play_rams(policy, "mattmar", players) > 0
+    card = (CHECKPOINTS / "mattmar-3to7p.md").read_text(encoding="utf-8")
+    assert f"{players} players (fair share 1/{players})" in card
+    assert (CHECKPOINTS / f"mattmar-3to7p_{players}p_rams_vs_heuristic.json").is_file()
