@@ -46,6 +46,15 @@ class CheckpointError(ValueError):
     """A file that is not a usable rams_env checkpoint (missing, damaged, foreign or mismatched)."""
 
 
+def mlp_torso(width: int, hidden: Sequence[int]) -> nn.Sequential:
+    """Linear + ReLU layers of the given widths on ``width`` inputs (state-dict keys ``0.weight``, ``2.weight``...)."""
+    layers: list[nn.Module] = []
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    return nn.Sequential(*layers)
+
+
 class PolicyNet(nn.Module):
     """MLP torso with a policy-logits head and a value head."""
 
@@ -57,14 +66,9 @@ class PolicyNet(nn.Module):
                 f"PolicyNet needs positive sizes: obs_size={obs_size}, num_actions={num_actions}, hidden={hidden}"
             )
         self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
-        layers: list[nn.Module] = []
-        width = obs_size
-        for h in hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.torso = nn.Sequential(*layers)
-        self.policy_head = nn.Linear(width, num_actions)
-        self.value_head = nn.Linear(width, 1)
+        self.torso = mlp_torso(obs_size, hidden)
+        self.policy_head = nn.Linear(hidden[-1], num_actions)
+        self.value_head = nn.Linear(hidden[-1], 1)
 
     def forward(self, obs: torch.Tensor, bf16_torso: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits [..., num_actions], value [...])`` for a batch of observations ``[..., obs_size]``.

@@ -136,12 +136,15 @@ def export(
     config = checkpoint_config(payload)
     curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
     sections, headline = [], {}
+    players: dict[int, Any] = {}  # the loaded policy per table size
 
     def run(item: CardEvaluation, table: RulesConfig, title: str, stem: str) -> Evaluation:
         """One evaluation of the card: played, saved as JSON, its section added."""
         started = time.perf_counter()
+        if table.num_players not in players:
+            players[table.num_players] = load_agent(weights, expect_config=table)
         ev = evaluate(
-            {name: load_agent(weights, expect_config=table)},
+            {name: players[table.num_players]},
             agent_source(item.baseline, table),
             table,
             decks=item.decks,
@@ -171,11 +174,11 @@ def export(
                 n = table.num_players
                 title = f"{item.title.replace('three', NUMBER_WORDS[n - 1])}, {n} players (fair share 1/{n})"
                 run(item, table, title, f"{name}_{n}p_{item.episode}_vs_{item.baseline}")
-    players = "/".join(str(n) for n in sorted(c.num_players for c in sizes))
+    table_sizes = "/".join(str(n) for n in sorted(c.num_players for c in sizes))
     counters = payload["counters"]
     seconds, updates = _training_time(run_dir, counters["updates"])
     args = payload["args"]
-    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {players} players
+    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {table_sizes} players
 
 - File: `checkpoints/{weights.name}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
   `rams_env.agents.load_agent("checkpoints/{weights.name}")`; plays greedily (masked argmax).

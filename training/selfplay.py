@@ -50,6 +50,7 @@ from rams_env.policy import (
     checkpoint_config,
     load_checkpoint,
     make_checkpoint,
+    mlp_torso,
     network_from_checkpoint,
     save_checkpoint,
 )
@@ -339,13 +340,8 @@ class PrivilegedCritic(torch.nn.Module):
 
     def __init__(self, hidden: tuple[int, ...]) -> None:
         super().__init__()
-        layers: list[torch.nn.Module] = []
-        width = OBS_SIZE + HIDDEN_SIZE
-        for h in hidden:
-            layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
-            width = h
-        self.torso = torch.nn.Sequential(*layers)
-        self.head = torch.nn.Linear(width, 1)
+        self.torso = mlp_torso(OBS_SIZE + HIDDEN_SIZE, hidden)
+        self.head = torch.nn.Linear(hidden[-1], 1)
 
     def forward(self, obs: torch.Tensor, hidden: torch.Tensor, bf16_torso: bool = False) -> torch.Tensor:
         """Values ``[rows]`` for observations ``[rows, OBS_SIZE]`` and other hands ``[rows, HIDDEN_SIZE]``."""
