@@ -11,6 +11,8 @@ import argparse
 import tempfile
 import time
 
+import numpy as np
+
 from training.selfplay import TrainArgs, Trainer
 
 # (env worker processes, torch threads; 0 = the free cores)
@@ -33,14 +35,14 @@ def measure(workers: int, threads: int, precision: str, updates: int, variant: s
     trainer = Trainer(args)
     try:
         episodes, _ = trainer.collect()  # warm-up: compiled code, first allocations
-        trainer.update([s for e in episodes for s in e.samples])
+        trainer.update(np.concatenate([e.rows for e in episodes]))
         collecting = updating = 0.0
         samples = env_steps = 0
         for _ in range(updates):
             started = time.perf_counter()
             episodes, stats = trainer.collect()
             collected = time.perf_counter()
-            batch = [s for e in episodes for s in e.samples]
+            batch = np.concatenate([e.rows for e in episodes])
             trainer.update(batch)
             collecting += collected - started
             updating += time.perf_counter() - collected

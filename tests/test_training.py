@@ -21,12 +21,11 @@ from rams_env.rules.actions import NUM_ACTIONS
 from training.cli import args_from, configure
 from training.selfplay import (
     HIDDEN_SIZE,
-    GameSlot,
     Opponent,
-    Sample,
+    Rollout,
     TrainArgs,
     Trainer,
-    finish_episode,
+    gae,
     other_hands,
     uses_bf16,
 )
@@ -53,21 +52,54 @@ def tiny(run_dir, **overrides) -> TrainArgs:
     return TrainArgs(**values)
 
 
-def _sample(seat: int, reward: float, value: float) -> Sample:
-    sample = Sample(np.zeros(OBS_SIZE, np.float32), np.ones(NUM_ACTIONS, np.int8), 0, 0.0, value, seat)
-    sample.reward = reward
-    return sample
+def _episode(decisions: list[tuple[int, float, float]]) -> tuple[Rollout, np.ndarray]:
+    """A rollout holding one episode's decisions ``(seat, reward, value)`` in play order, and its rows."""
+    rollout = Rollout(hidden=False)
+    n = len(decisions)
+    seats, rewards, values = (np.array(column) for column in zip(*decisions, strict=True))
+    rows = rollout.add(
+        obs=np.zeros((n, OBS_SIZE), np.float32),
+        mask=np.ones((n, NUM_ACTIONS), np.int8),
+        action=np.zeros(n, np.int64),
+        log_prob=np.zeros(n, np.float32),
+        value=values,
+        seat=seats,
+        episode=np.zeros(n, np.int64),
+    )
+    rollout.reward[rows] = rewards
+    return rollout, rows
 
 
 def test_gae_follows_each_seats_own_chain():
     # Decisions in play order: seat 0, seat 1, seat 0, seat 1. Seat 0 earns 1 then 2, seat 1 earns -1 then 0.
-    samples = [_sample(0, 1.0, 0.5), _sample(1, -1.0, 0.0), _sample(0, 2.0, 1.0), _sample(1, 0.0, 0.25)]
-    finish_episode(samples, gamma=1.0, lam=1.0)
+    rollout, rows = _episode([(0, 1.0, 0.5), (1, -1.0, 0.0), (0, 2.0, 1.0), (1, 0.0, 0.25)])
+
+    def run(gamma: float, lam: float) -> None:
+        gae(rows, rollout.seat, rollout.reward, rollout.value, rollout.advantage, rollout.ret, gamma, lam)
+
+    run(gamma=1.0, lam=1.0)
     # With lambda = 1 the return is the sum of the seat's own rewards from that decision on.
-    assert [s.ret for s in samples] == [3.0, -1.0, 2.0, 0.0]
-    assert [s.advantage for s in samples] == [2.5, -1.0, 1.0, -0.25]
-    finish_episode(samples, gamma=0.5, lam=0.0)  # one-step TD: r + gamma * V(own next decision) - V
-    assert [s.advantage for s in samples] == [1.0 + 0.5 * 1.0 - 0.5, -1.0 + 0.5 * 0.25 - 0.0, 1.0, -0.25]
+    assert rollout.ret[rows].tolist() == [3.0, -1.0, 2.0, 0.0]
+    assert rollout.advantage[rows].tolist() == [2.5, -1.0, 1.0, -0.25]
+    run(gamma=0.5, lam=0.0)  # one-step TD: r + gamma * V(own next decision) - V
+    assert rollout.advantage[rows].tolist() == [1.0 + 0.5 * 1.0 - 0.5, -1.0 + 0.5 * 0.25 - 0.0, 1.0, -0.25]
+
+
+def test_the_rollout_grows_keeps_its_rows_and_refuses_a_missing_column():
+    rollout, rows = _episode([(s % 4, 0.0, float(s)) for s in range(5000)])  # past the first capacity
+    assert rollout.size == 5000 and rows.tolist() == list(range(5000))
+    assert rollout.value[:5000].tolist() == [float(s) for s in range(5000)]
+    with pytest.raises(ValueError, match="needs \\['value'\\]"):
+        rollout.add(
+            obs=np.zeros((1, OBS_SIZE), np.float32),
+            mask=np.ones((1, NUM_ACTIONS), np.int8),
+            action=np.zeros(1, np.int64),
+            log_prob=np.zeros(1, np.float32),
+            seat=np.zeros(1, np.int64),
+            episode=np.zeros(1, np.int64),
+        )
+    rollout.clear()
+    assert rollout.size == 0
 
 
 def test_collected_rewards_are_the_acting_seats_own_points(tmp_path, monkeypatch):
@@ -95,8 +127,9 @@ def test_collected_rewards_are_the_acting_seats_own_points(tmp_path, monkeypatch
     for episode in episodes:
         truth = finished[episode.game][seen[episode.game]]
         seen[episode.game] += 1
-        for seat in {s.seat for s in episode.samples}:
-            own = sum(s.reward for s in episode.samples if s.seat == seat)
+        seats, rewards = trainer.rollout.seat[episode.rows], trainer.rollout.reward[episode.rows]
+        for seat in set(seats.tolist()):
+            own = rewards[seats == seat].sum()
             assert own == truth[seat], f"game {episode.game}, seat {seat}: samples {own}, score change {truth[seat]}"
             compared += 1
     assert compared >= 3 * len(episodes)
@@ -310,7 +343,7 @@ def test_the_card_of_a_policy_for_several_table_sizes_evaluates_each(tmp_path, m
 
 def test_opponents_never_clash_with_pool_indices():
     assert all(opponent < 0 for opponent in Opponent)  # a pool snapshot is its index, >= 0
-    assert len(set(Opponent)) == len(Opponent) and GameSlot().opponent is Opponent.SELF_PLAY
+    assert len(set(Opponent)) == len(Opponent)
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
@@ -321,20 +354,24 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     episodes, _ = trainer.collect()
     assert episodes and heuristic_moves
     for episode in episodes:
-        assert len({s.seat for s in episode.samples}) == 1
+        assert len(set(trainer.rollout.seat[episode.rows].tolist())) == 1
     again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0))
     repeat, _ = again.collect()  # the same update of the same run: the same games and moves
-    assert [[s.action for s in e.samples] for e in repeat] == [[s.action for s in e.samples] for e in episodes]
+
+    def moves(trainer, episodes):
+        return [trainer.rollout.action[e.rows].tolist() for e in episodes]
+
+    assert moves(again, repeat) == moves(trainer, episodes)
 
 
 def test_random_opponents_take_their_share_and_leave_the_learner_one_seat(tmp_path):
     trainer = Trainer(tiny(tmp_path, num_games=40, heuristic_fraction=0.5, random_fraction=0.5))
-    opponents = [trainer._new_slot(4).opponent for _ in range(400)]
+    opponents = [trainer._draw_opponent(4)[0] for _ in range(400)]
     assert set(opponents) == {Opponent.HEURISTIC, Opponent.RANDOM}
     assert 150 < opponents.count(Opponent.RANDOM) < 250
     trainer.args = dataclasses.replace(trainer.args, heuristic_fraction=0.0, random_fraction=1.0)
     episodes, _ = trainer.collect()
-    seats = [{s.seat for s in e.samples} for e in episodes]  # a deal can end before the learner's turn
+    seats = [set(trainer.rollout.seat[e.rows].tolist()) for e in episodes]  # a deal can end before the learner's turn
     assert max(map(len, seats)) == 1 and sum(map(len, seats)) > len(seats) // 2
     trainer.close()
     with pytest.raises(ValueError, match="heuristic_fraction \\+ random_fraction"):
@@ -355,8 +392,7 @@ def test_both_precisions_train_and_act_in_float32_heads(tmp_path, precision):
     trainer = Trainer(tiny(tmp_path, precision=precision))
     assert trainer.bf16 == (precision == "bf16")
     episodes, _ = trainer.collect()
-    samples = [s for e in episodes for s in e.samples]
-    losses = trainer.update(samples)
+    losses = trainer.update(np.concatenate([e.rows for e in episodes]))
     assert all(np.isfinite(v) for v in losses.values())
     assert abs(losses["approx_kl"]) < 0.05  # the update's log-probabilities match the acting ones
     trainer.close()
@@ -370,7 +406,7 @@ def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_befor
         trainer.heuristic.act = lambda obs: moves.append(1) or act(obs)
         episodes, _ = trainer.collect()
         trainer.close()
-        return [s.action for e in episodes for s in e.samples], len(moves)
+        return [trainer.rollout.action[e.rows].tolist() for e in episodes], len(moves)
 
     plain, none = first_update(tmp_path / "a")
     waiting, before = first_update(tmp_path / "b", heuristic_fraction=1.0, heuristic_after=10**9)
@@ -440,12 +476,12 @@ def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_e
         assert torch.equal(a, b)
     # The samples' values are the critic's, from the observation and the other hands of that moment.
     episodes, _ = resumed.collect()
-    sample = episodes[0].samples[0]
-    assert sample.hidden is not None and sample.hidden.sum() > 0
+    rollout, row = resumed.rollout, int(episodes[0].rows[0])
+    assert rollout.hidden is not None and rollout.hidden[row].sum() > 0
     with torch.no_grad():
-        obs, hidden = torch.from_numpy(sample.obs[None]), torch.from_numpy(sample.hidden[None])
+        obs, hidden = torch.from_numpy(rollout.obs[row][None]), torch.from_numpy(rollout.hidden[row][None])
         value = resumed.critic(obs, hidden, bf16_torso=resumed.bf16)
-    assert float(value[0]) == pytest.approx(sample.value, abs=1e-5)
+    assert float(value[0]) == pytest.approx(rollout.value[row], abs=1e-5)
     resumed.close()
     assert "critic" in torch.load(tmp_path / "b" / "latest.pt", weights_only=True)
     slim = slim_checkpoint(tmp_path / "b", tmp_path / "policy.pt")

@@ -28,11 +28,12 @@ import math
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 from tqdm import tqdm
@@ -292,33 +293,83 @@ class RunLock:
 
 
 # ------------------------------------------------------------------------------- samples
-class Sample:
-    """One learner decision: what PPO needs, and the reward its seat earned until its next decision."""
-
-    __slots__ = ("action", "advantage", "hidden", "log_prob", "mask", "obs", "ret", "reward", "seat", "value")
-
-    def __init__(self, obs: np.ndarray, mask: np.ndarray, action: int, log_prob: float, value: float, seat: int):
-        self.obs, self.mask, self.action = obs, mask, action
-        self.log_prob, self.value, self.seat = log_prob, value, seat
-        self.reward = self.advantage = self.ret = 0.0
-        self.hidden: np.ndarray | None = None  # the other hands, for a privileged critic
-
-
-def finish_episode(samples: list[Sample], gamma: float, lam: float) -> None:
-    """GAE along each seat's own chain of decisions; the last decision of a seat is terminal."""
-    by_seat: dict[int, list[Sample]] = {}
-    for s in samples:
-        by_seat.setdefault(s.seat, []).append(s)
-    for chain in by_seat.values():
-        next_value, running = 0.0, 0.0
-        for s in reversed(chain):
-            delta = s.reward + gamma * next_value - s.value
-            running = delta + gamma * lam * running
-            s.advantage, s.ret = running, running + s.value
-            next_value = s.value
-
-
 HIDDEN_SIZE = (MAX_PLAYERS - 1) * NUM_CARDS
+"""the other seats' hands as card flags, padded to 7 seats like the observation"""
+
+
+class Rollout:
+    """One update's learner decisions, one row each: what PPO needs, and the reward the deciding seat
+    earned until its next decision.
+
+    The arrays are kept and reused from update to update, growing when an update needs more rows:
+    stacking a fresh copy of every observation each update cost more than a tenth of an update, most
+    of it in first touches of new memory. Rows stay valid until the next ``clear``.
+    """
+
+    def __init__(self, hidden: bool) -> None:
+        self.size = 0
+        self.obs = np.zeros((0, OBS_SIZE), np.float32)
+        self.mask = np.zeros((0, NUM_ACTIONS), np.int8)
+        self.hidden = np.zeros((0, HIDDEN_SIZE), np.uint8) if hidden else None  # the other hands
+        self.action = np.zeros(0, np.int64)
+        self.log_prob = np.zeros(0, np.float32)
+        self.value = np.zeros(0, np.float64)
+        self.seat = np.zeros(0, np.int64)
+        self.episode = np.zeros(0, np.int64)  # an id unique within the update
+        self.reward = np.zeros(0, np.float64)
+        self.advantage = np.zeros(0, np.float64)
+        self.ret = np.zeros(0, np.float64)
+
+    def _columns(self) -> list[str]:
+        return [name for name, value in vars(self).items() if isinstance(value, np.ndarray)]
+
+    def clear(self) -> None:
+        self.size = 0
+
+    def add(self, **columns: np.ndarray | None) -> np.ndarray:
+        """Append one step's decisions, a value for every column but the three GAE fills in (reward,
+        advantage, ret: they start at 0); returns their row indices."""
+        names = self._columns()
+        given = {name: value for name, value in columns.items() if value is not None}
+        missing = sorted(set(names) - {"reward", "advantage", "ret"} - set(given))
+        if missing or set(given) - set(names):
+            raise ValueError(f"Rollout.add needs {missing}, got unknown {sorted(set(given) - set(names))}")
+        start, end = self.size, self.size + len(given["obs"])
+        if end > len(self.obs):
+            capacity = max(end, 2 * len(self.obs), 4096)
+            for name in names:
+                old = getattr(self, name)
+                grown = np.zeros((capacity, *old.shape[1:]), old.dtype)
+                grown[:start] = old[:start]
+                setattr(self, name, grown)
+        for name in names:
+            getattr(self, name)[start:end] = given.get(name, 0)
+        self.size = end
+        return np.arange(start, end)
+
+
+@numba.njit(cache=True)
+def gae(
+    rows: np.ndarray,
+    seat: np.ndarray,
+    reward: np.ndarray,
+    value: np.ndarray,
+    advantage: np.ndarray,
+    ret: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> None:
+    """GAE for one episode's decisions ``rows`` (in play order) along each seat's own chain of
+    decisions; a seat's last decision is terminal. Writes ``advantage`` and ``ret`` at those rows."""
+    next_value = np.zeros(MAX_PLAYERS)
+    running = np.zeros(MAX_PLAYERS)
+    for k in range(len(rows) - 1, -1, -1):
+        r, s = rows[k], seat[rows[k]]
+        delta = reward[r] + gamma * next_value[s] - value[r]
+        running[s] = delta + gamma * lam * running[s]
+        advantage[r] = running[s]
+        ret[r] = running[s] + value[r]
+        next_value[s] = value[r]
 
 
 def other_hands(hands: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -353,16 +404,17 @@ class PrivilegedCritic(torch.nn.Module):
 
 @dataclass
 class Episode:
-    """The learner's decisions in one finished episode of game ``game`` of the batched env."""
+    """One finished episode of game ``game`` of the batched env: its learner decisions, as rows of the
+    trainer's ``rollout`` in play order."""
 
     game: int
-    samples: list[Sample]
+    rows: np.ndarray
 
 
 class Opponent(IntEnum):
     """Who makes a game's decisions other than the learner's, unless a pool snapshot does.
 
-    ``GameSlot.opponent`` is one of the first two or the index (>= 0) of the pool snapshot that plays
+    A game's opponent is one of the first two or the index (>= 0) of the pool snapshot that plays
     the other seats; the last one is what every seat of a game gets once its quota of episodes is done.
     """
 
@@ -374,17 +426,6 @@ class Opponent(IntEnum):
     """the game has finished its episodes of this update: random legal moves in every seat, nothing recorded"""
     RANDOM = -4
     """random legal moves in every seat but the learner's"""
-
-
-@dataclass
-class GameSlot:
-    """The learner's bookkeeping for one game of the batched env during an update."""
-
-    samples: list[Sample] = field(default_factory=list)
-    last: dict[int, Sample] = field(default_factory=dict)  # seat -> its latest decision
-    opponent: int = Opponent.SELF_PLAY  # Opponent.SELF_PLAY, HEURISTIC, RANDOM or the pool snapshot's index
-    learner_seat: int = -1  # the learner's seat against an opponent
-    finished: int = 0  # complete episodes this update
 
 
 # ------------------------------------------------------------------------------- trainer
@@ -420,6 +461,7 @@ class Trainer:
             torch.manual_seed(args.seed)
             self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
             self.critic = PrivilegedCritic(args.hidden).to(self.device) if args.privileged_critic else None
+        self.rollout = Rollout(hidden=self.critic is not None)
         parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
         self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
@@ -602,69 +644,78 @@ class Trainer:
             return action.numpy(), dist.log_prob(action).numpy(), value.cpu().numpy()
 
     def collect(self) -> tuple[list[Episode], dict[str, float]]:
-        """Play one update's episodes: the learner's decisions of each, with GAE done."""
+        """Play one update's episodes: the learner's decisions of each (rows of ``rollout``), with GAE done."""
         args, n = self.args, self.args.num_games
         env, heuristic, players = self.env, self.heuristic, self.table.config.num_players
+        rollout = self.rollout
         out = env.reset(seed=derive_seed(args.seed, 1, self.updates))
+        rollout.clear()
         heuristic.rng.seed(derive_seed(args.seed, 2, self.updates))  # its bid sampling, per update
-        slots = [self._new_slot(players) for _ in range(n)]
+        # Per game: its opponent (an Opponent value or a pool index), the learner's seat against one,
+        # the episodes it has finished, the episode it plays now, and each seat's latest learner row.
+        opponent = np.empty(n, np.int64)
+        learner_seat = np.empty(n, np.int64)
+        for i in range(n):
+            opponent[i], learner_seat[i] = self._draw_opponent(players)
+        finished = np.zeros(n, np.int64)
+        episode_of_game = np.arange(n)
+        next_episode = n
+        last_row = np.full((n, players), -1, np.int64)
+        finished_episodes: dict[int, int] = {}  # episode -> its game, in the order they ended
         shaping = self.stage_value("points_weight") / self.config.start_score
-        ready: list[Episode] = []
-        returns: list[float] = []
         env_steps = 0
         quota = args.episodes_per_game
-        # Bound once: these are read for every game at every step, and an enum member's lookup is slow.
-        self_play, after_quota = Opponent.SELF_PLAY, Opponent.RANDOM_AFTER_QUOTA
-        while any(slot.finished < quota for slot in slots):
+        while (finished < quota).any():
             seats = out.seats
-            actions = np.empty(n, np.int64)
-            learner = np.array(
-                [
-                    slot.finished < quota and (slot.opponent == self_play or int(seat) == slot.learner_seat)
-                    for slot, seat in zip(slots, seats, strict=True)
-                ]
-            )
-            groups: dict[int, list[int]] = {}  # opponent -> the games where it acts now
-            for i in np.flatnonzero(~learner):
-                opponent = slots[i].opponent if slots[i].finished < quota else after_quota
-                groups.setdefault(opponent, []).append(i)
+            active = finished < quota
+            learner = active & ((opponent == Opponent.SELF_PLAY) | (seats == learner_seat))
             rows = np.flatnonzero(learner)
+            actions = np.empty(n, np.int64)
             if len(rows):
-                act, logp, value = self._policy(self.net, out.observations[rows], out.action_masks[rows])
+                obs_rows, mask_rows = out.observations[rows], out.action_masks[rows]
+                act, logp, value = self._policy(self.net, obs_rows, mask_rows)
                 hidden = None
                 if self.critic is not None:
                     hidden = other_hands(env.hands[rows], seats[rows])
                     with torch.no_grad():
-                        obs_rows = torch.from_numpy(out.observations[rows]).to(self.device)
-                        hidden_rows = torch.from_numpy(hidden).to(self.device)
-                        value = self.critic(obs_rows, hidden_rows, bf16_torso=self.bf16).cpu().numpy()
+                        value = (
+                            self.critic(
+                                torch.from_numpy(obs_rows).to(self.device),
+                                torch.from_numpy(hidden).to(self.device),
+                                bf16_torso=self.bf16,
+                            )
+                            .cpu()
+                            .numpy()
+                        )
                 actions[rows] = act
-                for k, i in enumerate(rows):
-                    sample = Sample(
-                        out.observations[i],
-                        out.action_masks[i],
-                        int(act[k]),
-                        float(logp[k]),
-                        float(value[k]),
-                        int(seats[i]),
-                    )
-                    if hidden is not None:
-                        sample.hidden = hidden[k]
-                    slot = slots[i]
-                    slot.samples.append(sample)
-                    slot.last[int(seats[i])] = sample
-            for opponent, members in groups.items():
-                idx = np.array(members)
-                if opponent in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
+                new_rows = rollout.add(
+                    obs=obs_rows,
+                    mask=mask_rows,
+                    hidden=hidden,
+                    action=act,
+                    log_prob=logp,
+                    value=value,
+                    seat=seats[rows],
+                    episode=episode_of_game[rows],
+                )
+                last_row[rows, seats[rows]] = new_rows
+            # The other decisions, opponent by opponent in the order of their first game (each draws
+            # from its own generator, so that order keeps runs reproducible).
+            acting = np.where(active, opponent, Opponent.RANDOM_AFTER_QUOTA)
+            others = np.flatnonzero(~learner)
+            kinds, first = np.unique(acting[others], return_index=True)
+            for kind in kinds[np.argsort(first)].tolist():
+                idx = others[acting[others] == kind]
+                if kind in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
                     noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
                     noise[out.action_masks[idx] == 0] = -1.0
                     actions[idx] = noise.argmax(axis=1)
-                elif opponent == Opponent.HEURISTIC:
+                elif kind == Opponent.HEURISTIC:
                     for i in idx:
                         obs = {"observation": out.observations[i], "action_mask": out.action_masks[i]}
                         actions[i] = heuristic.act(obs)
                 else:
-                    act, _, _ = self._policy(self.pool.network(opponent), out.observations[idx], out.action_masks[idx])
+                    act, _, _ = self._policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
                     actions[idx] = act
             before = env.scores if shaping else None
             out = env.step(actions)
@@ -672,70 +723,100 @@ class Trainer:
             rewards = out.rewards * self.reward_scale
             if shaping:  # score decreases of the games still going (a finished game was reset)
                 rewards += (before - env.scores) * ~out.done[:, None] * shaping
-            for i, s in zip(*np.nonzero(rewards), strict=True):
-                sample = slots[i].last.get(int(s))
-                if sample is not None and slots[i].finished < quota:
-                    sample.reward += float(rewards[i, s])
-            for i in np.flatnonzero(out.done):
-                slot = slots[i]
-                if slot.finished < quota:
-                    finish_episode(slot.samples, args.gamma, args.gae_lambda)
-                    ready.append(Episode(int(i), slot.samples))
-                    seats_played = {x.seat for x in slot.samples}
-                    returns.extend(
-                        sum(x.reward for x in slot.samples if x.seat == s) / self.reward_scale for s in seats_played
-                    )
+            # Each seat's reward goes to its latest decision (rows are distinct, so no sum collides).
+            paid = (rewards != 0) & active[:, None] & (last_row >= 0)
+            rollout.reward[last_row[paid]] += rewards[paid]
+            for i in np.flatnonzero(out.done).tolist():
+                if active[i]:
+                    finished_episodes[int(episode_of_game[i])] = i
                     self.episodes += 1
-                fresh = self._new_slot(players)
-                fresh.finished = slot.finished + 1
-                slots[i] = fresh
-        stats = {"env_steps": env_steps, "mean_return": float(np.mean(returns)) if returns else 0.0}
-        return ready, stats
+                opponent[i], learner_seat[i] = self._draw_opponent(players)
+                finished[i] += 1
+                episode_of_game[i] = next_episode
+                next_episode += 1
+                last_row[i] = -1
+        ready, mean_return = self._finish(finished_episodes)
+        return ready, {"env_steps": env_steps, "mean_return": mean_return}
 
-    def _new_slot(self, players: int) -> GameSlot:
-        slot = GameSlot()
+    def _finish(self, finished_episodes: dict[int, int]) -> tuple[list[Episode], float]:
+        """The finished episodes in the order they ended, their GAE done; the mean return of a seat in one."""
+        rollout, size = self.rollout, self.rollout.size
+        rank = np.full(max(finished_episodes, default=-1) + 1, -1, np.int64)
+        rank[list(finished_episodes)] = np.arange(len(finished_episodes))
+        row_rank = rank[rollout.episode[:size]]  # every learner row belongs to a finished episode
+        order = np.argsort(row_rank, kind="stable")  # episodes in the order they ended, each in play order
+        chains = np.split(order, np.flatnonzero(np.diff(row_rank[order])) + 1) if size else []
+        for rows in chains:
+            gae(
+                rows,
+                rollout.seat,
+                rollout.reward,
+                rollout.value,
+                rollout.advantage,
+                rollout.ret,
+                self.args.gamma,
+                self.args.gae_lambda,
+            )
+        games = list(finished_episodes.values())
+        ready = [Episode(games[int(row_rank[rows[0]])], rows) for rows in chains]
+        # A seat's return in an episode: the sum of its rewards there.
+        key = row_rank * MAX_PLAYERS + rollout.seat[:size]
+        played = np.bincount(key, minlength=1) > 0
+        sums = np.bincount(key, weights=rollout.reward[:size], minlength=1)
+        mean_return = float(np.mean(sums[played] / self.reward_scale)) if played.any() else 0.0
+        return ready, mean_return
+
+    def _draw_opponent(self, players: int) -> tuple[int, int]:
+        """A new episode's opponent (an ``Opponent`` value or a pool index) and the learner's seat (-1: every seat)."""
         heuristic = self.args.heuristic_fraction if self.late else 0.0
         draw = self.rng.random() if heuristic or self.args.random_fraction else 1.0  # none spent without them
         if draw < heuristic + self.args.random_fraction:
-            slot.opponent = Opponent.HEURISTIC if draw < heuristic else Opponent.RANDOM
-            slot.learner_seat = self.rng.randrange(players)
-        elif len(self.pool) and self.rng.random() < self.args.pool_fraction:
-            slot.opponent = self.rng.randrange(len(self.pool))
-            slot.learner_seat = self.rng.randrange(players)
-        return slot
+            return (Opponent.HEURISTIC if draw < heuristic else Opponent.RANDOM), self.rng.randrange(players)
+        if len(self.pool) and self.rng.random() < self.args.pool_fraction:
+            opponent = self.rng.randrange(len(self.pool))
+            return opponent, self.rng.randrange(players)
+        return Opponent.SELF_PLAY, -1
 
     # ---------------------------------------------------------------- learning
-    def update(self, samples: list[Sample]) -> dict[str, float]:
-        """PPO epochs over ``samples``; the mean losses."""
+    def update(self, rows: np.ndarray) -> dict[str, float]:
+        """PPO epochs over ``rows`` of the latest ``collect``'s rollout; the mean losses."""
         args = self.args
         dev = self.device
         ent_coef = self.stage_value("ent_coef")
         self._apply_lr()
-        obs = torch.from_numpy(np.stack([s.obs for s in samples])).to(dev)
-        mask = torch.from_numpy(np.stack([s.mask for s in samples])).bool().to(dev)
-        actions = torch.tensor([s.action for s in samples], device=dev)
-        old_logp = torch.tensor([s.log_prob for s in samples], device=dev)
-        adv = torch.tensor([s.advantage for s in samples], device=dev)
-        ret = torch.tensor([s.ret for s in samples], device=dev)
-        hidden = torch.from_numpy(np.stack([s.hidden for s in samples])).to(dev) if self.critic else None
+        rollout = self.rollout
+        rows = np.asarray(rows, np.int64)
+        if len(rows) and (rows.min() < 0 or rows.max() >= rollout.size):
+            raise ValueError(f"update() takes rows of the latest collect(), 0 to {rollout.size - 1}")
+        # The observations stay where collect() wrote them; each minibatch gathers its own rows.
+        rows_t = torch.from_numpy(rows).to(dev)
+        obs = torch.from_numpy(rollout.obs[: rollout.size]).to(dev)
+        mask = torch.from_numpy(rollout.mask[: rollout.size]).to(dev)
+        hidden = torch.from_numpy(rollout.hidden[: rollout.size]).to(dev) if rollout.hidden is not None else None
+        actions = torch.from_numpy(rollout.action[rows]).to(dev)
+        old_logp = torch.from_numpy(rollout.log_prob[rows]).to(dev)
+        adv = torch.from_numpy(rollout.advantage[rows]).float().to(dev)
+        ret = torch.from_numpy(rollout.ret[rows]).float().to(dev)
         warming = self.updates < args.critic_warmup
         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        total = len(samples)
+        total = len(rows)
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
         batches = 0
         for _ in range(args.epochs):
             order = torch.randperm(total, generator=self.torch_gen).to(dev)
             for start in range(0, total, args.minibatch):
                 idx = order[start : start + args.minibatch]
-                logits, value = self.net(obs[idx], bf16_torso=self.bf16)
-                dist = MaskedCategorical(logits, mask[idx])
+                where = rows_t[idx]
+                obs_batch = obs[where]
+                logits, value = self.net(obs_batch, bf16_torso=self.bf16)
+                dist = MaskedCategorical(logits, mask[where].bool())
                 logp = dist.log_prob(actions[idx])
                 ratio = (logp - old_logp[idx]).exp()
                 a = adv[idx]
                 policy_loss = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
                 value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
                 if self.critic is not None and hidden is not None:  # the policy's own value head learns too
-                    critic_value = self.critic(obs[idx], hidden[idx], bf16_torso=self.bf16)
+                    critic_value = self.critic(obs_batch, hidden[where], bf16_torso=self.bf16)
                     critic_loss = 0.5 * (critic_value - ret[idx]).pow(2).mean()
                     value_loss = critic_loss if warming else critic_loss + value_loss
                 entropy = dist.entropy().mean()
@@ -805,18 +886,18 @@ class Trainer:
         args = self.args
         started = time.perf_counter()
         episodes, collect_stats = self.collect()
-        samples = [s for e in episodes for s in e.samples]
+        rows = np.concatenate([e.rows for e in episodes]) if episodes else np.zeros(0, np.int64)
         collected = time.perf_counter()
-        losses = self.update(samples)
+        losses = self.update(rows)
         self.updates += 1
-        self.steps += len(samples)
+        self.steps += len(rows)
         elapsed = time.perf_counter() - started
         row: dict[str, Any] = {
             "update": self.updates,
             "steps": self.steps,
             "episodes": self.episodes,
-            "samples": len(samples),
-            "steps_per_s": len(samples) / elapsed,
+            "samples": len(rows),
+            "steps_per_s": len(rows) / elapsed,
             "env_steps_per_s": collect_stats["env_steps"] / (collected - started),
             "mean_return": collect_stats["mean_return"],
             **losses,
