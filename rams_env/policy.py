@@ -101,7 +101,9 @@ class MaskedCategorical:
         # exp of it underflows to exactly 0.
         self.logits = torch.where(mask, logits, torch.finfo(logits.dtype).min)
         self.log_probs = torch.log_softmax(self.logits, dim=-1)
-        self.probs = torch.where(mask, self.log_probs.exp(), 0.0)
+        # exp of the floor's huge negative log-probabilities takes a slow path (17x slower than exp of
+        # ordinary values, measured): those entries get exp(0) and are then zeroed by the mask.
+        self.probs = torch.where(mask, self.log_probs, 0.0).exp() * mask
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """Actions drawn from the distribution (shape of the batch)."""
