@@ -349,8 +349,8 @@ def test_opponents_never_clash_with_pool_indices():
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0))
     heuristic_moves = []
-    act = trainer.heuristic.act
-    monkeypatch.setattr(trainer.heuristic, "act", lambda obs: heuristic_moves.append(1) or act(obs))
+    act = trainer.heuristic.agent.act
+    monkeypatch.setattr(trainer.heuristic.agent, "act", lambda obs: heuristic_moves.append(1) or act(obs))
     episodes, _ = trainer.collect()
     assert episodes and heuristic_moves
     for episode in episodes:
@@ -402,8 +402,8 @@ def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_befor
     def first_update(run_dir, **overrides):
         trainer = Trainer(tiny(run_dir, **overrides))
         moves = []
-        act = trainer.heuristic.act
-        trainer.heuristic.act = lambda obs: moves.append(1) or act(obs)
+        act = trainer.heuristic.agent.act
+        trainer.heuristic.agent.act = lambda obs: moves.append(1) or act(obs)
         episodes, _ = trainer.collect()
         trainer.close()
         return [trainer.rollout.action[e.rows].tolist() for e in episodes], len(moves)
@@ -535,3 +535,13 @@ def test_a_run_for_several_table_sizes_resumes_at_the_size_it_stopped_before(tmp
     # The second update is the 6-player one: other games, so equal rows show the resumed run played it.
     _, resumed = straight_and_resumed(tmp_path, table_sizes=(6,))
     resumed.close()
+
+
+def test_heuristic_helper_processes_play_their_share_reproducibly_and_resume_exactly(tmp_path):
+    kwargs = dict(heuristic_fraction=1.0, heuristic_processes=2, num_games=6)
+    straight, resumed = straight_and_resumed(tmp_path, **kwargs)
+    resumed.close()
+    for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    with pytest.raises(ValueError, match="heuristic_processes must be a positive integer"):
+        TrainArgs(heuristic_processes=0)

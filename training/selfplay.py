@@ -38,7 +38,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from rams_env.agents import HeuristicAgent, RandomAgent
+from rams_env.agents import RandomAgent
 from rams_env.agents.neural import PolicyAgent
 from rams_env.encoding import MAX_PLAYERS, OBS_SIZE
 from rams_env.episode import check_episode
@@ -59,6 +59,8 @@ from rams_env.rules import RulesConfig, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.cards import NUM_CARDS
 from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
+
+from .heuristic_pool import HeuristicPool
 
 log = logging.getLogger("rams.train")
 
@@ -115,6 +117,9 @@ class TrainArgs:
     """share of episodes in which the learner plays one seat against HeuristicAgent in the others"""
     heuristic_after: int = 0
     """learner decisions of self-play before heuristic_fraction applies (0: from the start)"""
+    heuristic_processes: int = 1
+    """processes that play the heuristic opponents' decisions: this one and the rest as helpers (2 on an
+    idle 2-core machine about halves the episodes against heuristics; the games depend on the number)"""
     random_fraction: float = 0.0
     """share of episodes in which the learner plays one seat against random legal moves in the others"""
     late_lr: float | None = None
@@ -160,7 +165,8 @@ class TrainArgs:
 
     def __post_init__(self) -> None:
         """Check every argument before any work starts; ``ValueError`` names the first bad one."""
-        positive = ("total_steps", "num_games", "workers", "episodes_per_game", "epochs", "minibatch")
+        positive = ("total_steps", "num_games", "workers", "heuristic_processes", "episodes_per_game", "epochs")
+        positive += ("minibatch",)
         positive += ("pool_size", "checkpoint_every", "keep_last", "eval_decks")
         for name in positive:
             value = getattr(self, name)
@@ -431,11 +437,11 @@ class Opponent(IntEnum):
 # ------------------------------------------------------------------------------- trainer
 @dataclass
 class Table:
-    """One table size of a run: its rules, its batched env and its heuristic opponent."""
+    """One table size of a run: its rules, its batched env and its heuristic opponents."""
 
     config: RulesConfig
     env: Any
-    heuristic: HeuristicAgent
+    heuristic: HeuristicPool
 
 
 class Trainer:
@@ -491,10 +497,11 @@ class Trainer:
                     env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
                 else:
                     env = BatchedRamsEnv(args.num_games, **env_kwargs)
-                self.tables.append(Table(config, env, HeuristicAgent(config)))
+                self.tables.append(Table(config, env, HeuristicPool(config, args.heuristic_processes)))
         except BaseException:
             for table in getattr(self, "tables", []):
                 table.env.close()
+                table.heuristic.close()
             self._lock.release()
             raise
 
@@ -509,14 +516,15 @@ class Trainer:
         return self.table.env
 
     @property
-    def heuristic(self) -> HeuristicAgent:
-        """The heuristic opponent of the next update."""
+    def heuristic(self) -> HeuristicPool:
+        """The heuristic opponents of the next update."""
         return self.table.heuristic
 
     def close(self) -> None:
         """Close the envs and give the run folder back (``run`` does this when it ends)."""
         for table in self.tables:
             table.env.close()
+            table.heuristic.close()
         self._lock.release()
 
     # ---------------------------------------------------------------- checkpoints
@@ -650,7 +658,10 @@ class Trainer:
         rollout = self.rollout
         out = env.reset(seed=derive_seed(args.seed, 1, self.updates))
         rollout.clear()
-        heuristic.rng.seed(derive_seed(args.seed, 2, self.updates))  # its bid sampling, per update
+        # The heuristics' bid sampling, per update (the first process's seed is the one-process run's).
+        heuristic.seed(
+            [derive_seed(args.seed, 2, self.updates, *([k] if k else [])) for k in range(heuristic.processes)]
+        )
         # Per game: its opponent (an Opponent value or a pool index), the learner's seat against one,
         # the episodes it has finished, the episode it plays now, and each seat's latest learner row.
         opponent = np.empty(n, np.int64)
@@ -711,9 +722,7 @@ class Trainer:
                     noise[out.action_masks[idx] == 0] = -1.0
                     actions[idx] = noise.argmax(axis=1)
                 elif kind == Opponent.HEURISTIC:
-                    for i in idx:
-                        obs = {"observation": out.observations[i], "action_mask": out.action_masks[i]}
-                        actions[i] = heuristic.act(obs)
+                    actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
                 else:
                     act, _, _ = self._policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
                     actions[idx] = act
