@@ -293,3 +293,12 @@ def test_packages_add_subcommands_through_entry_points(
 def test_rams_console_script_points_at_main() -> None:
     (script,) = [p for p in entry_points(group="console_scripts") if p.name == "rams"]
     assert script.value == "rams_env.cli:main"
+
+
+@pytest.mark.parametrize("command", ["eval", "play", "replay", "serve", "train"])
+def test_every_command_prints_its_help(command, capsys) -> None:
+    """--help formats every option's text (argparse reads a lone % in it as a format)."""
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    assert stop.value.code == 0
+    assert "usage: rams " + command in capsys.readouterr().out

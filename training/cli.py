@@ -91,7 +91,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     helps = field_help(TrainArgs)
     for f in dataclasses.fields(TrainArgs):
         kind = _parse_ints if str(f.type).startswith("tuple") else PARSERS[str(f.type)]
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None, help=helps.get(f.name))
+        text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None, help=text)
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
 
 
