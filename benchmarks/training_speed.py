@@ -1,6 +1,8 @@
-"""Self-play training throughput: learner decisions per second, PPO update included, for env
-process, torch thread and precision settings on this machine, as ratios to fp32 with the same
-processes and threads (measured in the same run).
+"""Training throughput: learner decisions per second, PPO update included, on this machine.
+
+Self-play for env process, torch thread and precision settings, as ratios to fp32 with the same
+processes and threads; then episodes against three heuristics (the last stage of ``full``) with one
+and two heuristic processes, as the ratio of two to one (each pair measured in the same run).
 
 Run: ``python -m benchmarks.training_speed [--updates 4]`` (about a minute per setting).
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 
@@ -19,19 +22,10 @@ from training.selfplay import TrainArgs, Trainer
 SETTINGS = ((1, 0), (1, 1), (2, 1))
 
 
-def measure(workers: int, threads: int, precision: str, updates: int, variant: str) -> tuple[float, str]:
+def measure(updates: int, variant: str, **settings: Any) -> tuple[float, str]:
     """Samples/s overall, and a line with it, env steps/s while collecting, time in collect and update."""
-    args = TrainArgs(
-        variant=variant,
-        total_steps=10**12,
-        num_games=256,
-        workers=workers,
-        threads=threads,
-        precision=precision,
-        eval_every=0,
-        run_dir=tempfile.mkdtemp(prefix="rams-speed-"),
-        progress=False,
-    )
+    values: dict[str, Any] = dict(variant=variant, total_steps=10**12, num_games=256, eval_every=0, progress=False)
+    args = TrainArgs(**(values | settings), run_dir=tempfile.mkdtemp(prefix="rams-speed-"))
     trainer = Trainer(args)
     try:
         episodes, _ = trainer.collect()  # warm-up: compiled code, first allocations
@@ -49,10 +43,11 @@ def measure(workers: int, threads: int, precision: str, updates: int, variant: s
             samples += len(batch)
             env_steps += int(stats["env_steps"])
     finally:
-        trainer.env.close()
+        trainer.close()
     speed = samples / (collecting + updating)
+    described = " ".join(f"{k}={v}" for k, v in settings.items())
     return speed, (
-        f"workers={workers} threads={threads or 'auto'} {precision}: {speed:,.0f} samples/s, "
+        f"{described}: {speed:,.0f} samples/s, "
         f"env {env_steps / collecting:,.0f} steps/s while collecting; "
         f"collect {collecting:.1f} s, update {updating:.1f} s"
     )
@@ -64,10 +59,16 @@ def main() -> None:
     parser.add_argument("--variant", default="mattmar")
     args = parser.parse_args()
     for workers, threads in SETTINGS:
-        fp32, line = measure(workers, threads, "fp32", args.updates, args.variant)
+        fp32, line = measure(args.updates, args.variant, workers=workers, threads=threads, precision="fp32")
         print(line, flush=True)
-        bf16, line = measure(workers, threads, "bf16", args.updates, args.variant)
+        bf16, line = measure(args.updates, args.variant, workers=workers, threads=threads, precision="bf16")
         print(f"{line}; {bf16 / fp32:.2f}x fp32", flush=True)
+    # The last stage of `full`: whole ramsar, every episode against three heuristics.
+    stage = dict(episode="rams", reward="win", heuristic_fraction=1.0, num_games=128, threads=1)
+    one, line = measure(args.updates, args.variant, heuristic_processes=1, **stage)
+    print(line, flush=True)
+    two, line = measure(args.updates, args.variant, heuristic_processes=2, **stage)
+    print(f"{line}; {two / one:.2f}x one heuristic process", flush=True)
 
 
 if __name__ == "__main__":
