@@ -50,13 +50,14 @@ def test_shipped_policy_has_its_card_and_evaluations(variant):
         assert (CHECKPOINTS / f"{variant}-4p_{suffix}").is_file()
 
 
+@pytest.mark.parametrize("variant", ["mattmar", "norrlandsknack"])
 @pytest.mark.parametrize("players", [3, 5, 7])
-def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(players):
-    path = CHECKPOINTS / "mattmar-3to7p.pt"
-    config = make_config("mattmar", players)
+def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(variant, players):
+    path = CHECKPOINTS / f"{variant}-3to7p.pt"
+    config = make_config(variant, players)
     policy = load_agent(path, expect_config=config)
     assert policy.num_players == players and sorted(policy.table_sizes) == [3, 4, 5, 6, 7]
-    assert play_rams(policy, "mattmar", players) > 0
-    card = (CHECKPOINTS / "mattmar-3to7p.md").read_text(encoding="utf-8")
+    assert play_rams(policy, variant, players) > 0
+    card = (CHECKPOINTS / f"{variant}-3to7p.md").read_text(encoding="utf-8")
     assert f"{players} players (fair share 1/{players})" in card
-    assert (CHECKPOINTS / f"mattmar-3to7p_{players}p_rams_vs_heuristic.json").is_file()
+    assert (CHECKPOINTS / f"{variant}-3to7p_{players}p_rams_vs_heuristic.json").is_file()
