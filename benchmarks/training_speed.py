@@ -14,9 +14,7 @@ import tempfile
 import time
 from typing import Any
 
-import numpy as np
-
-from training.selfplay import TrainArgs, Trainer
+from training.selfplay import TrainArgs, Trainer, episode_rows
 
 # (env worker processes, torch threads; 0 = the free cores)
 SETTINGS = ((1, 0), (1, 1), (2, 1))
@@ -29,14 +27,14 @@ def measure(updates: int, variant: str, **settings: Any) -> tuple[float, str]:
     trainer = Trainer(args)
     try:
         episodes, _ = trainer.collect()  # warm-up: compiled code, first allocations
-        trainer.update(np.concatenate([e.rows for e in episodes]))
+        trainer.update(episode_rows(episodes))
         collecting = updating = 0.0
         samples = env_steps = 0
         for _ in range(updates):
             started = time.perf_counter()
             episodes, stats = trainer.collect()
             collected = time.perf_counter()
-            batch = np.concatenate([e.rows for e in episodes])
+            batch = episode_rows(episodes)
             trainer.update(batch)
             collecting += collected - started
             updating += time.perf_counter() - collected

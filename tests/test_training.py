@@ -25,6 +25,7 @@ from training.selfplay import (
     Rollout,
     TrainArgs,
     Trainer,
+    episode_rows,
     gae,
     other_hands,
     uses_bf16,
@@ -392,7 +393,7 @@ def test_both_precisions_train_and_act_in_float32_heads(tmp_path, precision):
     trainer = Trainer(tiny(tmp_path, precision=precision))
     assert trainer.bf16 == (precision == "bf16")
     episodes, _ = trainer.collect()
-    losses = trainer.update(np.concatenate([e.rows for e in episodes]))
+    losses = trainer.update(episode_rows(episodes))
     assert all(np.isfinite(v) for v in losses.values())
     assert abs(losses["approx_kl"]) < 0.05  # the update's log-probabilities match the acting ones
     trainer.close()

@@ -166,8 +166,7 @@ class TrainArgs:
     def __post_init__(self) -> None:
         """Check every argument before any work starts; ``ValueError`` names the first bad one."""
         positive = ("total_steps", "num_games", "workers", "heuristic_processes", "episodes_per_game", "epochs")
-        positive += ("minibatch",)
-        positive += ("pool_size", "checkpoint_every", "keep_last", "eval_decks")
+        positive += ("minibatch", "pool_size", "checkpoint_every", "keep_last", "eval_decks")
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -325,21 +324,20 @@ class Rollout:
         self.reward = np.zeros(0, np.float64)
         self.advantage = np.zeros(0, np.float64)
         self.ret = np.zeros(0, np.float64)
-
-    def _columns(self) -> list[str]:
-        return [name for name, value in vars(self).items() if isinstance(value, np.ndarray)]
+        self._columns = tuple(name for name, value in vars(self).items() if isinstance(value, np.ndarray))
+        self._given = frozenset(self._columns) - {"reward", "advantage", "ret"}  # what add() takes
 
     def clear(self) -> None:
         self.size = 0
 
     def add(self, **columns: np.ndarray | None) -> np.ndarray:
-        """Append one step's decisions, a value for every column but the three GAE fills in (reward,
-        advantage, ret: they start at 0); returns their row indices."""
-        names = self._columns()
+        """Append one step's decisions: a value for every column but the three filled in later (reward,
+        advantage and ret start at 0); returns their row indices."""
+        names = self._columns
         given = {name: value for name, value in columns.items() if value is not None}
-        missing = sorted(set(names) - {"reward", "advantage", "ret"} - set(given))
-        if missing or set(given) - set(names):
-            raise ValueError(f"Rollout.add needs {missing}, got unknown {sorted(set(given) - set(names))}")
+        if given.keys() != self._given:
+            missing, unknown = sorted(self._given - given.keys()), sorted(given.keys() - self._given)
+            raise ValueError(f"Rollout.add needs {missing}, got unknown {unknown}")
         start, end = self.size, self.size + len(given["obs"])
         if end > len(self.obs):
             capacity = max(end, 2 * len(self.obs), 4096)
@@ -415,6 +413,11 @@ class Episode:
 
     game: int
     rows: np.ndarray
+
+
+def episode_rows(episodes: list[Episode]) -> np.ndarray:
+    """The rollout rows of ``episodes``, one after the other: the batch of an update."""
+    return np.concatenate([e.rows for e in episodes]) if episodes else np.zeros(0, np.int64)
 
 
 class Opponent(IntEnum):
@@ -895,7 +898,7 @@ class Trainer:
         args = self.args
         started = time.perf_counter()
         episodes, collect_stats = self.collect()
-        rows = np.concatenate([e.rows for e in episodes]) if episodes else np.zeros(0, np.int64)
+        rows = episode_rows(episodes)
         collected = time.perf_counter()
         losses = self.update(rows)
         self.updates += 1
