@@ -26,6 +26,7 @@ from training.selfplay import (
     TrainArgs,
     Trainer,
     episode_rows,
+    epsilon_greedy_entropy,
     gae,
     other_hands,
     uses_bf16,
@@ -272,6 +273,9 @@ def test_resume_takes_the_saved_arguments_and_names_the_given_ones_that_differ(t
         ({"heuristic_fraction": 1.5}, "heuristic_fraction"),
         ({"random_fraction": -0.1}, "random_fraction"),
         ({"precision": "fp16"}, "precision"),
+        ({"algorithm": "sarsa"}, "algorithm"),
+        ({"epsilon": 1.5}, "epsilon"),
+        ({"algorithm": "dmc", "privileged_critic": True}, "privileged_critic"),
         ({"reward": "win"}, "win"),  # with the default one-deal episode
     ],
 )
@@ -546,3 +550,56 @@ def test_heuristic_helper_processes_play_their_share_reproducibly_and_resume_exa
         assert torch.equal(a, b)
     with pytest.raises(ValueError, match="heuristic_processes must be a positive integer"):
         TrainArgs(heuristic_processes=0)
+
+
+def test_dmc_plays_epsilon_greedily_and_learns_each_decisions_monte_carlo_return(tmp_path):
+    def greedy_share(trainer: Trainer) -> float:
+        """Collect an update; the share of its decisions that are the masked argmax of the action head."""
+        episodes, _ = trainer.collect()
+        rows = episode_rows(episodes)
+        rollout = trainer.rollout
+        with torch.no_grad():
+            q, _ = trainer.net(torch.from_numpy(rollout.obs[rows]))
+        q[torch.from_numpy(rollout.mask[rows]) == 0] = -torch.inf
+        return float((q.argmax(dim=1).numpy() == rollout.action[rows]).mean())
+
+    kwargs = dict(episode="rams", reward="win", algorithm="dmc", total_steps=10**9, pool_fraction=0.0)
+    greedy = Trainer(tiny(tmp_path / "greedy", epsilon=0.0, **kwargs))
+    assert greedy_share(greedy) == 1.0
+    rollout = greedy.rollout
+    episodes, _ = greedy.collect()
+    rows = episode_rows(episodes)
+    assert not rollout.value[rows].any() and not rollout.log_prob[rows].any()
+    for episode in episodes:  # ret: the sum of the seat's own rewards from that decision to the episode's end
+        seats, rewards = rollout.seat[episode.rows], rollout.reward[episode.rows]
+        for k, row in enumerate(episode.rows):
+            own_later = rewards[k:][seats[k:] == seats[k]].sum()
+            assert rollout.ret[row] == pytest.approx(own_later)
+    # The played actions' entries of the action head move toward those returns.
+    actions = torch.from_numpy(rollout.action[rows])
+    targets = torch.from_numpy(rollout.ret[rows]).float()
+
+    def error() -> float:
+        with torch.no_grad():
+            q, _ = greedy.net(torch.from_numpy(rollout.obs[rows]))
+        return float((q.gather(1, actions[:, None]).squeeze(1) - targets).pow(2).mean())
+
+    before = error()
+    greedy.args.epochs = 5
+    losses = greedy.update(rows)
+    assert error() < before and losses["policy_loss"] > 0.0
+    greedy.close()
+    explorer = Trainer(tiny(tmp_path / "explorer", epsilon=1.0, **kwargs))
+    assert greedy_share(explorer) < 0.9  # uniform among the legal actions, mostly not the argmax
+    explorer.close()
+    _, resumed = straight_and_resumed(tmp_path / "resume", algorithm="dmc")
+    resumed.close()
+    assert load_agent(tmp_path / "resume" / "b" / "latest.pt").greedy  # played as argmax Q
+
+
+def test_epsilon_greedy_entropy():
+    assert epsilon_greedy_entropy(np.array([1, 1]), 0.5) == 0.0  # one legal action: no choice
+    assert epsilon_greedy_entropy(np.array([5]), 0.0) == 0.0
+    assert epsilon_greedy_entropy(np.array([4]), 1.0) == pytest.approx(np.log(4))
+    p = 1 - 0.1 + 0.05
+    assert epsilon_greedy_entropy(np.array([2]), 0.1) == pytest.approx(-p * np.log(p) - 0.05 * np.log(0.05))

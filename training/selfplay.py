@@ -79,6 +79,11 @@ class TrainArgs:
     """episode kind: deal, rams or match"""
     reward: str = "points"
     """points (score decreases per deal) or win (+1/-1 at the end of a rams or match)"""
+    algorithm: str = "ppo"
+    """ppo (clipped policy gradient, GAE advantages from the value head) or dmc (Deep Monte-Carlo as in
+    DouZero: the action head learns each action's Monte-Carlo return and is played epsilon-greedily)"""
+    epsilon: float = 0.01
+    """dmc: share of the decisions played uniformly at random among the legal ones (exploration)"""
     total_steps: int = 200_000
     """learner decisions to train on (the run stops after the update that passes it)"""
     num_games: int = 128
@@ -175,7 +180,7 @@ class TrainArgs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
-        for name in ("pool_fraction", "heuristic_fraction", "random_fraction", "gamma", "gae_lambda"):
+        for name in ("pool_fraction", "heuristic_fraction", "random_fraction", "gamma", "gae_lambda", "epsilon"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
         if self.heuristic_fraction + self.random_fraction > 1.0:
@@ -205,6 +210,10 @@ class TrainArgs:
         if len(set(self.sizes)) != len(self.sizes):
             raise ValueError(f"table_sizes must be distinct and differ from num_players, got {self.sizes!r}")
         check_episode(self.episode, self.reward)
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
+        if self.algorithm == "dmc" and self.privileged_critic:
+            raise ValueError("privileged_critic gives PPO its advantages: dmc learns from Monte-Carlo returns alone")
         if self.critic_warmup and not self.privileged_critic:
             raise ValueError("critic_warmup trains the privileged critic: it needs privileged_critic")
         if self.precision not in PRECISIONS:
@@ -226,6 +235,7 @@ _ZERO_MEANS = {
 
 
 PRECISIONS = ("auto", "bf16", "fp32")
+ALGORITHMS = ("ppo", "dmc")
 
 
 def uses_bf16(precision: str, device: torch.device) -> bool:
@@ -376,6 +386,15 @@ def gae(
         next_value[s] = value[r]
 
 
+def epsilon_greedy_entropy(legal_counts: np.ndarray, epsilon: float) -> float:
+    """Mean entropy of epsilon-greedy play over decisions with ``legal_counts`` legal actions: the greedy
+    action has 1 - epsilon + epsilon / k, each other epsilon / k."""
+    k = np.maximum(np.asarray(legal_counts, np.float64), 1.0)
+    greedy, other = 1.0 - epsilon + epsilon / k, epsilon / k
+    terms = -greedy * np.log(greedy) - (k - 1) * np.where(other > 0, other * np.log(np.maximum(other, 1e-300)), 0.0)
+    return float(terms.mean()) if len(k) else 0.0
+
+
 def other_hands(hands: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """Per row: the hands of the other seats, in seat order after ``seats[row]``, as card flags
     (uint8, ``HIDDEN_SIZE``; padded like the observation). ``hands``: (rows, num_players) card masks."""
@@ -448,7 +467,7 @@ class Table:
 
 
 class Trainer:
-    """A PPO self-play run in ``args.run_dir`` (new, or resumed from its latest checkpoint)."""
+    """A self-play run (PPO or Deep Monte-Carlo) in ``args.run_dir`` (new, or resumed from its latest checkpoint)."""
 
     def __init__(self, args: TrainArgs) -> None:
         self.args = args
@@ -648,9 +667,17 @@ class Trainer:
 
     # ---------------------------------------------------------------- acting
     def _policy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Actions, their log-probabilities and the values of ``obs`` (dmc: epsilon-greedy actions; the
+        log-probabilities and values, which Monte-Carlo returns do not use, are 0)."""
         with torch.no_grad():
             logits, value = net(torch.from_numpy(obs).to(self.device), bf16_torso=self.bf16)
-            dist = MaskedCategorical(logits.cpu(), torch.from_numpy(mask).bool())
+            legal = torch.from_numpy(mask).bool()
+            dist = MaskedCategorical(logits.cpu(), legal)
+            if self.args.algorithm == "dmc":
+                uniform = MaskedCategorical(torch.zeros(legal.shape), legal).sample(self.torch_gen)
+                explore = torch.rand(len(legal), generator=self.torch_gen) < self.args.epsilon
+                zeros = np.zeros(len(legal), np.float32)
+                return torch.where(explore, uniform, dist.mode()).numpy(), zeros, zeros
             action = dist.sample(self.torch_gen)
             return action.numpy(), dist.log_prob(action).numpy(), value.cpu().numpy()
 
@@ -758,17 +785,10 @@ class Trainer:
         row_rank = rank[rollout.episode[:size]]  # every learner row belongs to a finished episode
         order = np.argsort(row_rank, kind="stable")  # episodes in the order they ended, each in play order
         chains = np.split(order, np.flatnonzero(np.diff(row_rank[order])) + 1) if size else []
+        # dmc: values 0 and lambda 1 make ret each decision's Monte-Carlo return.
+        lam = 1.0 if self.args.algorithm == "dmc" else self.args.gae_lambda
         for rows in chains:
-            gae(
-                rows,
-                rollout.seat,
-                rollout.reward,
-                rollout.value,
-                rollout.advantage,
-                rollout.ret,
-                self.args.gamma,
-                self.args.gae_lambda,
-            )
+            gae(rows, rollout.seat, rollout.reward, rollout.value, rollout.advantage, rollout.ret, self.args.gamma, lam)
         games = list(finished_episodes.values())
         ready = [Episode(games[int(row_rank[rows[0]])], rows) for rows in chains]
         # A seat's return in an episode: the sum of its rewards there.
@@ -791,15 +811,17 @@ class Trainer:
 
     # ---------------------------------------------------------------- learning
     def update(self, rows: np.ndarray) -> dict[str, float]:
-        """PPO epochs over ``rows`` of the latest ``collect``'s rollout; the mean losses."""
-        args = self.args
-        dev = self.device
-        ent_coef = self.stage_value("ent_coef")
-        self._apply_lr()
+        """Epochs over ``rows`` of the latest ``collect``'s rollout (PPO, or DMC's regression); the mean losses."""
         rollout = self.rollout
         rows = np.asarray(rows, np.int64)
         if len(rows) and (rows.min() < 0 or rows.max() >= rollout.size):
             raise ValueError(f"update() takes rows of the latest collect(), 0 to {rollout.size - 1}")
+        if self.args.algorithm == "dmc":
+            return self._update_dmc(rows)
+        args = self.args
+        dev = self.device
+        ent_coef = self.stage_value("ent_coef")
+        self._apply_lr()
         # The observations stay where collect() wrote them; each minibatch gathers its own rows.
         rows_t = torch.from_numpy(rows).to(dev)
         obs = torch.from_numpy(rollout.obs[: rollout.size]).to(dev)
@@ -841,12 +863,42 @@ class Trainer:
                 self.optimizer.step()
                 with torch.no_grad():
                     stats["policy_loss"] += float(policy_loss)
-                    stats["value_loss"] += float(value_loss)
+                    stats["value_loss"] += float(value_loss.detach())
                     stats["entropy"] += float(entropy)
                     stats["approx_kl"] += float(((ratio - 1) - (logp - old_logp[idx])).mean())
                     stats["clip_fraction"] += float(((ratio - 1).abs() > args.clip).float().mean())
                 batches += 1
         return {k: v / batches for k, v in stats.items()}
+
+    def _update_dmc(self, rows: np.ndarray) -> dict[str, float]:
+        """Deep Monte-Carlo: the action head's entry of each played action learns its Monte-Carlo return
+        (squared error), the value head the same return. ``policy_loss`` is the action head's loss and
+        ``entropy`` that of the epsilon-greedy behaviour policy."""
+        args, dev, rollout = self.args, self.device, self.rollout
+        self._apply_lr()
+        rows_t = torch.from_numpy(rows).to(dev)
+        obs = torch.from_numpy(rollout.obs[: rollout.size]).to(dev)
+        actions = torch.from_numpy(rollout.action[rows]).to(dev)
+        ret = torch.from_numpy(rollout.ret[rows]).float().to(dev)
+        stats = {"policy_loss": 0.0, "value_loss": 0.0}
+        batches = 0
+        for _ in range(args.epochs):
+            order = torch.randperm(len(rows), generator=self.torch_gen).to(dev)
+            for start in range(0, len(rows), args.minibatch):
+                idx = order[start : start + args.minibatch]
+                q, value = self.net(obs.index_select(0, rows_t[idx]), bf16_torso=self.bf16)
+                q_loss = 0.5 * (q.gather(1, actions[idx, None]).squeeze(1) - ret[idx]).pow(2).mean()
+                value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
+                self.optimizer.zero_grad()
+                (q_loss + args.vf_coef * value_loss).backward()
+                torch.nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"], args.max_grad_norm)
+                self.optimizer.step()
+                stats["policy_loss"] += float(q_loss.detach())
+                stats["value_loss"] += float(value_loss.detach())
+                batches += 1
+        result = {k: v / max(batches, 1) for k, v in stats.items()}
+        result["entropy"] = epsilon_greedy_entropy(rollout.mask[rows].sum(axis=1), args.epsilon)
+        return result
 
     # ---------------------------------------------------------------- evaluation
     def agent(self) -> PolicyAgent:
