@@ -50,14 +50,20 @@ def test_shipped_policy_has_its_card_and_evaluations(variant):
         assert (CHECKPOINTS / f"{variant}-4p_{suffix}").is_file()
 
 
-@pytest.mark.parametrize("variant", ["mattmar", "norrlandsknack"])
-@pytest.mark.parametrize("players", [3, 5, 7])
-def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(variant, players):
-    path = CHECKPOINTS / f"{variant}-3to7p.pt"
+def every_size_name(variant: str) -> str:
+    """The file stem of a preset's policy for every table size: ``mattmar-3to7p``, ``rams32-3to6p``."""
+    return f"{variant}-3to{make_config(variant, 4).max_players}p"
+
+
+@pytest.mark.parametrize("variant", sorted(PRESETS))
+@pytest.mark.parametrize("size", ["smallest", "middle", "largest"])
+def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(variant, size):
+    name, largest = every_size_name(variant), make_config(variant, 4).max_players
+    players = {"smallest": 3, "middle": 5, "largest": largest}[size]
     config = make_config(variant, players)
-    policy = load_agent(path, expect_config=config)
-    assert policy.num_players == players and sorted(policy.table_sizes) == [3, 4, 5, 6, 7]
+    policy = load_agent(CHECKPOINTS / f"{name}.pt", expect_config=config)
+    assert policy.num_players == players and sorted(policy.table_sizes) == list(range(3, largest + 1))
     assert play_rams(policy, variant, players) > 0
-    card = (CHECKPOINTS / f"{variant}-3to7p.md").read_text(encoding="utf-8")
+    card = (CHECKPOINTS / f"{name}.md").read_text(encoding="utf-8")
     assert f"{players} players (fair share 1/{players})" in card
-    assert (CHECKPOINTS / f"{variant}-3to7p_{players}p_rams_vs_heuristic.json").is_file()
+    assert (CHECKPOINTS / f"{name}_{players}p_rams_vs_heuristic.json").is_file()

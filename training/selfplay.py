@@ -491,7 +491,10 @@ class Trainer:
             self.critic = PrivilegedCritic(args.hidden).to(self.device) if args.privileged_critic else None
         self.rollout = Rollout(hidden=self.critic is not None)
         parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
-        self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5)
+        # The fused kernel makes a step 4x faster on the CPU than the default loop over tensors (about a
+        # tenth of a self-play update, measured); the same algorithm, rounded differently in the last bits.
+        fused = self.device.type in ("cpu", "cuda")
+        self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5, fused=fused)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
         self.best_score = -math.inf
