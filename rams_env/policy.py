@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 from .encoding import ENCODER_VERSION, OBS_SIZE
-from .rules import RulesConfig
+from .rules import RulesConfig, make_config
 from .rules.actions import NUM_ACTIONS
 
 CHECKPOINT_FORMAT = "rams_env.checkpoint"
@@ -258,9 +258,19 @@ def table_configs(payload: Mapping[str, Any], where: str = "checkpoint") -> list
     if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
         raise CheckpointError(f"{where!r} is damaged: 'table_sizes' {sizes!r} is not a list of ints")
     try:
-        return [RulesConfig(**{**config.to_dict(), "num_players": n}) for n in sizes]
+        return [config_at_size(config, n) for n in sizes]
     except (TypeError, ValueError) as err:
         raise CheckpointError(f"{where!r} records table sizes {sizes!r} its rules do not allow: {err}") from None
+
+
+def config_at_size(config: RulesConfig, num_players: int) -> RulesConfig:
+    """``config``'s rules at ``num_players``: the options in which it differs from its preset, applied to
+    the preset at that size, so that what the preset sets by size follows it (russian: 32 cards at 3)."""
+    if num_players == config.num_players:
+        return config
+    ours, preset = config.to_dict(), make_config(config.variant, config.num_players).to_dict()
+    options = {k: v for k, v in ours.items() if k not in ("variant", "num_players") and v != preset[k]}
+    return make_config(config.variant, num_players, **options)
 
 
 def rules_mismatch(where: str, config: RulesConfig, expect_config: RulesConfig) -> str:

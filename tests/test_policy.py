@@ -17,6 +17,7 @@ from rams_env import policy
 from rams_env.agents import load_agent, observe
 from rams_env.agents.neural import PolicyAgent
 from rams_env.encoding import OBS_SIZE
+from rams_env.evaluation import play_episode
 from rams_env.policy import (
     CHECKPOINT_FORMAT,
     CheckpointError,
@@ -194,6 +195,24 @@ def test_refuses_a_config_mismatch(tmp_path):
         load_agent(path, expect_config=make_config("mattmar", 5))
     with pytest.raises(CheckpointError, match="variant='mattmar'"):
         load_agent(path, expect_config=make_config("rams32", 4))
+
+
+def test_a_policy_for_several_sizes_plays_each_size_by_the_presets_rules_at_that_size(tmp_path):
+    # Russian deals 32 cards at 3 players and 52 at 4 or more; an option the run chose carries over.
+    path = tiny_checkpoint(tmp_path, "russian", 4, table_sizes=[4, 3, 5])
+    for n, deck in ((3, 32), (4, 52), (5, 52)):
+        agent = load_agent(path, expect_config=make_config("russian", n))
+        assert (agent.num_players, agent.config.deck_size) == (n, deck)
+        play_episode(Game(agent.config, 3), [agent] * n)  # legal at every size
+    with pytest.raises(CheckpointError, match=r"deck_size=32 \(expected 52\)"):
+        load_agent(path, expect_config=make_config("russian", 3, deck_size=52))
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(16,))
+    custom = tmp_path / "custom.pt"
+    save_checkpoint(custom, make_checkpoint(net, make_config("russian", 4, start_score=150), table_sizes=[4, 3]))
+    assert load_agent(custom, expect_config=make_config("russian", 3, start_score=150)).config.deck_size == 32
+    with pytest.raises(CheckpointError, match=r"start_score=150 \(expected 100\)"):
+        load_agent(custom, expect_config=make_config("russian", 3))
 
 
 def test_save_checkpoint_refuses_a_payload_without_the_marker(tmp_path):
