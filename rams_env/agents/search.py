@@ -67,6 +67,7 @@ from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 PASS, KNOCK, NO_BID, REJECT, DRAW = (
     int(a) for a in (Action.PASS, Action.KNOCK, Action.NO_BID, Action.REJECT, Action.DRAW)
 )
+DEAL_ATTEMPTS = 100  # random placements tried per sampled world (matching after dead ends in the second half)
 KNOCK_WORLDS = 4  # the knock decision (two actions, the largest stakes) samples this many times more worlds
 # Places of hidden cards in a sampled deal: hands are 0..n-1; face-down piles n..2n-1 (thrown-in and
 # passed hands) and 2n..3n-1 (cards bought away); the talon.
@@ -334,8 +335,8 @@ class DealSampler:
 
     def deal(self, rng: random.Random) -> HiddenCards:
         """The hidden cards dealt again at random, consistently with what the seat knows."""
-        for attempt in range(100):
-            placed = self._place(rng, weighted=attempt < 50)
+        for attempt in range(DEAL_ATTEMPTS):
+            placed = self._attempt(rng, attempt)
             if placed is not None and self._consistent(placed):
                 n = self.game.n
                 others = [j for j in range(n) if j != self.seat]
@@ -347,6 +348,15 @@ class DealSampler:
                     talon,
                 )
         raise RuntimeError("could not deal the hidden cards consistently with what the player knows")
+
+    def _attempt(self, rng: random.Random, attempt: int) -> dict[int, list[int]] | None:
+        """Attempt ``attempt`` of :meth:`deal`: a random placement (weighted in the first half), or
+        where that dead-ends in the second half, a placement by matching, which finds one whenever
+        the places allow one (a tight position can dead-end most random placements: seen in play)."""
+        placed = self._place(rng, weighted=attempt < DEAL_ATTEMPTS // 2)
+        if placed is None and attempt >= DEAL_ATTEMPTS // 2:
+            placed = self._match(rng)
+        return placed
 
     def _consistent(self, placed: dict[int, list[int]]) -> bool:
         """Whether a placement agrees with what combinations of cards made public (russian): no active
@@ -412,6 +422,34 @@ class DealSampler:
             loc = options[0] if len(options) == 1 else rng.choices(options, weights)[0]
             placed[loc].append(c)
             room[loc] -= 1
+        return placed
+
+    def _match(self, rng: random.Random) -> dict[int, list[int]] | None:
+        """A placement of every hidden card in one of its allowed places within their room, in random
+        order (augmenting paths: a card may move another to make room); None only if none exists."""
+        placed: dict[int, list[int]] = {loc: [] for loc in self.capacity}
+
+        def seat_card(card: int, visited: set[int]) -> bool:
+            options = list(self.allowed[card])
+            rng.shuffle(options)
+            for loc in options:
+                if loc in visited:
+                    continue
+                visited.add(loc)
+                if len(placed[loc]) < self.capacity[loc]:
+                    placed[loc].append(card)
+                    return True
+                for k, other in enumerate(placed[loc]):
+                    if seat_card(other, visited):
+                        placed[loc][k] = card
+                        return True
+            return False
+
+        cards = list(self.cards)
+        rng.shuffle(cards)
+        for card in cards:
+            if not seat_card(card, set()):
+                return None
         return placed
 
 
