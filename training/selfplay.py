@@ -28,6 +28,7 @@ import math
 import os
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
@@ -675,12 +676,13 @@ class Trainer:
         with torch.no_grad():
             logits, value = net(torch.from_numpy(obs).to(self.device), bf16_torso=self.bf16)
             legal = torch.from_numpy(mask).bool()
-            dist = MaskedCategorical(logits.cpu(), legal)
             if self.args.algorithm == "dmc":
-                uniform = MaskedCategorical(torch.zeros(legal.shape), legal).sample(self.torch_gen)
+                greedy = logits.cpu().masked_fill(~legal, -torch.inf).argmax(dim=1)
+                uniform = torch.rand(legal.shape, generator=self.torch_gen).masked_fill(~legal, -1.0).argmax(dim=1)
                 explore = torch.rand(len(legal), generator=self.torch_gen) < self.args.epsilon
                 zeros = np.zeros(len(legal), np.float32)
-                return torch.where(explore, uniform, dist.mode()).numpy(), zeros, zeros
+                return torch.where(explore, uniform, greedy).numpy(), zeros, zeros
+            dist = MaskedCategorical(logits.cpu(), legal)
             action = dist.sample(self.torch_gen)
             return action.numpy(), dist.log_prob(action).numpy(), value.cpu().numpy()
 
@@ -836,42 +838,49 @@ class Trainer:
         ret = torch.from_numpy(rollout.ret[rows]).float().to(dev)
         warming = self.updates < args.critic_warmup
         adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        total = len(rows)
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
         batches = 0
-        for _ in range(args.epochs):
-            order = torch.randperm(total, generator=self.torch_gen).to(dev)
-            for start in range(0, total, args.minibatch):
-                idx = order[start : start + args.minibatch]
-                where = rows_t[idx]
-                obs_batch = obs.index_select(0, where)  # 3x faster than obs[where] here, measured
-                logits, value = self.net(obs_batch, bf16_torso=self.bf16)
-                dist = MaskedCategorical(logits, mask.index_select(0, where).bool())
-                logp = dist.log_prob(actions[idx])
-                ratio = (logp - old_logp[idx]).exp()
-                a = adv[idx]
-                policy_loss = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
-                value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
-                if self.critic is not None and hidden is not None:  # the policy's own value head learns too
-                    critic_value = self.critic(obs_batch, hidden.index_select(0, where), bf16_torso=self.bf16)
-                    critic_loss = 0.5 * (critic_value - ret[idx]).pow(2).mean()
-                    value_loss = critic_loss if warming else critic_loss + value_loss
-                entropy = dist.entropy().mean()
-                loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
-                if warming:  # only the critic learns: no gradient reaches the policy network
-                    loss = args.vf_coef * value_loss
-                self.optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"], args.max_grad_norm)
-                self.optimizer.step()
-                with torch.no_grad():
-                    stats["policy_loss"] += float(policy_loss)
-                    stats["value_loss"] += float(value_loss.detach())
-                    stats["entropy"] += float(entropy)
-                    stats["approx_kl"] += float(((ratio - 1) - (logp - old_logp[idx])).mean())
-                    stats["clip_fraction"] += float(((ratio - 1).abs() > args.clip).float().mean())
-                batches += 1
+        for idx in self._minibatches(len(rows)):
+            where = rows_t[idx]
+            obs_batch = obs.index_select(0, where)  # 3x faster than obs[where] here, measured
+            logits, value = self.net(obs_batch, bf16_torso=self.bf16)
+            dist = MaskedCategorical(logits, mask.index_select(0, where).bool())
+            logp = dist.log_prob(actions[idx])
+            ratio = (logp - old_logp[idx]).exp()
+            a = adv[idx]
+            policy_loss = -torch.min(ratio * a, ratio.clamp(1 - args.clip, 1 + args.clip) * a).mean()
+            value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
+            if self.critic is not None and hidden is not None:  # the policy's own value head learns too
+                critic_value = self.critic(obs_batch, hidden.index_select(0, where), bf16_torso=self.bf16)
+                critic_loss = 0.5 * (critic_value - ret[idx]).pow(2).mean()
+                value_loss = critic_loss if warming else critic_loss + value_loss
+            entropy = dist.entropy().mean()
+            loss = policy_loss + args.vf_coef * value_loss - ent_coef * entropy
+            if warming:  # only the critic learns: no gradient reaches the policy network
+                loss = args.vf_coef * value_loss
+            self._gradient_step(loss)
+            with torch.no_grad():
+                stats["policy_loss"] += float(policy_loss)
+                stats["value_loss"] += float(value_loss)
+                stats["entropy"] += float(entropy)
+                stats["approx_kl"] += float(((ratio - 1) - (logp - old_logp[idx])).mean())
+                stats["clip_fraction"] += float(((ratio - 1).abs() > args.clip).float().mean())
+            batches += 1
         return {k: v / batches for k, v in stats.items()}
+
+    def _minibatches(self, total: int) -> Iterator[torch.Tensor]:
+        """Indices into an update's ``total`` rows: ``epochs`` shuffled passes, ``minibatch`` at a time."""
+        for _ in range(self.args.epochs):
+            order = torch.randperm(total, generator=self.torch_gen).to(self.device)
+            for start in range(0, total, self.args.minibatch):
+                yield order[start : start + self.args.minibatch]
+
+    def _gradient_step(self, loss: torch.Tensor) -> None:
+        """One optimizer step on ``loss``, the gradient norm clipped to ``max_grad_norm``."""
+        self.optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"], self.args.max_grad_norm)
+        self.optimizer.step()
 
     def _update_dmc(self, rows: np.ndarray) -> dict[str, float]:
         """Deep Monte-Carlo: the action head's entry of each played action learns its Monte-Carlo return
@@ -885,20 +894,14 @@ class Trainer:
         ret = torch.from_numpy(rollout.ret[rows]).float().to(dev)
         stats = {"policy_loss": 0.0, "value_loss": 0.0}
         batches = 0
-        for _ in range(args.epochs):
-            order = torch.randperm(len(rows), generator=self.torch_gen).to(dev)
-            for start in range(0, len(rows), args.minibatch):
-                idx = order[start : start + args.minibatch]
-                q, value = self.net(obs.index_select(0, rows_t[idx]), bf16_torso=self.bf16)
-                q_loss = 0.5 * (q.gather(1, actions[idx, None]).squeeze(1) - ret[idx]).pow(2).mean()
-                value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
-                self.optimizer.zero_grad()
-                (q_loss + args.vf_coef * value_loss).backward()
-                torch.nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"], args.max_grad_norm)
-                self.optimizer.step()
-                stats["policy_loss"] += float(q_loss.detach())
-                stats["value_loss"] += float(value_loss.detach())
-                batches += 1
+        for idx in self._minibatches(len(rows)):
+            q, value = self.net(obs.index_select(0, rows_t[idx]), bf16_torso=self.bf16)
+            q_loss = 0.5 * (q.gather(1, actions[idx, None]).squeeze(1) - ret[idx]).pow(2).mean()
+            value_loss = 0.5 * (value - ret[idx]).pow(2).mean()
+            self._gradient_step(q_loss + args.vf_coef * value_loss)
+            stats["policy_loss"] += float(q_loss.detach())
+            stats["value_loss"] += float(value_loss.detach())
+            batches += 1
         result = {k: v / max(batches, 1) for k, v in stats.items()}
         result["entropy"] = epsilon_greedy_entropy(rollout.mask[rows].sum(axis=1), args.epsilon)
         return result
