@@ -147,7 +147,8 @@ BUILTIN_AGENTS = ("random", "heuristic", "search", "ismcts")
 AGENT_SPEC_HELP = (
     "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
     "for any SearchAgent keyword), ismcts (OpenSpiel's ISMCTS, the openspiel extra: ismcts:200, or "
-    "ismcts:key=value,... for any ISMCTSAgent keyword), or the path of a checkpoint file"
+    "ismcts:key=value,... for any ISMCTSAgent keyword), or the path of a checkpoint file or of an "
+    "ensemble manifest (.json)"
 )
 
 

@@ -22,6 +22,7 @@ arguments); loading ignores them.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import tempfile
@@ -378,6 +379,111 @@ def _check_weights(model: Mapping[str, Any], shapes: Mapping[str, tuple[int, ...
             raise refuse(f"{name} has shape {tuple(tensor.shape)}, the network needs {shape}")
         if not bool(torch.isfinite(tensor).all()):
             raise refuse(f"{name} holds NaN or infinite values")
+
+
+# ---------------------------------------------------------------------------- ensembles
+ENSEMBLE_FORMAT = "rams_env.ensemble"
+ENSEMBLE_VERSION = 1
+_ENSEMBLE_KEYS = {"format", "format_version", "members", "description"}
+_MEMBER_KEYS = {"path", "model_sha256"}
+
+
+def write_ensemble(
+    path: str | os.PathLike[str], members: Sequence[str | os.PathLike[str]], description: str = ""
+) -> None:
+    """Write an ensemble manifest: JSON naming member checkpoints (relative to the manifest) and their digests.
+
+    Each member is read and checked first (:func:`load_checkpoint`); the manifest is written atomically.
+    """
+    target = Path(path)
+    if target.suffix != ".json":
+        raise ValueError(f"an ensemble manifest is a .json file, got {str(path)!r}")
+    entries, config = [], None
+    for member in members:
+        payload = load_checkpoint(member, config)  # every member must play the first member's rules
+        config = config or checkpoint_config(payload, str(member))
+        digest = payload.get("model_sha256") or model_digest(payload["model"])
+        entries.append({"path": Path(os.path.relpath(member, target.parent)).as_posix(), "model_sha256": digest})
+    manifest = {"format": ENSEMBLE_FORMAT, "format_version": ENSEMBLE_VERSION, "description": description}
+    _check_members(str(path), entries)
+    text = json.dumps({**manifest, "members": entries}, indent=2) + "\n"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | None = None) -> list[dict[str, Any]]:
+    """The checked member payloads of an ensemble manifest (``CheckpointError`` says what is wrong).
+
+    Layout (JSON, plain data; member paths relative to the manifest's folder)::
+
+        {"format": "rams_env.ensemble", "format_version": 1, "description": str,
+         "members": [{"path": "mattmar-4p.pt", "model_sha256": str}, ...]}
+
+    Every member is read by :func:`load_checkpoint`, must hold exactly the weights whose digest the
+    manifest records, and must play the same rules (``expect_config``, or the first member's).
+    """
+    where = str(path)
+    if not Path(path).is_file():
+        raise CheckpointError(f"ensemble manifest {where!r} does not exist (or is not a file)")
+    try:
+        manifest = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: it is not JSON ({err})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != ENSEMBLE_FORMAT:
+        raise CheckpointError(f'{where!r} is not a rams_env ensemble manifest ("format" is not {ENSEMBLE_FORMAT!r})')
+    if manifest.get("format_version") != ENSEMBLE_VERSION:
+        raise CheckpointError(
+            f"{where!r} has ensemble format version {manifest.get('format_version')!r}; "
+            f"this rams_env reads version {ENSEMBLE_VERSION}"
+        )
+    unknown = sorted(set(manifest) - _ENSEMBLE_KEYS)
+    if unknown:
+        raise CheckpointError(f"{where!r} has unknown keys {unknown}; a manifest has {sorted(_ENSEMBLE_KEYS)}")
+    if not isinstance(manifest.get("description", ""), str):
+        raise CheckpointError(f"{where!r}: 'description' must be a string")
+    members = manifest.get("members")
+    _check_members(where, members)
+    payloads: list[dict[str, Any]] = []
+    config = expect_config
+    for member in members:
+        member_path = Path(path).parent / member["path"]
+        try:
+            payload = load_checkpoint(member_path, config)
+        except CheckpointError as err:
+            raise CheckpointError(f"ensemble {where!r}, member {member['path']!r}: {err}") from None
+        digest = payload.get("model_sha256") or model_digest(payload["model"])
+        if digest != member["model_sha256"]:
+            raise CheckpointError(
+                f"{where!r}: member {member['path']!r} holds other weights than the ensemble was made of "
+                f"(sha256 {digest[:12]}..., recorded {member['model_sha256'][:12]}...)"
+            )
+        config = config or checkpoint_config(payload, str(member_path))
+        payloads.append(payload)
+    return payloads
+
+
+def _check_members(where: str, members: Any) -> None:
+    """``CheckpointError`` unless ``members`` is a non-empty list of {relative path, SHA-256 hex digest}."""
+    if not isinstance(members, list) or not members:
+        raise CheckpointError(f"{where!r}: 'members' must be a non-empty list of member checkpoints")
+    for k, member in enumerate(members):
+        if not isinstance(member, dict) or set(member) != _MEMBER_KEYS:
+            raise CheckpointError(f"{where!r}: member {k} must have exactly the keys {sorted(_MEMBER_KEYS)}")
+        path, digest = member["path"], member["model_sha256"]
+        if not isinstance(path, str) or not path or Path(path).is_absolute():
+            raise CheckpointError(f"{where!r}: member {k} path {path!r} must be a path relative to the manifest")
+        if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise CheckpointError(f"{where!r}: member {k} model_sha256 {digest!r} is not a SHA-256 hex digest")
 
 
 # ---------------------------------------------------------------------------- opponent pool

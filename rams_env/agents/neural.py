@@ -17,6 +17,7 @@ from ..policy import (
     PolicyNet,
     checkpoint_config,
     load_checkpoint,
+    load_ensemble,
     network_from_checkpoint,
     table_configs,
 )
@@ -55,10 +56,38 @@ class PolicyAgent(ObservationAgent):
         mask = torch.zeros(NUM_ACTIONS, dtype=torch.bool)
         mask[torch.from_numpy(legal)] = True
         with torch.no_grad():
-            logits, _ = self.net(torch.from_numpy(vector))
-            dist = MaskedCategorical(logits, mask)
+            dist = MaskedCategorical(self.logits(torch.from_numpy(vector)), mask)
             action = dist.mode() if self.greedy else dist.sample(self.generator)
         return int(action)
+
+    def logits(self, vector: torch.Tensor) -> torch.Tensor:
+        """The network's action logits for one observation vector (before masking)."""
+        return self.net(vector)[0]
+
+
+class EnsembleAgent(PolicyAgent):
+    """Plays several policies as one: the masked argmax (or a sample) of their mean log-probabilities.
+
+    Masking before or after the mean gives the same choice: masking shifts each member's
+    log-probabilities by one constant over the legal actions.
+    """
+
+    def __init__(
+        self,
+        nets: list[PolicyNet],
+        config: RulesConfig,
+        greedy: bool = True,
+        seed: int | None = None,
+        table_sizes: tuple[int, ...] | None = None,
+    ) -> None:
+        if not nets:
+            raise ValueError("an ensemble needs at least one network")
+        super().__init__(nets[0], config, greedy, seed, table_sizes)
+        self.nets = [net.eval() for net in nets]
+
+    def logits(self, vector: torch.Tensor) -> torch.Tensor:
+        """The members' mean log-probabilities over all actions (the mask is applied by the caller)."""
+        return torch.stack([torch.log_softmax(net(vector)[0].float(), -1) for net in self.nets]).mean(0)
 
 
 def load_policy_agent(
@@ -70,8 +99,12 @@ def load_policy_agent(
     """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`~rams_env.policy.load_checkpoint`).
 
     A folder saved by RLlib (``algo.save_to_path`` of ``rams_env.integrations.rllib.ppo_config``) is
-    read by :func:`rams_env.integrations.rllib.load_rllib_agent` instead (needs the rllib extra).
+    read by :func:`rams_env.integrations.rllib.load_rllib_agent` instead (needs the rllib extra), and a
+    ``.json`` file as an ensemble manifest (:func:`~rams_env.policy.load_ensemble`): an
+    :class:`EnsembleAgent` of its members, for the table sizes every member was trained for.
     """
+    if Path(path).suffix == ".json":
+        return load_ensemble_agent(path, expect_config, greedy, seed)
     if Path(path).is_dir() and (Path(path) / "rllib_checkpoint.json").is_file():
         try:
             from ..integrations.rllib import load_rllib_agent
@@ -85,3 +118,18 @@ def load_policy_agent(
     sizes = tuple(c.num_players for c in table_configs(payload, where))
     config = expect_config or checkpoint_config(payload, where)  # a multi-size policy plays the table asked for
     return PolicyAgent(network_from_checkpoint(payload, where), config, greedy, seed, sizes)
+
+
+def load_ensemble_agent(
+    path: str | os.PathLike[str],
+    expect_config: RulesConfig | None = None,
+    greedy: bool = True,
+    seed: int | None = None,
+) -> EnsembleAgent:
+    """An :class:`EnsembleAgent` from an ensemble manifest (checked by :func:`~rams_env.policy.load_ensemble`)."""
+    payloads = load_ensemble(path, expect_config)
+    where = str(path)
+    config = expect_config or checkpoint_config(payloads[0], where)
+    common = set.intersection(*({c.num_players for c in table_configs(p, where)} for p in payloads))
+    nets = [network_from_checkpoint(p, f"{where} member {k}") for k, p in enumerate(payloads)]
+    return EnsembleAgent(nets, config, greedy, seed, tuple(sorted(common)))
