@@ -334,6 +334,34 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
         assert pickle.loads(pickle.dumps(agent_source(item.baseline, config))) is not None
 
 
+def test_export_ships_an_ensemble_of_shipped_policies_with_its_card(tmp_path, monkeypatch, capsys):
+    import training.export as export
+
+    shipped = tmp_path / "shipped"
+    monkeypatch.setattr(export, "SHIPPED", shipped)
+    for k in range(2):
+        Trainer(tiny(tmp_path / f"run{k}", seed=k)).run()
+        export.slim_checkpoint(tmp_path / f"run{k}", shipped / f"m{k}.pt")
+    members = [str(shipped / "m0.pt"), str(shipped / "m1.pt")]
+    argv = ["--ensemble", *members, "--name", "pair", "--decks", "1", "--deal-decks", "1", "--search-decks", "0"]
+    assert export.main([*argv, "--note", "two seeds"]) == 0
+    text = (shipped / "pair.md").read_text()
+    assert "# `pair`: 2 shipped policies played as one, whole ramsar of mattmar, 4 players" in text
+    assert "  - `checkpoints/m0.pt` (card: `checkpoints/m0.md`)" in text and "- Why: two seeds" in text
+    assert "`rams eval checkpoints/pair.json --baseline heuristic --variant mattmar --players 4 --episode rams" in text
+    assert "| whole ramsar vs 3 heuristics, win share | >= 0.325 |" in text
+    assert (shipped / "pair_knock_rates.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads((shipped / "pair_deal_vs_heuristic.json").read_text())["episode"] == "deal"
+    assert len(load_agent(shipped / "pair.json").nets) == 2
+    assert json.loads((shipped / "pair.json").read_text())["description"] == "two seeds"
+    outside = tmp_path / "run0" / "latest.pt"
+    assert export.main(["--ensemble", str(outside), "--name", "x", "--note", "n"]) == 1
+    assert "must be shipped checkpoints" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        export.main(argv)  # no --note
+    assert "--ensemble needs --note" in capsys.readouterr().err
+
+
 def test_the_card_of_a_policy_for_several_table_sizes_evaluates_each(tmp_path, monkeypatch):
     import training.export as export
 

@@ -28,11 +28,13 @@ from rams_env.evaluation import AgentReport, Evaluation, agent_source, evaluate
 from rams_env.policy import (
     CheckpointError,
     checkpoint_config,
+    config_at_size,
     load_checkpoint,
     make_checkpoint,
     network_from_checkpoint,
     save_checkpoint,
     table_configs,
+    write_ensemble,
 )
 from rams_env.rules import RulesConfig
 
@@ -135,7 +137,108 @@ def export(
     payload = slim_checkpoint(run_dir, weights, which)
     config = checkpoint_config(payload)
     curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
-    sections, headline = [], {}
+    sizes = table_configs(payload)
+    sections, headline = _card_evaluations(weights, name, sizes, decks, deal_decks, search_decks, workers)
+    table_sizes = "/".join(str(n) for n in sorted(c.num_players for c in sizes))
+    counters = payload["counters"]
+    seconds, updates = _training_time(run_dir, counters["updates"])
+    args = payload["args"]
+    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {table_sizes} players
+
+- File: `checkpoints/{weights.name}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
+  `rams_env.agents.load_agent("checkpoints/{weights.name}")`; plays greedily (masked argmax).
+- Reproduce: `{command}`
+- Budget: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes (ramsar), {updates} updates,
+  {seconds / 60:.0f} minutes of training time (sum of the logged update times), checkpoint `{payload["source"]}`
+  (best periodic whole-ramsar win share against heuristics in the run: {payload.get("best_score")}).{lineage}
+- Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, CPU only; other
+  jobs shared the machine during the run, so the wall time is not a clean speed measurement.
+- Arguments: {", ".join(f"{k}={v}" for k, v in args.items())}
+- Learning curves (whole-ramsar win share over training, small periodic evaluations): `{curves.name}`;
+  knock rate by score against heuristics: `{name}_knock_rates.png`.
+
+## Headline
+
+{_headline(headline, config)}
+
+## Evaluation
+
+{_evaluation_note(config)}
+
+{chr(10).join(sections)}"""
+    path = SHIPPED / f"{name}.md"
+    path.write_text(card)
+    return path
+
+
+def export_ensemble(
+    members: list[Path],
+    name: str,
+    note: str,
+    decks: int,
+    deal_decks: int,
+    search_decks: int,
+    workers: int = 1,
+) -> Path:
+    """Write ``checkpoints/<name>.json`` (an ensemble manifest of shipped ``members``), its card and results.
+
+    No training: each member's own card gives the command that trained it. ``note`` says why these
+    members (it is the manifest's description and a paragraph of the card).
+    """
+    outside = [str(m) for m in members if Path(m).resolve().parent != SHIPPED.resolve()]
+    if outside:
+        raise ValueError(f"ensemble members must be shipped checkpoints in {SHIPPED}; not there: {outside}")
+    manifest = SHIPPED / f"{name}.json"
+    write_ensemble(manifest, members, note)
+    agent = load_agent(manifest)
+    config, sizes = agent.config, [config_at_size(agent.config, n) for n in agent.table_sizes]
+    sizes.sort(key=lambda c: c.num_players != config.num_players)  # the members' own size first
+    sections, headline = _card_evaluations(manifest, name, sizes, decks, deal_decks, search_decks, workers)
+    table_sizes = "/".join(str(n) for n in agent.table_sizes)
+    listed = "\n".join(f"  - `checkpoints/{m.name}` (card: `checkpoints/{m.stem}.md`)" for m in map(Path, members))
+    files = " ".join(f"checkpoints/{Path(m).name}" for m in members)
+    title = f"{len(members)} shipped policies played as one, whole ramsar of {config.variant}, {table_sizes} players"
+    card = f"""# `{name}`: {title}
+
+- File: `checkpoints/{manifest.name}`, an ensemble manifest (JSON: the members' files and the SHA-256 of their
+  weights, no weights of its own); load with `rams_env.agents.load_agent("checkpoints/{manifest.name}")`. It
+  plays the masked argmax of the members' mean log-probabilities (one forward pass per member and decision).
+- Members:
+{listed}
+- Reproduce: `python -m training.export --ensemble {files} --name {name}
+  --decks {decks} --deal-decks {deal_decks} --search-decks {search_decks}` (no training of its own; each member's
+  card gives the one command that trained it).
+- Why: {note}
+- Knock rate by score against heuristics: `{name}_knock_rates.png`.
+
+## Headline
+
+{_headline(headline, config)}
+
+## Evaluation
+
+{_evaluation_note(config)}
+
+{chr(10).join(sections)}"""
+    path = SHIPPED / f"{name}.md"
+    path.write_text(card)
+    return path
+
+
+def _card_evaluations(
+    weights: Path,
+    name: str,
+    sizes: list[RulesConfig],
+    decks: int,
+    deal_decks: int,
+    search_decks: int,
+    workers: int,
+) -> tuple[list[str], dict[tuple[str, str], AgentReport]]:
+    """Play a card's evaluations of ``weights`` (a checkpoint or an ensemble manifest in ``checkpoints/``):
+    every one at the first table size, whole ramsar at the others; saves each as JSON and the knock-rate
+    plot. Returns the card's sections and the headline reports by (episode, baseline)."""
+    sections: list[str] = []
+    headline: dict[tuple[str, str], AgentReport] = {}
     players: dict[int, Any] = {}  # the loaded policy per table size
 
     def run(item: CardEvaluation, table: RulesConfig, title: str, stem: str) -> Evaluation:
@@ -163,52 +266,27 @@ def export(
 
     for item in card_evaluations(decks, deal_decks, search_decks):
         if item.decks > 0:
-            ev = run(item, config, item.title, f"{name}_{item.episode}_vs_{item.baseline}")
+            ev = run(item, sizes[0], item.title, f"{name}_{item.episode}_vs_{item.baseline}")
             if item.episode == "rams" and item.baseline == "heuristic":
                 ev.plot_knock_rates(SHIPPED / f"{name}_knock_rates.png")
             headline[(item.episode, item.baseline)] = ev.agents[0]
-    sizes = table_configs(payload)
     for table in sizes[1:]:  # a policy for several table sizes: whole ramsar at each of the others too
         for item in card_evaluations(decks, 0, 0):
             if item.decks > 0:
                 n = table.num_players
                 title = f"{item.title.replace('three', NUMBER_WORDS[n - 1])}, {n} players (fair share 1/{n})"
                 run(item, table, title, f"{name}_{n}p_{item.episode}_vs_{item.baseline}")
-    table_sizes = "/".join(str(n) for n in sorted(c.num_players for c in sizes))
-    counters = payload["counters"]
-    seconds, updates = _training_time(run_dir, counters["updates"])
-    args = payload["args"]
-    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {table_sizes} players
+    return sections, headline
 
-- File: `checkpoints/{weights.name}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
-  `rams_env.agents.load_agent("checkpoints/{weights.name}")`; plays greedily (masked argmax).
-- Reproduce: `{command}`
-- Budget: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes (ramsar), {updates} updates,
-  {seconds / 60:.0f} minutes of training time (sum of the logged update times), checkpoint `{payload["source"]}`
-  (best periodic whole-ramsar win share against heuristics in the run: {payload.get("best_score")}).{lineage}
-- Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, CPU only; other
-  jobs shared the machine during the run, so the wall time is not a clean speed measurement.
-- Arguments: {", ".join(f"{k}={v}" for k, v in args.items())}
-- Learning curves (whole-ramsar win share over training, small periodic evaluations): `{curves.name}`;
-  knock rate by score against heuristics: `{name}_knock_rates.png`.
 
-## Headline
-
-{_headline(headline, config)}
-
-## Evaluation
-
-Duplicate deals: every deck (and, in a rams, the deck sequence that follows from its seed) is
+def _evaluation_note(config: RulesConfig) -> str:
+    """The card's paragraph on how the evaluations were played."""
+    return f"""Duplicate deals: every deck (and, in a rams, the deck sequence that follows from its seed) is
 played with the policy in each seat and by the baseline alone, deal set seed {EVAL_SEED} (not
 used in training). Whole ramsar: win rate = share of the ramsar won (ties shared), fair share
 1/{config.num_players}, 95% Wilson intervals; points per rams with 95% bootstrap intervals.
 Single deals from random scores: each seat starts from a random score, so a flight costs what
-it costs in a real rams.
-
-{chr(10).join(sections)}"""
-    path = SHIPPED / f"{name}.md"
-    path.write_text(card)
-    return path
+it costs in a real rams."""
 
 
 def _headline(reports: dict[tuple[str, str], AgentReport], config: RulesConfig) -> str:
@@ -254,12 +332,17 @@ def _knock_share(report: AgentReport, scores: range) -> float | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run-dir", required=True, type=Path, help="folder of the training run")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--run-dir", type=Path, help="folder of the training run")
+    source.add_argument(
+        "--ensemble", nargs="+", type=Path, metavar="CHECKPOINT", help="shipped checkpoints to play as one policy"
+    )
     parser.add_argument("--name", required=True, help="name of the shipped files, e.g. mattmar-4p")
     parser.add_argument("--decks", type=int, default=100, help="decks of the whole-ramsar evaluations (x seats ramsar)")
     parser.add_argument("--deal-decks", type=int, default=1000, help="decks of the single-deal evaluation (heuristic)")
     parser.add_argument("--search-decks", type=int, default=100, help="decks against SearchAgent (slow)")
-    parser.add_argument("--command", required=True, help="the exact command that trained the run (for the card)")
+    parser.add_argument("--command", help="the exact command that trained the run (for the card; with --run-dir)")
+    parser.add_argument("--note", help="why these members (for the card and the manifest; with --ensemble)")
     parser.add_argument("--workers", type=int, default=1, help="evaluation processes (same numbers, less time)")
     parser.add_argument(
         "--checkpoint",
@@ -270,6 +353,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1: fastest for one-at-a-time decisions)")
     args = parser.parse_args(argv)
     torch.set_num_threads(max(1, args.threads))
+    if args.ensemble:
+        if not args.note:
+            parser.error("--ensemble needs --note: why these members (it goes on the card)")
+        try:
+            card = export_ensemble(
+                args.ensemble, args.name, args.note, args.decks, args.deal_decks, args.search_decks, args.workers
+            )
+        except ValueError as err:  # CheckpointError too
+            print(f"training.export: error: {err}", file=sys.stderr)
+            return 1
+        print(f"wrote {card}")
+        return 0
+    if not args.command:
+        parser.error("--run-dir needs --command: the exact command that trained the run")
     if not (args.run_dir / "progress.csv").exists():
         print(f"{args.run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
         return 1
