@@ -27,9 +27,9 @@ import os
 import pickle
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import torch
 from torch import nn
@@ -174,13 +174,17 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
     """Write ``payload`` atomically: a temporary file in the same folder, flushed, fsynced, renamed."""
     if not isinstance(payload, Mapping) or payload.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f'a checkpoint payload must be a dict with "format": {CHECKPOINT_FORMAT!r} (make_checkpoint)')
-    target = Path(path)
+    _write_atomically(Path(path), lambda f: torch.save(dict(payload), f))
+
+
+def _write_atomically(target: Path, write: Callable[[IO[bytes]], None]) -> None:
+    """``write`` into a temporary file in ``target``'s folder, flushed and fsynced, then renamed to ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make the checkpoint private to its writer
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make the file private to its writer
         with os.fdopen(fd, "wb") as f:
-            torch.save(dict(payload), f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
@@ -407,18 +411,7 @@ def write_ensemble(
     manifest = {"format": ENSEMBLE_FORMAT, "format_version": ENSEMBLE_VERSION, "description": description}
     _check_members(str(path), entries)
     text = json.dumps({**manifest, "members": entries}, indent=2) + "\n"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.chmod(tmp, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _write_atomically(target, lambda f: f.write(text.encode()))
 
 
 def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | None = None) -> list[dict[str, Any]]:

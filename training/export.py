@@ -157,15 +157,7 @@ def export(
 - Learning curves (whole-ramsar win share over training, small periodic evaluations): `{curves.name}`;
   knock rate by score against heuristics: `{name}_knock_rates.png`.
 
-## Headline
-
-{_headline(headline, config)}
-
-## Evaluation
-
-{_evaluation_note(config)}
-
-{chr(10).join(sections)}"""
+{_card_results(headline, config, sections)}"""
     path = SHIPPED / f"{name}.md"
     path.write_text(card)
     return path
@@ -211,15 +203,7 @@ def export_ensemble(
 - Why: {note}
 - Knock rate by score against heuristics: `{name}_knock_rates.png`.
 
-## Headline
-
-{_headline(headline, config)}
-
-## Evaluation
-
-{_evaluation_note(config)}
-
-{chr(10).join(sections)}"""
+{_card_results(headline, config, sections)}"""
     path = SHIPPED / f"{name}.md"
     path.write_text(card)
     return path
@@ -279,14 +263,22 @@ def _card_evaluations(
     return sections, headline
 
 
-def _evaluation_note(config: RulesConfig) -> str:
-    """The card's paragraph on how the evaluations were played."""
-    return f"""Duplicate deals: every deck (and, in a rams, the deck sequence that follows from its seed) is
+def _card_results(headline: dict[tuple[str, str], AgentReport], config: RulesConfig, sections: list[str]) -> str:
+    """The card's headline table, how the evaluations were played, and their sections."""
+    return f"""## Headline
+
+{_headline(headline, config)}
+
+## Evaluation
+
+Duplicate deals: every deck (and, in a rams, the deck sequence that follows from its seed) is
 played with the policy in each seat and by the baseline alone, deal set seed {EVAL_SEED} (not
 used in training). Whole ramsar: win rate = share of the ramsar won (ties shared), fair share
 1/{config.num_players}, 95% Wilson intervals; points per rams with 95% bootstrap intervals.
 Single deals from random scores: each seat starts from a random score, so a flight costs what
-it costs in a real rams."""
+it costs in a real rams.
+
+{chr(10).join(sections)}"""
 
 
 def _headline(reports: dict[tuple[str, str], AgentReport], config: RulesConfig) -> str:
