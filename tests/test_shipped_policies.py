@@ -67,3 +67,22 @@ def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(var
     card = (CHECKPOINTS / f"{name}.md").read_text(encoding="utf-8")
     assert f"{players} players (fair share 1/{players})" in card
     assert (CHECKPOINTS / f"{name}_{players}p_rams_vs_heuristic.json").is_file()
+
+
+SHIPPED_ENSEMBLES = ["mattmar-4p-ensemble"]  # every ensemble manifest in checkpoints/
+
+
+def test_every_shipped_ensemble_is_tested():
+    assert sorted(p.stem for p in CHECKPOINTS.glob("*-ensemble.json")) == sorted(SHIPPED_ENSEMBLES)
+
+
+@pytest.mark.parametrize("name", SHIPPED_ENSEMBLES)
+def test_a_shipped_ensemble_loads_its_shipped_members_plays_legally_and_has_its_card(name):
+    variant = name.split("-")[0]
+    ensemble = load_agent(CHECKPOINTS / f"{name}.json", expect_config=make_config(variant, 4))  # digests checked
+    assert len(ensemble.nets) >= 2 and (ensemble.variant, ensemble.num_players) == (variant, 4)
+    assert play_rams(ensemble, variant, 4) > 0
+    card = (CHECKPOINTS / f"{name}.md").read_text(encoding="utf-8")
+    assert "## Headline" in card and "Reproduce" in card
+    for suffix in ("rams_vs_heuristic.json", "rams_vs_random.json", "deal_vs_heuristic.json", "knock_rates.png"):
+        assert (CHECKPOINTS / f"{name}_{suffix}").is_file()
