@@ -1,4 +1,5 @@
-"""Shared training pieces: the policy network, the masked categorical, checkpoint I/O, the opponent pool.
+"""Shared training pieces: the policy network, the masked categorical, checkpoint I/O, ensemble manifests
+(JSON naming several checkpoints played as one, :func:`load_ensemble`), the opponent pool.
 
 Training scripts and the trained-policy agent (:mod:`rams_env.agents.neural`, behind
 :func:`rams_env.agents.load_agent`) import this one module, so they cannot drift apart. It imports torch
