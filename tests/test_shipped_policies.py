@@ -69,7 +69,8 @@ def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(var
     assert (CHECKPOINTS / f"{name}_{players}p_rams_vs_heuristic.json").is_file()
 
 
-SHIPPED_ENSEMBLES = ["mattmar-4p-ensemble", "norrlandsknack-4p-ensemble", "russian-4p-ensemble"]  # every ensemble manifest in checkpoints/
+# every ensemble manifest in checkpoints/
+SHIPPED_ENSEMBLES = ["mattmar-4p-ensemble", "norrlandsknack-4p-ensemble", "russian-4p-ensemble"]
 
 
 def test_every_shipped_ensemble_is_tested():
