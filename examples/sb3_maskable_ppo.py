@@ -15,7 +15,7 @@ import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
 
-import rams_env  # registers rams_env/Rams-v0
+import rams_env  # registers rams_env/Rams-v1
 from rams_env.evaluation import AGENT_SPEC_HELP, Evaluation, agent_source, build_agent, evaluate
 from rams_env.integrations.sb3 import MaskablePPOAgent
 
@@ -46,7 +46,7 @@ def train(args: argparse.Namespace) -> MaskablePPO:
     config = rams_env.make_config(args.variant, args.num_players)
     opponent = build_agent(agent_source(args.opponent, config), args.seed)
     env = gymnasium.make(
-        "rams_env/Rams-v0",
+        "rams_env/Rams-v1",
         variant=args.variant,
         num_players=args.num_players,
         learner_seat="random",

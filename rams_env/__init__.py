@@ -22,11 +22,25 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> object:
+    """``rams_env.rams_v1`` is the module of ``env``/``raw_env``; the retired ``rams_v0`` is refused."""
+    if name == "rams_v1":
+        import importlib
+
+        return importlib.import_module(".env", __name__)
+    if name == "rams_v0":
+        raise AttributeError(
+            "rams_v0 is retired: its observation was encoder version 1; use rams_env.rams_v1 "
+            "(rams_env.env(...), Gymnasium id 'rams_env/Rams-v1'), whose observation is encoder version 2"
+        )
+    raise AttributeError(f"module 'rams_env' has no attribute {name!r}")
+
+
 def _register_gymnasium() -> None:
     import gymnasium
 
-    if "rams_env/Rams-v0" not in gymnasium.registry:
-        gymnasium.register(id="rams_env/Rams-v0", entry_point="rams_env.gym_env:RamsGymEnv")
+    if "rams_env/Rams-v1" not in gymnasium.registry:
+        gymnasium.register(id="rams_env/Rams-v1", entry_point="rams_env.gym_env:RamsGymEnv")
 
 
 _register_gymnasium()

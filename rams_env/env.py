@@ -70,7 +70,7 @@ class RamsEnv(AECEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "rams_v0",
+        "name": "rams_v1",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 2,
         "is_parallelizable": False,

@@ -1,7 +1,7 @@
 """Single-agent Gymnasium view of Rams: one seat learns, the other seats are played by policies.
 
 The action mask is offered the way sb3-contrib's ``MaskablePPO`` expects: the method
-``action_masks()`` and ``info["action_mask"]``. ``gymnasium.make("rams_env/Rams-v0")`` puts
+``action_masks()`` and ``info["action_mask"]``. ``gymnasium.make("rams_env/Rams-v1")`` puts
 gymnasium's own wrappers (the env checker, order enforcing) around :class:`RamsGymEnv`, and
 gymnasium wrappers forward no methods, so the registration adds :class:`ActionMasks` on top:
 ``gymnasium.make(...).action_masks()`` works as on the bare env.
@@ -24,7 +24,7 @@ from .env import OBS_HIGH, OBS_LOW, RamsEnv, seat_int, seed_int
 from .rules import IllegalActionError
 from .rules.actions import NUM_ACTIONS
 
-ENV_ID = "rams_env/Rams-v0"
+ENV_ID = "rams_env/Rams-v1"
 # reset() with options deals again from the same options while the episode ends before the
 # learner's first decision; after this many deals it gives up (ValueError).
 OPTION_DEALS = 100

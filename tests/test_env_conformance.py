@@ -86,7 +86,7 @@ def test_render_test(variant, capsys):
 @pytest.mark.parametrize("variant", list(PLAYERS))
 @pytest.mark.parametrize("episode", EPISODES)
 def test_gymnasium_check_env(variant, episode):
-    env = gymnasium.make("rams_env/Rams-v0", variant=variant, num_players=4, episode=episode)
+    env = gymnasium.make("rams_env/Rams-v1", variant=variant, num_players=4, episode=episode)
     with strict_warnings():
         check_env(env.unwrapped)
     env.close()

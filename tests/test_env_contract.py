@@ -123,8 +123,8 @@ def test_defaults():
 
 
 def test_metadata_name():
-    assert rams_env.env().metadata["name"] == "rams_v0"
-    assert rams_env.raw_env().metadata["name"] == "rams_v0"
+    assert rams_env.env().metadata["name"] == "rams_v1"
+    assert rams_env.raw_env().metadata["name"] == "rams_v1"
 
 
 @pytest.mark.parametrize("score", [100, 150, 200])

@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium wrapper ``rams_env/Rams-v0``: making it, ``check_env``, action masks,
+"""The single-agent Gymnasium wrapper ``rams_env/Rams-v1``: making it, ``check_env``, action masks,
 opponents (a callable, an object with ``act``, a list per seat), the learner's own reward, and
 ``learner_seat="random"``."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import rams_env  # also registers rams_env/Rams-v0
+import rams_env  # also registers rams_env/Rams-v1
 from rams_env import Action
 from rams_env.gym_env import RamsGymEnv
 
@@ -68,7 +68,7 @@ def run_episode(env, rng: random.Random, seed=None, options=None, check=None):
 # --------------------------------------------------------------------------- making it
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_make(variant):
-    env = gymnasium.make("rams_env/Rams-v0", variant=variant, num_players=5)
+    env = gymnasium.make("rams_env/Rams-v1", variant=variant, num_players=5)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     assert obs.dtype == np.float32
@@ -83,7 +83,7 @@ def test_make(variant):
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("episode", ["deal", "rams", "match"])
 def test_check_env(variant, episode):
-    env = gymnasium.make("rams_env/Rams-v0", variant=variant, num_players=4, episode=episode)
+    env = gymnasium.make("rams_env/Rams-v1", variant=variant, num_players=4, episode=episode)
     check_env(env.unwrapped)
     env.close()
 
@@ -94,14 +94,14 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="opponents"):
         RamsGymEnv(num_players=4, opponents=[knock_always, knock_always])
     with pytest.raises(ValueError, match="trumps_wild"):
-        gymnasium.make("rams_env/Rams-v0", trumps_wild=True)
+        gymnasium.make("rams_env/Rams-v1", trumps_wild=True)
     with pytest.raises(ValueError, match="num_players"):
-        gymnasium.make("rams_env/Rams-v0", variant="rams32", num_players=7)
+        gymnasium.make("rams_env/Rams-v1", variant="rams32", num_players=7)
 
 
 def test_same_seed_same_episode():
     def trace(seed):
-        env = gymnasium.make("rams_env/Rams-v0", variant="mattmar", num_players=4, episode="rams")
+        env = gymnasium.make("rams_env/Rams-v1", variant="mattmar", num_players=4, episode="rams")
         rng = random.Random(0)
         obs, _ = env.reset(seed=seed)
         out = [obs.tobytes()]
@@ -138,7 +138,7 @@ def test_action_masks_match_info_and_the_engine(variant):
 
 
 def test_action_masks_found_through_wrappers():
-    env = gymnasium.make("rams_env/Rams-v0")
+    env = gymnasium.make("rams_env/Rams-v1")
     _, info = env.reset(seed=0)
     assert np.array_equal(env.unwrapped.action_masks(), info["action_mask"].astype(bool))
     assert np.array_equal(env.get_wrapper_attr("action_masks")(), info["action_mask"].astype(bool))
@@ -369,3 +369,11 @@ def test_random_learner_seat_rewards_are_the_learners():
         total, first, last, _ = run_episode(env, rng, seed=seed)
         assert total == pytest.approx(first["score"] - last["score"])
         assert last["score"] == engine(env).scores[first["seat"]]
+
+
+def test_the_retired_v0_names_are_refused_with_a_message_naming_v1() -> None:
+    with pytest.warns(DeprecationWarning), pytest.raises(gymnasium.error.DeprecatedEnv, match="Rams-v1"):
+        gymnasium.make("rams_env/Rams-v0")
+    with pytest.raises(AttributeError, match="rams_v1"):
+        _ = rams_env.rams_v0
+    assert rams_env.rams_v1.env(num_players=3).metadata["name"] == "rams_v1"

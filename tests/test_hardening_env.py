@@ -338,7 +338,7 @@ def test_search_agent_without_env_says_how_to_use_it():
 
 
 def test_action_masks_reachable_through_gymnasium_make():
-    env = gymnasium.make("rams_env/Rams-v0", variant="russian", num_players=5)
+    env = gymnasium.make("rams_env/Rams-v1", variant="russian", num_players=5)
     _, info = env.reset(seed=0)
     rng = random.Random(0)
     terminated = False
@@ -351,7 +351,7 @@ def test_action_masks_reachable_through_gymnasium_make():
     again = gymnasium.make(env.spec)
     again.reset(seed=0)
     assert again.action_masks().any()
-    assert gymnasium.make("rams_env/Rams-v0", disable_env_checker=True).action_masks is not None
+    assert gymnasium.make("rams_env/Rams-v1", disable_env_checker=True).action_masks is not None
 
 
 # =========================================================================== item 16: rewards that go missing

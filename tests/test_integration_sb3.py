@@ -32,7 +32,7 @@ def one_torch_thread() -> Iterator[None]:
 
 
 def make_model(seed: int = 0, **env_kwargs) -> MaskablePPO:
-    env = gymnasium.make("rams_env/Rams-v0", learner_seat="random", **env_kwargs)
+    env = gymnasium.make("rams_env/Rams-v1", learner_seat="random", **env_kwargs)
     return MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, policy_kwargs={"net_arch": [64, 64]}, seed=seed)
 
 

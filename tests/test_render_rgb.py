@@ -187,7 +187,7 @@ def test_metadata_lists_rgb_array():
 
 
 def test_record_video_writes_an_episode(tmp_path):
-    env = gymnasium.make("rams_env/Rams-v0", variant="russian", num_players=4, render_mode="rgb_array")
+    env = gymnasium.make("rams_env/Rams-v1", variant="russian", num_players=4, render_mode="rgb_array")
     env = gymnasium.wrappers.RecordVideo(
         env, str(tmp_path / "videos"), episode_trigger=lambda _: True, disable_logger=True
     )

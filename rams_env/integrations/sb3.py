@@ -1,6 +1,6 @@
 """Stable-Baselines3: a trained sb3-contrib ``MaskablePPO`` model as a Rams agent.
 
-Training needs no adapter: ``MaskablePPO("MlpPolicy", gymnasium.make("rams_env/Rams-v0", ...))`` finds
+Training needs no adapter: ``MaskablePPO("MlpPolicy", gymnasium.make("rams_env/Rams-v1", ...))`` finds
 the wrapper's ``action_masks()`` method. Needs the ``rams_env[sb3]`` extra.
 """
 
@@ -14,7 +14,7 @@ from ..rules.actions import NUM_ACTIONS
 
 
 class MaskablePPOAgent(ObservationAgent):
-    """Plays the most likely legal action of a ``MaskablePPO`` model trained on ``rams_env/Rams-v0``."""
+    """Plays the most likely legal action of a ``MaskablePPO`` model trained on ``rams_env/Rams-v1``."""
 
     def __init__(self, model: MaskablePPO) -> None:
         if not isinstance(model, MaskablePPO):
