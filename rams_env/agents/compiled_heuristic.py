@@ -32,7 +32,7 @@ def mt_state(seed: int | np.integer | None) -> np.ndarray:
     if value >= 2**64:
         raise ValueError(f"seed must be below 2**64 in size for the compiled generator, got {seed!r}")
     state = np.zeros(625, np.int64)
-    compiled.mt_seed(state, value)
+    compiled.mt_seed(state, np.uint64(value).astype(np.int64))  # the words of seeds from 2**63 on
     return state
 
 
