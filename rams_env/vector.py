@@ -172,17 +172,21 @@ class BatchedRamsEnv(_Batch):
         """Episodes that ended before any controlled decision, played out and not reported."""
         return 0 if self._versus is None else self._versus.skipped
 
-    def set_heuristic_seats(self, seats: Any, now: bool = True) -> None:
-        """Set the heuristic seats of every game (shape as in the constructor): for the current and
-        every later episode (``now``), or from each game's next episode on (``now=False``)."""
+    def set_heuristic_seats(self, seats: Any) -> None:
+        """The heuristic seats (shape as in the constructor) of the episodes the next ``reset`` starts
+        and of every later one."""
+        masks = self._masks(seats)
+        self._versus.pending[:] = masks
+        self._versus.next[:] = masks
+
+    def set_next_heuristic_seats(self, seats: Any) -> None:
+        """The heuristic seats of each game from its next episode on (the current ones keep theirs)."""
+        self._versus.next[:] = self._masks(seats)
+
+    def _masks(self, seats: Any) -> np.ndarray:
         if self._versus is None:
             raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
-        masks = _seat_masks(seats, self.num_games, self.num_players)
-        if now:
-            if self._started:
-                raise ValueError("the current episode's heuristic seats are set before reset(); use now=False")
-            self._versus.masks[:] = masks
-        self._versus.next[:] = masks
+        return _seat_masks(seats, self.num_games, self.num_players)
 
     @property
     def scores(self) -> np.ndarray:
@@ -214,6 +218,7 @@ class BatchedRamsEnv(_Batch):
             )
         else:
             hseeds = _checked_heuristic_seeds(seeds, heuristic_seeds, self.num_games, self.num_players)
+            versus.masks[:] = versus.pending
             versus.skipped += reset_versus(
                 self._states,
                 self._rngs,
@@ -288,12 +293,13 @@ class BatchedRamsEnv(_Batch):
 
 
 class _Versus:
-    """The arrays of a batched env's heuristic seats: seat masks (now, next episode), generators,
+    """The arrays of a batched env's heuristic seats: seat masks (next reset, now, next episode), generators,
     the rewards carried into the next step, and the heuristic's scratch."""
 
     def __init__(self, num_games: int, num_players: int) -> None:
-        self.masks = np.zeros(num_games, np.int64)
-        self.next = np.zeros(num_games, np.int64)
+        self.pending = np.zeros(num_games, np.int64)  # for the next reset
+        self.masks = np.zeros(num_games, np.int64)  # the current episodes'
+        self.next = np.zeros(num_games, np.int64)  # each game's next episode's
         self.rngs = np.zeros((num_games, compiled.P, 625), np.int64)
         self.carry = np.zeros((num_games, num_players), np.float32)
         self.work = np.zeros(compiled_heuristic.WORK_SIZE, np.float64)
@@ -488,6 +494,10 @@ def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[s
                     legal[:] = _legal_sets(env, out)
                 elif command == "why":
                     reply = env._illegal(*payload)
+                elif command == "heuristic_seats":
+                    env.set_heuristic_seats(payload)
+                elif command == "next_heuristic_seats":
+                    env.set_next_heuristic_seats(payload)
                 else:
                     break
             except Exception as err:  # sent back and re-raised in the parent, with its message
@@ -529,7 +539,14 @@ class SubprocBatchedRamsEnv:
         self._closed_why, self._started = "", False
         if not isinstance(workers, int) or not 1 <= workers <= num_games:
             raise ValueError(f"workers must be an int from 1 to num_games ({num_games}), got {workers!r}")
+        heuristic_seats = env_kwargs.pop("heuristic_seats", None)
         probe = ReferenceBatchedRamsEnv(1, seed=0, **env_kwargs)  # validates the arguments here, not in a worker
+        self._versus = heuristic_seats is not None
+        if self._versus:
+            if reference:
+                raise ValueError("heuristic_seats needs the compiled engine: reference=True has none")
+            _seat_masks(heuristic_seats, num_games, probe.num_players)  # validated here, not in a worker
+            heuristic_seats = np.broadcast_to(np.asarray(heuristic_seats), (num_games, probe.num_players))
         env_kwargs["reference"] = reference
         self.config, self.num_games, self.num_players = probe.config, num_games, probe.num_players
         self._seed, self._copy = seed, copy
@@ -547,6 +564,8 @@ class SubprocBatchedRamsEnv:
         for rows in self._rows:
             parent, child = context.Pipe()
             kwargs = dict(env_kwargs, num_games=rows.stop - rows.start)
+            if self._versus:
+                kwargs["heuristic_seats"] = np.array(heuristic_seats[rows])
             process = context.Process(target=_worker, args=(child, names, rows, num_games, kwargs), daemon=True)
             process.start()
             child.close()
@@ -612,6 +631,23 @@ class SubprocBatchedRamsEnv:
         self._replies()
         self._started = True
         return self._batch()
+
+    def set_heuristic_seats(self, seats: Any) -> None:
+        """``BatchedRamsEnv.set_heuristic_seats``, for every worker's games."""
+        self._send_seats("heuristic_seats", seats)
+
+    def set_next_heuristic_seats(self, seats: Any) -> None:
+        """``BatchedRamsEnv.set_next_heuristic_seats``, for every worker's games."""
+        self._send_seats("next_heuristic_seats", seats)
+
+    def _send_seats(self, command: str, seats: Any) -> None:
+        self._check_open()
+        if not self._versus:
+            raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
+        _seat_masks(seats, self.num_games, self.num_players)
+        array = np.broadcast_to(np.asarray(seats), (self.num_games, self.num_players))
+        self._send(command, [np.array(array[rows]) for rows in self._rows])
+        self._replies()
 
     def step(self, actions: Any) -> BatchStep:
         """Apply one action per game; the workers step their blocks in parallel. An illegal

@@ -181,7 +181,7 @@ def test_heuristic_seats_change_from_the_next_episode_and_need_a_controlled_seat
     env = BatchedRamsEnv(3, num_players=4, episode="deal", seed=3, heuristic_seats=np.array([False, True, True, True]))
     out = env.reset()
     assert (out.seats == 0).all()
-    env.set_heuristic_seats(np.array([True, True, False, True]), now=False)
+    env.set_next_heuristic_seats(np.array([True, True, False, True]))
     assert not env.heuristic_seats[:, 0].any()  # the current episode keeps its seats
     rng = np.random.default_rng(0)
     switched = np.zeros(3, bool)
@@ -197,8 +197,8 @@ def test_heuristic_seats_change_from_the_next_episode_and_need_a_controlled_seat
         BatchedRamsEnv(2, heuristic_seats=np.zeros(5, bool))
     with pytest.raises(ValueError, match="bool array"):
         BatchedRamsEnv(2, heuristic_seats=[0, 1, 1, 1])
-    with pytest.raises(ValueError, match="before reset"):
-        env.set_heuristic_seats(np.array([False, True, True, True]))
+    env.set_heuristic_seats(np.array([False, False, True, True]))
+    assert (env.reset().seats <= 1).all() and env.heuristic_seats[:, 2:].all()
     with pytest.raises(ValueError, match="made without heuristic_seats"):
         BatchedRamsEnv(2).set_heuristic_seats(np.array([False, True, True, True]))
     with pytest.raises(ValueError, match="heuristic_seeds needs"):

@@ -380,7 +380,7 @@ def test_opponents_never_clash_with_pool_indices():
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
-    trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0))
+    trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0, compiled_heuristic=False))
     heuristic_moves = []
     act = trainer.heuristic.agent.act
     monkeypatch.setattr(trainer.heuristic.agent, "act", lambda obs: heuristic_moves.append(1) or act(obs))
@@ -388,7 +388,7 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     assert episodes and heuristic_moves
     for episode in episodes:
         assert len(set(trainer.rollout.seat[episode.rows].tolist())) == 1
-    again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0))
+    again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0, compiled_heuristic=False))
     repeat, _ = again.collect()  # the same update of the same run: the same games and moves
 
     def moves(trainer, episodes):
@@ -441,11 +441,38 @@ def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_befor
         trainer.close()
         return [trainer.rollout.action[e.rows].tolist() for e in episodes], len(moves)
 
+    python = dict(compiled_heuristic=False)
     plain, none = first_update(tmp_path / "a")
-    waiting, before = first_update(tmp_path / "b", heuristic_fraction=1.0, heuristic_after=10**9)
+    waiting, before = first_update(tmp_path / "b", heuristic_fraction=1.0, heuristic_after=10**9, **python)
     assert none == before == 0 and waiting == plain  # the same games: no random draw spent on opponents
-    _, after = first_update(tmp_path / "c", heuristic_fraction=1.0, heuristic_after=0)
+    _, after = first_update(tmp_path / "c", heuristic_fraction=1.0, heuristic_after=0, **python)
     assert after > 0
+    compiled_waiting, _ = first_update(tmp_path / "d", heuristic_fraction=1.0, heuristic_after=10**9)
+    assert compiled_waiting == plain
+
+
+def test_compiled_heuristic_opponents_play_inside_the_env_and_leave_the_learner_one_seat(tmp_path):
+    def first_update(run_dir, **overrides):
+        trainer = Trainer(tiny(run_dir, heuristic_fraction=1.0, **overrides))
+        episodes, stats = trainer.collect()
+        trainer.close()
+        return trainer, episodes, stats
+
+    trainer, episodes, stats = first_update(tmp_path / "a")
+    assert trainer.versus and episodes
+    heuristic = trainer.env.heuristic_seats
+    assert (heuristic.sum(axis=1) == trainer.config.num_players - 1).all()  # every game: one learner seat
+    for episode in episodes:
+        seats = set(trainer.rollout.seat[episode.rows].tolist())
+        assert len(seats) == 1  # the env returned only the learner's decisions
+    # A learner row per env step: the heuristic seats' decisions were made inside the step.
+    assert trainer.rollout.size <= stats["env_steps"]
+    again, repeat, _ = first_update(tmp_path / "b")
+    assert [again.rollout.action[e.rows].tolist() for e in repeat] == [
+        trainer.rollout.action[e.rows].tolist() for e in episodes
+    ]
+    python, python_episodes, _ = first_update(tmp_path / "c", compiled_heuristic=False)
+    assert not python.versus and python_episodes
 
 
 def test_the_late_stage_switches_rate_entropy_and_shaping_at_heuristic_after(tmp_path, caplog):

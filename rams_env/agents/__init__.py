@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
+from .compiled_heuristic import CompiledHeuristicAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Agent",
+    "CompiledHeuristicAgent",
     "HeuristicAgent",
     "MissingExtraError",
     "ObservationAgent",

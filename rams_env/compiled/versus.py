@@ -17,11 +17,11 @@ import numpy as np
 
 from .compiler import jit
 from .drivers import _next_deal_or_end, _observe, _win_rewards, first_illegal, start_episode
-from .encode import encode
+from .encode import encode, observe
 from .heuristic import heuristic_action
 from .layout import C_PLAYERS, C_WIN, CURRENT, DEAL_OVER, LEGAL, PHASE, SCORES
 from .mt import mt_seed
-from .rules import apply
+from .rules import apply, new_game_with
 
 
 @jit
@@ -163,3 +163,105 @@ def step_versus(
         done[i] = ended
         _observe(s, c, i, observations, masks, seats)
     return -1, skipped
+
+
+# ----------------------------------------------------------------------------- one episode per game
+# The evaluation's games: each slot plays one episode from a given deal and then stops.
+@jit
+def _deal_ended(s: np.ndarray, c: np.ndarray, rng: np.ndarray, deals: np.ndarray, i: int) -> bool:
+    """After an action: count a finished deal; True if the episode is over (else the next deal is dealt)."""
+    if s[PHASE] < DEAL_OVER:
+        return False
+    deals[i] += 1
+    return _next_deal_or_end(s, c, rng)
+
+
+@jit
+def _advance_to_end(s, c, rngs, hmask, hrngs, scratch, work, iwork, deals, i) -> bool:
+    """Play the heuristic seats until a controlled seat is to act (False) or the episode ends (True)."""
+    while (hmask >> s[CURRENT]) & 1:
+        seat = s[CURRENT]
+        encode(s, c, seat, scratch)
+        apply(s, c, heuristic_action(scratch, c, s[LEGAL], hrngs[seat], work, iwork))
+        if _deal_ended(s, c, rngs[1], deals, i):
+            return True
+    return False
+
+
+@jit
+def start_deals(
+    states: np.ndarray,
+    rngs: np.ndarray,
+    c: np.ndarray,
+    slots: np.ndarray,
+    seeds: np.ndarray,
+    dealers: np.ndarray,
+    scores: np.ndarray,
+    decks: np.ndarray,
+    start_masks: np.ndarray,
+    hmasks: np.ndarray,
+    hrngs: np.ndarray,
+    hseeds: np.ndarray,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    over: np.ndarray,
+    deals: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+) -> None:
+    """Start slot ``slots[k]`` from the ``k``-th deal (``Game(config, seeds[k], deck=decks[k],
+    dealer=dealers[k], scores=scores[k])``) with heuristic seats ``start_masks[k]`` seeded
+    ``hseeds[k]``, and play those up to the first controlled decision (its observation and mask
+    written) or the end of the episode (``over``)."""
+    for k in range(slots.size):
+        i = slots[k]
+        s = states[i]
+        for seat in range(hseeds.shape[1]):
+            mt_seed(hrngs[i, seat], hseeds[k, seat])
+        new_game_with(s, c, rngs[i, 1], seeds[k], dealers[k], scores[k], decks[k])
+        hmasks[i] = start_masks[k]
+        deals[i] = 0
+        _settle(s, c, rngs[i], hmasks[i], hrngs[i], observations, masks, over, deals, work, iwork, i)
+
+
+@jit
+def _settle(s, c, rngs, hmask, hrngs, observations, masks, over, deals, work, iwork, i) -> None:
+    """After a start or an action: the heuristic seats' moves, then the next controlled decision or the end."""
+    ended = s[CURRENT] < 0 and _deal_ended(s, c, rngs[1], deals, i)
+    if not ended:
+        ended = _advance_to_end(s, c, rngs, hmask, hrngs, observations[i], work, iwork, deals, i)
+    over[i] = ended
+    if not ended:
+        observe(s, c, s[CURRENT], observations[i], masks[i])
+
+
+@jit
+def step_deals(
+    states: np.ndarray,
+    rngs: np.ndarray,
+    c: np.ndarray,
+    slots: np.ndarray,
+    actions: np.ndarray,
+    hmasks: np.ndarray,
+    hrngs: np.ndarray,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    over: np.ndarray,
+    deals: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+) -> int:
+    """Apply ``actions[k]`` in slot ``slots[k]`` and settle it (as ``start_deals``); returns the
+    first ``k`` whose action is illegal (nothing applied from it on), or -1."""
+    for k in range(slots.size):
+        i = slots[k]
+        s = states[i]
+        a = actions[k]
+        if a < 0 or a >= 64 or not (s[LEGAL] >> a) & 1:
+            return k
+        apply(s, c, a)
+        if _deal_ended(s, c, rngs[i, 1], deals, i):
+            over[i] = True
+            continue
+        _settle(s, c, rngs[i], hmasks[i], hrngs[i], observations, masks, over, deals, work, iwork, i)
+    return -1
