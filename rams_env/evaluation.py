@@ -6,7 +6,7 @@ duplicate advantage of a deck is the tested agent's points minus the baseline's 
 seat on the same deck, averaged over the seats; its confidence interval is a bootstrap over decks.
 
 Points are a seat's rewards (``reward="points"``) summed over the episode: score before a deal less
-score after it, so higher is better. An episode is one deal, one rams or one match (CONTRACT.md).
+score after it, so higher is better. An episode is one deal, one rams or one match (docs/contract.md).
 
 Agents are given either as an instance (used as it is for every game: deterministic agents) or as a
 factory called with ``seed=`` for every game (``RandomAgent``, ``functools.partial(SearchAgent,

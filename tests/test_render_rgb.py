@@ -73,7 +73,7 @@ def test_render_is_the_view_of_the_seat_to_act_and_nothing_else(monkeypatch):
 
 
 def _deck_for(dealer: int, n: int, hands: dict[int, list[str]], turned: str, rest: list[str]) -> list[str]:
-    """A mattmar deck dealing ``hands`` (5 cards each) with ``turned`` turned up (RULES.md section 2)."""
+    """A mattmar deck dealing ``hands`` (5 cards each) with ``turned`` turned up (docs/rules.md "Dealing")."""
     order = [(dealer + 1 + i) % n for i in range(n)]
     deck = [c for s in order for c in hands[s][:3]] + [turned] + [c for s in order for c in hands[s][3:]]
     return deck + rest

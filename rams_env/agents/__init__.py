@@ -1,4 +1,4 @@
-"""Agents that play Rams: random, rule-based, search and trained policies (CONTRACT.md "Agents").
+"""Agents that play Rams: random, rule-based, search and trained policies (docs/contract.md "Trained agents").
 
 Every agent has ``act(observation) -> int``. Each also has ``act_game(game, seat) -> int``, which an
 evaluation harness may call with the real :class:`~rams_env.rules.Game`; an agent then uses only
