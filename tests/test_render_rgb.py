@@ -228,12 +228,12 @@ def test_readme_frame_exists():
     assert "docs/table.png" in (ROOT / "README.md").read_text()
 
 
-def test_readme_snippet_writes_a_video(tmp_path, monkeypatch):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index('## Seeing the table (`render_mode="rgb_array"`)')
+def test_environment_card_snippet_writes_a_video(tmp_path, monkeypatch):
+    text = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
+    start = text.index("## Seeing the table")
     begin = text.index("```python\n", start) + len("```python\n")
     code = text[begin : text.index("```", begin)]
     assert "RecordVideo" in code
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md rgb_array snippet", "exec"), {"__name__": "readme_snippet"})
+    exec(compile(code, "docs/environment.md rgb_array snippet", "exec"), {"__name__": "readme_snippet"})
     assert (tmp_path / "videos" / "rl-video-episode-0.mp4").stat().st_size > 0
