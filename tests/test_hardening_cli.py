@@ -250,7 +250,8 @@ def test_docs_evaluation_examples_say_how_long_they_take_and_use_one_spelling() 
 
     readme = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
     start = readme.index("## The command line")
-    section = readme[start : readme.index("\n## ", start + 1)]
+    end = readme.find("\n## ", start + 1)
+    section = readme[start : end if end > 0 else None]
     block = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1)
     runs = [line for line in block.splitlines() if line.startswith("rams eval") and "--help" not in line]
     assert runs and all(re.search(r"# .*~\d+ min", line) for line in runs), runs

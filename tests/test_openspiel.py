@@ -273,7 +273,8 @@ def test_integrations_page_snippet_runs() -> None:
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
     start = text.index("\n## OpenSpiel (`python_rams`)")
-    section = text[start : text.index("\n## ", start + 1)]
+    end = text.find("\n## ", start + 1)
+    section = text[start : end if end > 0 else None]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/integrations.md OpenSpiel section", "exec"), {"__name__": "readme_snippet"})
 
