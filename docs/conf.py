@@ -10,7 +10,7 @@ sys.path[:0] = [str(DOCS.parent), str(DOCS / "_ext")]  # this checkout's rams_en
 
 project = "rams_env"
 author = "the rams_env authors"
-copyright = "2026, the rams_env authors"  # noqa: A001 (Sphinx's name)
+copyright = "2026, the rams_env authors"
 release = "0.1.0"
 
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode", "rams_docs"]
