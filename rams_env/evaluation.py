@@ -6,7 +6,7 @@ duplicate advantage of a deck is the tested agent's points minus the baseline's 
 seat on the same deck, averaged over the seats; its confidence interval is a bootstrap over decks.
 
 Points are a seat's rewards (``reward="points"``) summed over the episode: score before a deal less
-score after it, so higher is better. An episode is one deal, one rams or one match (CONTRACT.md).
+score after it, so higher is better. An episode is one deal, one rams or one match (docs/contract.md).
 
 Agents are given either as an instance (used as it is for every game: deterministic agents) or as a
 factory called with ``seed=`` for every game (``RandomAgent``, ``functools.partial(SearchAgent,
@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from . import zoo
 from .encoding import ObservationEncoder, action_mask
 from .episode import EPISODES, next_deal_or_end
 from .heuristic_duplicate import batch_actor, play_against_heuristic
@@ -148,8 +149,8 @@ BUILTIN_AGENTS = ("random", "heuristic", "search", "ismcts")
 AGENT_SPEC_HELP = (
     "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
     "for any SearchAgent keyword), ismcts (OpenSpiel's ISMCTS, the openspiel extra: ismcts:200, or "
-    "ismcts:key=value,... for any ISMCTSAgent keyword), or the path of a checkpoint file or of an "
-    "ensemble manifest (.json)"
+    "ismcts:key=value,... for any ISMCTSAgent keyword), a model of the zoo by name (mattmar-4p; a preset's "
+    "name, such as mattmar, for its best model), or the path of a checkpoint file or of an ensemble manifest (.json)"
 )
 
 
@@ -164,13 +165,17 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
     name, _, rest = spec.partition(":")
     if name not in BUILTIN_AGENTS:
-        if os.path.isfile(spec):
+        if os.path.isfile(spec) or (zoo.is_name(spec) and spec in zoo.known_names()):
             from .agents import load_agent
 
             return load_agent(spec, expect_config=config)
+        moved = zoo.moved_to(spec)
+        if moved is not None:
+            raise ValueError(f"agent {spec!r}: {moved}")
         if os.sep in spec or "." in spec:
             raise ValueError(f"agent {spec!r}: no checkpoint file at that path")
-        raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}")
+        names = ", ".join(zoo.known_names()) or f"none: no model zoo found (set {zoo.ZOO_ENV})"
+        raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}. Zoo names: {names}")
     if name == "ismcts":  # OpenSpiel's ISMCTS: rams_env.integrations.openspiel (the [openspiel] extra)
         try:
             from .integrations import openspiel as agents
