@@ -4,7 +4,7 @@ decision, and the batched env's heuristic seats against the same games played in
 Both agents see every observation of whole ramsar (from the start score and from random
 scores), seeded alike, while some moves are random so that odd positions come up; every
 decision must be the same action. The long comparison (100,000 decisions per preset) is marked
-slow; ``benchmarks/heuristic_speed.py --compare`` runs a longer one.
+slow; ``python -m benchmarks.heuristic_speed --compare N`` runs a longer one.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import random
 import numpy as np
 import pytest
 
+from benchmarks.heuristic_speed import compare_agents
 from rams_env.agents import HeuristicAgent
 from rams_env.agents.base import observe
 from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
@@ -21,40 +22,6 @@ from rams_env.episode import next_deal_or_end, win_rewards
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import PRESETS
 from rams_env.vector import BatchedRamsEnv, heuristic_seed
-
-SIZES = {v: range(make_config(v).min_players, make_config(v).max_players + 1) for v in PRESETS}
-
-
-def compare_agents(variant: str, decisions: int, seed: int = 0) -> tuple[int, list[str]]:
-    """Whole ramsar at every table size of ``variant`` until ``decisions`` decisions: the count, and
-    a line for each decision where the two agents differ."""
-    rng = random.Random(seed)
-    sizes = list(SIZES[variant])
-    made, differ, game_index = 0, [], 0
-    while made < decisions:
-        n = sizes[game_index % len(sizes)]
-        config = make_config(variant, n)
-        scores = [rng.randint(1, config.start_score) for _ in range(n)] if game_index % 2 else None
-        game = Game(config, seed=rng.getrandbits(32), scores=scores)
-        seeds = [rng.getrandbits(40) for _ in range(n)]
-        python = [HeuristicAgent(config, seed=s) for s in seeds]
-        twin = [CompiledHeuristicAgent(config, seed=s) for s in seeds]
-        random_seat = rng.randrange(n) if game_index % 3 == 0 else -1
-        while True:
-            while (seat := game.current) >= 0:
-                obs = observe(game, seat)
-                expected, got = python[seat].act(obs), twin[seat].act(obs)
-                made += 1
-                if expected != got:
-                    differ.append(f"{variant} {n}p game {game_index} phase {game.phase.name}: {expected} != {got}")
-                action = expected
-                if seat == random_seat or rng.random() < 0.05:
-                    action = rng.choice(game.legal_actions())
-                game.apply(action)
-            if next_deal_or_end(game, "rams"):
-                break
-        game_index += 1
-    return made, differ
 
 
 @pytest.mark.parametrize("variant", list(PRESETS))

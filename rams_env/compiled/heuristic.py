@@ -49,7 +49,7 @@ from .layout import (
 )
 from .mt import mt_randbelow
 
-WORK_SIZE = 384
+WORK_SIZE = 448
 _MAX_LOWER = 6  # trumps below a trump that the memo distinguishes (a hand holds at most six cards)
 _MEMO_SIZE = NUM_CARDS + 13 * (_MAX_LOWER + 1)
 # Scratch regions of ``work``: a hand's (chance, card) pairs, a knock value's values, the chances of
@@ -58,6 +58,7 @@ _W_CHANCE, _W_CARD, _W_VALUES, _W_PLAY, _W_MEMO = 0, 8, 16, 32, 32 + NUM_CARDS
 _W_ODDS = _W_MEMO + _MEMO_SIZE  # per opponent seat (8 entries each): void chances, ruff chances by suit
 _DRAWS = 32  # draw chances memoised per situation: a count, then (key, chance) pairs
 _W_DRAWS = _W_ODDS + 8 * MAX_PLAYERS
+_W_SIDE = _W_DRAWS + 1 + 2 * _DRAWS  # the side cards' draw terms (``_side_terms``)
 ALL_CARDS = (1 << NUM_CARDS) - 1
 # ``iwork``: the pool a better-cards bid samples from.
 _I_POOL = 0
@@ -207,6 +208,7 @@ def _situation(v: tuple, trump: int, hand_size: int, work: np.ndarray) -> tuple:
     for i in range(_W_MEMO, _W_MEMO + _MEMO_SIZE):
         work[i] = -1.0
     work[_W_DRAWS] = 0.0
+    work[_W_SIDE] = -1.0
     sit = (
         trump,
         unseen,
@@ -391,21 +393,44 @@ def draw_chance(sit: tuple, hand: int, work: np.ndarray) -> float:
 
 @jit
 def _draw_chance(sit: tuple, hand: int, voids: int, work: np.ndarray) -> float:
-    """``draw_chance`` computed."""
-    unseen = sit[S_UNSEEN]
+    """``draw_chance`` computed: the side suits' terms, the same for every hand, come from ``_side_terms``."""
+    _side_terms(sit, work)
     trump = sit[S_TRUMP]
     ruff = min(0.45, RUFF_PER_VOID * voids)
-    total = 0.0
-    rest = unseen
+    total = work[_W_SIDE + 1]  # the suits below trump, summed in card order
+    rest = sit[S_UNSEEN] & SUIT_MASK[trump]
     while rest:
         card = trailing_zeros(rest)
         rest &= rest - 1
-        if card // 13 == trump:
-            top = _top_chance(sit, card, _lower_trumps(sit, hand, card % 13), work)
-            total += 1.0 - (1.0 - top) * (1.0 - ruff)
-        else:
-            total += SIDE_TIMING * _top_chance(sit, card, -1, work)
+        top = _top_chance(sit, card, _lower_trumps(sit, hand, card % 13), work)
+        total += 1.0 - (1.0 - top) * (1.0 - ruff)
+    for k in range(int(work[_W_SIDE])):  # the suits above trump, card by card
+        total += work[_W_SIDE + 2 + k]
     return total / sit[S_POOL]
+
+
+@jit
+def _side_terms(sit: tuple, work: np.ndarray) -> None:
+    """Once a situation, at ``work[_W_SIDE:]``: the count of unseen cards in the suits above trump, the
+    sum in card order of the side terms below trump, then the terms above it, in card order."""
+    if work[_W_SIDE] >= 0.0:
+        return
+    trump = sit[S_TRUMP]
+    below = sit[S_UNSEEN] & ((np.int64(1) << np.int64(13 * trump)) - 1)
+    above = sit[S_UNSEEN] & ~((np.int64(1) << np.int64(13 * trump + 13)) - 1)
+    total = 0.0
+    while below:
+        card = trailing_zeros(below)
+        below &= below - 1
+        total += SIDE_TIMING * _top_chance(sit, card, -1, work)
+    count = 0
+    while above:
+        card = trailing_zeros(above)
+        above &= above - 1
+        work[_W_SIDE + 2 + count] = SIDE_TIMING * _top_chance(sit, card, -1, work)
+        count += 1
+    work[_W_SIDE + 1] = total
+    work[_W_SIDE] = count
 
 
 # ----------------------------------------------------------------------------- hand value
