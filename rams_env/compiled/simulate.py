@@ -1,0 +1,66 @@
+"""Whole ramsar with every seat played by the heuristic twin, for the equity model's data.
+
+One compiled call plays ``seeds.size`` ramsar one after another, each from ``Game(config,
+seeds[k], scores=start_scores[k])`` (a random dealer) with seat ``i``'s heuristic seeded
+``hseeds[k, i]``, and records at every deal start the scores and the dealer, then the rams's
+winners. Nothing is allocated: the caller passes every array (see ``rams_env.equity.simulate_ramsar``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .compiler import jit
+from .drivers import _next_deal_or_end
+from .encode import encode
+from .heuristic import heuristic_action
+from .layout import C_PLAYERS, CURRENT, DEAL_OVER, DEALER, LEGAL, PHASE, RAMS_WINNERS, SCORES
+from .mt import mt_seed
+from .rules import apply, new_game_with
+
+
+@jit
+def play_ramsar(
+    s: np.ndarray,
+    c: np.ndarray,
+    rng: np.ndarray,
+    hrngs: np.ndarray,
+    seeds: np.ndarray,
+    hseeds: np.ndarray,
+    start_scores: np.ndarray,
+    deck: np.ndarray,
+    obs: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+    rec_scores: np.ndarray,
+    rec_dealer: np.ndarray,
+    rec_rams: np.ndarray,
+    winners: np.ndarray,
+) -> int:
+    """Play rams ``k`` for every ``k`` of ``seeds`` (``c`` must end an episode with the rams) and
+    return the number of deal starts recorded in ``rec_*``, or -1 if they did not fit (then the
+    records are incomplete). ``winners[k]`` gets the seat mask of rams ``k``'s winners; ``deck``
+    is an empty int64 array (a shuffled deck)."""
+    n = c[C_PLAYERS]
+    count = 0
+    capacity = rec_dealer.size
+    for k in range(seeds.size):
+        for seat in range(n):
+            mt_seed(hrngs[seat], hseeds[k, seat])
+        new_game_with(s, c, rng, seeds[k], -1, start_scores[k], deck)
+        while True:
+            if count >= capacity:
+                return -1
+            for seat in range(n):
+                rec_scores[count, seat] = s[SCORES + seat]
+            rec_dealer[count] = s[DEALER]
+            rec_rams[count] = k
+            count += 1
+            while s[PHASE] < DEAL_OVER and s[CURRENT] >= 0:
+                seat = s[CURRENT]
+                encode(s, c, seat, obs)
+                apply(s, c, heuristic_action(obs, c, s[LEGAL], hrngs[seat], work, iwork))
+            if _next_deal_or_end(s, c, rng):
+                break
+        winners[k] = s[RAMS_WINNERS]
+    return count

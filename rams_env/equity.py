@@ -1,0 +1,236 @@
+"""The equity of a score state: each seat's chance to win the rams from ``(rules, scores, dealer)``.
+
+``equity(rules, scores, dealer)`` is the chance of each seat to win the rams that starts its next
+deal with ``scores`` and ``dealer`` dealing, when every seat plays as :class:`HeuristicAgent` does
+(a tie shares the win: a rams won by two seats counts one half to each). It is a fitted model,
+shipped as data (``rams_env/data/equity.json``, written by ``training/fit_equity.py``), for every
+preset at its own rule options and every table size the preset allows. Its calibration against
+simulated ramsar is on the docs page ``docs/equity.md``.
+
+The model is a conditional logit: seat ``i`` gets the utility
+
+    u_i = T[score_i, lowest score of the others] + H[position of i after the dealer]
+
+and the chances are ``softmax(u)`` over the seats, so they sum to 1 and permuting the seats
+permutes them. ``T`` is a table over score knots (every score 1..10 in the Swedish presets; a few
+dozen points apart in russian), read by bilinear interpolation between knots and clamped at the
+ends; the shipped ``T`` falls with a seat's own score and rises with the others' lowest, so a seat
+that lowers its score never loses equity. A state where somebody is at 0 or less is the end of the
+rams, and the lowest scores share the win exactly.
+
+Not modelled: the previous deal's passes (the two-point rule), the totals and flights of a match
+(``episode="match"``: the model gives the current rams only), rule options other than a preset's.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from .compiled import heuristic as compiled_heuristic
+from .compiled.layout import P, STATE_WIDTH, config_array
+from .compiled.simulate import play_ramsar
+from .encoding import OBS_SIZE
+from .rules import RulesConfig, make_config
+
+FORMAT = 1
+DATA_FILE = "equity.json"
+# The score knots of the table T, by family. Swedish scores at a deal start are 1..10 (the cap);
+# russian records start at 100 and may rise above it by fines.
+KNOTS: dict[str, tuple[int, ...]] = {
+    "swedish": tuple(range(1, 11)),
+    "russian": (1, 3, 5, 8, 12, 17, 23, 30, 40, 50, 60, 70, 85, 100, 120, 150),
+}
+
+
+def model_key(rules: RulesConfig) -> str:
+    """The data's key for ``rules``: ``"<preset>-<players>p"``."""
+    return f"{rules.variant}-{rules.num_players}p"
+
+
+def check_rules(rules: RulesConfig) -> None:
+    """Refuse (``ValueError``) rules the model has no data for: options other than the preset's."""
+    if not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig (rams_env.make_config), got {type(rules).__name__}")
+    preset = make_config(rules.variant, rules.num_players).to_dict()
+    changed = sorted(k for k, v in rules.to_dict().items() if preset[k] != v)
+    if changed:
+        raise ValueError(
+            f"the equity model covers the presets at their own rule options; these differ from "
+            f"{rules.variant!r}'s: {', '.join(f'{k}={getattr(rules, k)!r}' for k in changed)}"
+        )
+
+
+def check_state(rules: RulesConfig, scores: Any, dealer: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``scores`` as an int64 array (N, n) and ``dealer`` as (N,), or a ``ValueError`` naming what
+    is wrong. Accepts one state (``scores`` of length n, an int ``dealer``) or a batch."""
+    n = rules.num_players
+    array = np.asarray(scores)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        raise ValueError(f"scores must be numbers, got {array.dtype}")
+    if array.ndim not in (1, 2) or array.shape[-1] != n:
+        raise ValueError(f"scores must have one entry per seat ({n}) or shape (N, {n}), got shape {array.shape}")
+    if np.issubdtype(array.dtype, np.floating) and not np.all(np.isfinite(array) & (array == np.round(array))):
+        raise ValueError("scores must be whole numbers")
+    batch = array.reshape(-1, n).astype(np.int64)
+    dealers = np.asarray(dealer)
+    if dealers.dtype == bool or not np.issubdtype(dealers.dtype, np.integer):
+        raise ValueError(f"dealer must be an int seat, got {dealer!r}")
+    dealers = np.broadcast_to(dealers.reshape(-1), (batch.shape[0],)) if dealers.size == 1 else dealers.reshape(-1)
+    if dealers.shape != (batch.shape[0],):
+        raise ValueError(f"dealer must be one seat or one per state ({batch.shape[0]}), got shape {np.shape(dealer)}")
+    if np.any((dealers < 0) | (dealers >= n)):
+        raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
+    if rules.swedish and np.any(batch > rules.flight_cap):
+        raise ValueError(f"a Swedish score never exceeds the flight cap {rules.flight_cap}: got scores {array.tolist()}")
+    if rules.end == "at_zero" and np.any(batch < 0):
+        raise ValueError(f"{rules.variant} scores stop at 0: got scores {array.tolist()}")
+    return batch, dealers.astype(np.int64)
+
+
+def _hat(values: np.ndarray, knots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lower knot index and the weight of the upper knot of each value (clamped at the ends)."""
+    x = np.clip(values.astype(np.float64), knots[0], knots[-1])
+    lower = np.clip(np.searchsorted(knots, x, side="right") - 1, 0, knots.size - 2)
+    weight = (x - knots[lower]) / (knots[lower + 1] - knots[lower])
+    return lower, weight
+
+
+def seat_features(rules: RulesConfig, scores: np.ndarray, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sparse features of every seat of states (N, n): ``index`` (N, n, 5) into the parameter
+    vector (four table cells, then the position) and ``weight`` (N, n, 5)."""
+    knots = np.asarray(KNOTS[rules.family], np.float64)
+    k = knots.size
+    n = rules.num_players
+    others = np.empty_like(scores)
+    for seat in range(n):
+        others[:, seat] = np.delete(scores, seat, axis=1).min(axis=1)
+    own_low, own_w = _hat(scores, knots)
+    opp_low, opp_w = _hat(others, knots)
+    index = np.empty((*scores.shape, 5), np.int64)
+    weight = np.empty((*scores.shape, 5), np.float64)
+    for slot, (da, wa) in enumerate(((0, 1 - own_w), (1, own_w))):
+        for dbi, (db, wb) in enumerate(((0, 1 - opp_w), (1, opp_w))):
+            index[..., 2 * slot + dbi] = (own_low + da) * k + (opp_low + db)
+            weight[..., 2 * slot + dbi] = wa * wb
+    index[..., 4] = k * k + (np.arange(n)[None, :] - dealers[:, None] - 1) % n
+    weight[..., 4] = 1.0
+    return index, weight
+
+
+def num_parameters(rules: RulesConfig) -> int:
+    """The length of the parameter vector: the table T (knots x knots), then H (one per seat)."""
+    return len(KNOTS[rules.family]) ** 2 + rules.num_players
+
+
+def chances(parameters: np.ndarray, index: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """softmax over the seats of the utilities ``sum(weight * parameters[index])``: (N, n)."""
+    utility = (parameters[index] * weight).sum(axis=-1)
+    utility -= utility.max(axis=1, keepdims=True)
+    exp = np.exp(utility)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def terminal_shares(scores: np.ndarray) -> np.ndarray:
+    """The exact result where a rams is over (somebody at 0 or less): the lowest scores share 1."""
+    lowest = scores == scores.min(axis=1, keepdims=True)
+    return lowest / lowest.sum(axis=1, keepdims=True)
+
+
+@functools.cache
+def _load() -> dict[str, Any]:
+    data = json.loads(resources.files("rams_env").joinpath("data", DATA_FILE).read_text())
+    if data.get("format") != FORMAT:
+        raise ValueError(f"rams_env/data/{DATA_FILE} has format {data.get('format')!r}; this code reads {FORMAT}")
+    return data
+
+
+def load_data() -> dict[str, Any]:
+    """The shipped model data (parsed ``rams_env/data/equity.json``)."""
+    return _load()
+
+
+@functools.cache
+def parameters(key: str) -> np.ndarray:
+    """The fitted parameter vector of model ``key`` (see :func:`model_key`)."""
+    models = _load()["models"]
+    if key not in models:
+        raise ValueError(f"no equity model for {key!r}; the data has {sorted(models)}")
+    table = np.asarray(models[key]["table"], np.float64)
+    position = np.asarray(models[key]["position"], np.float64)
+    return np.concatenate([table.reshape(-1), position])
+
+
+def equity(rules: RulesConfig, scores: Sequence[int] | np.ndarray, dealer: int | np.ndarray) -> np.ndarray:
+    """Each seat's chance to win the rams from the deal that starts with ``scores``, ``dealer``
+    dealing: shape (n,) for one state, (N, n) for a batch (``scores`` (N, n), ``dealer`` (N,))."""
+    check_rules(rules)
+    batch, dealers = check_state(rules, scores, dealer)
+    out = chances(parameters(model_key(rules)), *seat_features(rules, batch, dealers))
+    over = batch.min(axis=1) <= 0
+    if over.any():
+        out[over] = terminal_shares(batch[over])
+    return out[0] if np.ndim(scores) == 1 else out
+
+
+def win_shares(winners: np.ndarray, num_players: int) -> np.ndarray:
+    """Seat masks of winners (R,) as each seat's share of the win (R, n)."""
+    won = (winners[:, None] >> np.arange(num_players)[None, :]) & 1
+    return won / won.sum(axis=1, keepdims=True)
+
+
+def simulate_ramsar(
+    rules: RulesConfig, num_ramsar: int, seed: int, random_start: float = 0.0
+) -> dict[str, np.ndarray]:
+    """Play ``num_ramsar`` whole ramsar with every seat the compiled heuristic (seeded from
+    ``seed``); a fraction ``random_start`` of them start from random scores (each seat uniform
+    from 1 to the start score) instead of the start score. Returns ``scores`` (M, n) and
+    ``dealer`` (M,) at every deal start, ``rams`` (M,) its rams, and ``winners`` (R,) seat masks."""
+    if num_ramsar < 1:
+        raise ValueError(f"num_ramsar must be at least 1, got {num_ramsar}")
+    if not 0.0 <= random_start <= 1.0:
+        raise ValueError(f"random_start must be a fraction from 0 to 1, got {random_start}")
+    n = rules.num_players
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, 2**62, num_ramsar, dtype=np.int64)
+    hseeds = rng.integers(0, 2**62, (num_ramsar, n), dtype=np.int64)
+    start = np.full((num_ramsar, n), rules.start_score, np.int64)
+    random = rng.random(num_ramsar) < random_start
+    start[random] = rng.integers(1, rules.start_score + 1, (int(random.sum()), n))
+    c = config_array(rules, "rams", "win")
+    capacity = 64 * num_ramsar
+    while True:
+        rec_scores = np.zeros((capacity, n), np.int64)
+        rec_dealer = np.zeros(capacity, np.int64)
+        rec_rams = np.zeros(capacity, np.int64)
+        winners = np.zeros(num_ramsar, np.int64)
+        count = play_ramsar(
+            np.zeros(STATE_WIDTH, np.int64),
+            c,
+            np.zeros(625, np.int64),
+            np.zeros((P, 625), np.int64),
+            seeds,
+            hseeds,
+            start,
+            np.zeros(0, np.int64),
+            np.zeros(OBS_SIZE, np.float32),
+            np.zeros(compiled_heuristic.WORK_SIZE, np.float64),
+            np.zeros(compiled_heuristic.WORK_SIZE, np.int64),
+            rec_scores,
+            rec_dealer,
+            rec_rams,
+            winners,
+        )
+        if count >= 0:
+            return {
+                "scores": rec_scores[:count],
+                "dealer": rec_dealer[:count],
+                "rams": rec_rams[:count],
+                "winners": winners,
+            }
+        capacity *= 4
