@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import heuristic as compiled_heuristic
-from .compiled.layout import P, STATE_WIDTH, config_array
+from .compiled.layout import STATE_WIDTH, P, config_array
 from .compiled.simulate import play_ramsar
 from .encoding import OBS_SIZE
 from .rules import RulesConfig, make_config
@@ -87,7 +87,8 @@ def check_state(rules: RulesConfig, scores: Any, dealer: Any) -> tuple[np.ndarra
     if np.any((dealers < 0) | (dealers >= n)):
         raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer!r}")
     if rules.swedish and np.any(batch > rules.flight_cap):
-        raise ValueError(f"a Swedish score never exceeds the flight cap {rules.flight_cap}: got scores {array.tolist()}")
+        cap = rules.flight_cap
+        raise ValueError(f"a Swedish score never exceeds the flight cap {cap}: got scores {array.tolist()}")
     if rules.end == "at_zero" and np.any(batch < 0):
         raise ValueError(f"{rules.variant} scores stop at 0: got scores {array.tolist()}")
     return batch, dealers.astype(np.int64)
@@ -184,9 +185,7 @@ def win_shares(winners: np.ndarray, num_players: int) -> np.ndarray:
     return won / won.sum(axis=1, keepdims=True)
 
 
-def simulate_ramsar(
-    rules: RulesConfig, num_ramsar: int, seed: int, random_start: float = 0.0
-) -> dict[str, np.ndarray]:
+def simulate_ramsar(rules: RulesConfig, num_ramsar: int, seed: int, random_start: float = 0.0) -> dict[str, np.ndarray]:
     """Play ``num_ramsar`` whole ramsar with every seat the compiled heuristic (seeded from
     ``seed``); a fraction ``random_start`` of them start from random scores (each seat uniform
     from 1 to the start score) instead of the start score. Returns ``scores`` (M, n) and

@@ -1,5 +1,6 @@
-"""The rams equity model (rams_env.equity): shape, normalisation, symmetry, monotonicity, terminal
-states, every preset and table size, bad input, the shipped data, and the figures of docs/equity.md."""
+"""The rams equity model (rams_env.equity): shape, normalisation, symmetry (rotations of the table),
+monotonicity, terminal states, every preset and table size, bad input, the shipped data, and the figures
+of docs/equity.md."""
 
 from __future__ import annotations
 
@@ -18,9 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "equity.md"
 CALIBRATION = ROOT / "docs" / "equity-calibration.json"
 CONFIGS = [
-    make_config(v, n)
-    for v in PRESETS
-    for n in range(make_config(v).min_players, make_config(v).max_players + 1)
+    make_config(v, n) for v in PRESETS for n in range(make_config(v).min_players, make_config(v).max_players + 1)
 ]
 IDS = [equity.model_key(c) for c in CONFIGS]
 
@@ -45,16 +44,37 @@ def test_shape_normalisation_and_range_for_every_preset_and_size(rules):
 
 
 @pytest.mark.parametrize("rules", CONFIGS, ids=IDS)
-def test_permuting_the_seats_permutes_the_chances(rules):
+def test_renumbering_the_seats_renumbers_the_chances(rules):
+    """Seats are numbered round the table, so the renumberings that keep the table are the rotations:
+    rotating the scores and the dealer rotates the chances."""
     n = rules.num_players
     scores, dealers = random_states(rules, 50, 2)
     p = equity.equity(rules, scores, dealers)
-    rng = np.random.default_rng(3)
-    for _ in range(5):
-        perm = rng.permutation(n)  # new seat j is old seat perm[j]
-        inverse = np.argsort(perm)
-        q = equity.equity(rules, scores[:, perm], inverse[dealers])
-        np.testing.assert_allclose(q, p[:, perm], atol=1e-12)
+    for shift in range(1, n):
+        q = equity.equity(rules, np.roll(scores, shift, axis=1), (dealers + shift) % n)
+        np.testing.assert_allclose(q, np.roll(p, shift, axis=1), atol=1e-12)
+
+
+@pytest.mark.parametrize("rules", CONFIGS, ids=IDS)
+def test_seats_at_the_same_place_after_the_dealer_swap_with_their_scores(rules):
+    """Swapping two seats' scores swaps their chances once their places after the dealer are swapped too:
+    the chances depend on a seat's score, the others' scores and its place, not on its number."""
+    n = rules.num_players
+    scores, dealers = random_states(rules, 50, 5)
+    p = equity.equity(rules, scores, dealers)
+    a, b = 0, n - 1
+    swapped = scores.copy()
+    swapped[:, [a, b]] = swapped[:, [b, a]]
+    q = equity.equity(rules, swapped, dealers)
+    model = equity.parameters(equity.model_key(rules))
+    position = model[-n:]
+    place = (np.arange(n)[None, :] - dealers[:, None] - 1) % n
+    # undo the place effect of each seat, then the swap: the rest of the utilities must match
+    utility_p = np.log(p) - position[place]
+    utility_q = np.log(q) - position[place]
+    utility_q[:, [a, b]] = utility_q[:, [b, a]]
+    diff = utility_p - utility_q
+    np.testing.assert_allclose(diff - diff.mean(axis=1, keepdims=True), 0.0, atol=1e-9)
 
 
 @pytest.mark.parametrize("rules", CONFIGS, ids=IDS)

@@ -215,10 +215,16 @@ def run(args: Args) -> None:
         calibration[key] = {
             "test_ramsar": args.test,
             "test_deal_starts": int(t_scores.shape[0]),
-            "brier": {"uniform": brier(p_uniform, t_shares), "rank": brier(p_rank, t_shares),
-                      "model": brier(p_model, t_shares)},
-            "log_loss": {"uniform": log_loss(p_uniform, t_shares), "rank": log_loss(p_rank, t_shares),
-                         "model": log_loss(p_model, t_shares)},
+            "brier": {
+                "uniform": brier(p_uniform, t_shares),
+                "rank": brier(p_rank, t_shares),
+                "model": brier(p_model, t_shares),
+            },
+            "log_loss": {
+                "uniform": log_loss(p_uniform, t_shares),
+                "rank": log_loss(p_rank, t_shares),
+                "model": log_loss(p_model, t_shares),
+            },
             "reliability": {"rank": reliability(p_rank, t_shares), "model": reliability(p_model, t_shares)},
         }
     settings = dataclasses.asdict(args)
