@@ -145,10 +145,12 @@ def _deal(config: RulesConfig, seed: int, index: int, scores: str) -> Deal:
 
 
 # ----------------------------------------------------------------------------- agents by name
-BUILTIN_AGENTS = ("random", "heuristic", "search", "ismcts")
+BUILTIN_AGENTS = ("random", "heuristic", "search", "oracle", "ismcts")
 AGENT_SPEC_HELP = (
     "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
-    "for any SearchAgent keyword), ismcts (OpenSpiel's ISMCTS, the openspiel extra: ismcts:200, or "
+    "for any SearchAgent keyword), oracle (the same search on the true deal: it sees hidden cards, a "
+    "reference, not a fair agent; oracle:200 or oracle:key=value,... as for search), ismcts (OpenSpiel's "
+    "ISMCTS, the openspiel extra: ismcts:200, or "
     "ismcts:key=value,... for any ISMCTSAgent keyword), a model of the zoo by name (mattmar-4p; a preset's "
     "name, such as mattmar, for its best model), or the path of a checkpoint file or of an ensemble manifest (.json)"
 )
@@ -185,12 +187,17 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
         from . import agents
 
     # "heuristic" is HeuristicAgent's compiled twin: the same decisions, seed for seed, much faster.
-    agent_classes = {"random": "RandomAgent", "heuristic": "CompiledHeuristicAgent", "search": "SearchAgent"}
+    agent_classes = {
+        "random": "RandomAgent",
+        "heuristic": "CompiledHeuristicAgent",
+        "search": "SearchAgent",
+        "oracle": "OracleAgent",
+    }
     cls = agent_classes.get(name, "ISMCTSAgent")
     if not hasattr(agents, cls):
         raise ValueError(f"agent {spec!r}: rams_env.agents has no {cls} yet")
     factory = getattr(agents, cls)
-    options = _spec_options(spec, rest, "simulations" if name in ("search", "ismcts") else None)
+    options = _spec_options(spec, rest, "simulations" if name in ("search", "oracle", "ismcts") else None)
     if "seed" in options:
         raise ValueError(f"agent {spec!r}: the seed is set per game by the evaluation, not in the spec")
     parameters = inspect.signature(factory).parameters
@@ -203,6 +210,21 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
     except TypeError as err:
         raise ValueError(f"agent {spec!r}: {err}") from None
     return source
+
+
+def sees_hidden_cards(source: AgentSource) -> bool:
+    """Whether the agent (or factory) of ``source`` sees cards hidden from its seat (the oracle)."""
+    target = source.func if isinstance(source, functools.partial) else source
+    return bool(getattr(target, "sees_hidden_cards", False))
+
+
+def agent_label(name: str, source: AgentSource) -> str:
+    """``name`` as reports show it: marked "(sees hidden cards)" for an agent that does."""
+    from .agents.oracle import HIDDEN_CARDS_LABEL
+
+    if sees_hidden_cards(source) and HIDDEN_CARDS_LABEL not in name:
+        return f"{name} ({HIDDEN_CARDS_LABEL})"
+    return name
 
 
 def _spec_options(spec: str, text: str, positional: str | None) -> dict[str, Any]:
@@ -489,6 +511,8 @@ def evaluate(
     _check_common(config, decks, seed, episode, scores, workers)
     for name, src in {**agents, baseline_name: baseline}.items():
         _check_source(name, src)
+    agents = {agent_label(name, src): src for name, src in agents.items()}
+    baseline_name = agent_label(baseline_name, baseline)
     n = config.num_players
     named = list(agents.items())
     job = _DuplicateJob(config, seed, episode, scores, named, (baseline_name, baseline))
@@ -741,7 +765,7 @@ def league(
     _check_common(config, decks, seed, episode, scores, workers)
     for name, src in agents.items():
         _check_source(name, src)
-    named = list(agents.items())
+    named = [(agent_label(name, src), src) for name, src in agents.items()]
     job = _LeagueJob(config, seed, episode, scores, named)
     by_deck = _run(job, decks, workers, progress, job.games_per_deck, "league")
     model = PlackettLuce()

@@ -1,5 +1,7 @@
 """Agents that play Rams: random, rule-based, search and trained policies (docs/contract.md "Trained agents").
 
+The oracle (:class:`OracleAgent`) is the search on the true deal: it sees hidden cards, a reference only.
+
 Every agent has ``act(observation) -> int``. Each also has ``act_game(game, seat) -> int``, which an
 evaluation harness may call with the real :class:`~rams_env.rules.Game`; an agent then uses only
 what ``seat`` may know (the search agent needs the public history, which the observation vector
@@ -21,6 +23,7 @@ from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
 from .compiled_heuristic import CompiledHeuristicAgent
 from .heuristic import HeuristicAgent
+from .oracle import OracleAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent
 
@@ -33,6 +36,7 @@ __all__ = [
     "HeuristicAgent",
     "MissingExtraError",
     "ObservationAgent",
+    "OracleAgent",
     "RandomAgent",
     "SearchAgent",
     "load_agent",

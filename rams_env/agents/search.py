@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -146,23 +147,32 @@ class SearchAgent:
 
     def act_game(self, game: Game, seat: int) -> int:
         """The searched action of ``seat`` (the player to act), using only what ``seat`` may know."""
+        return self.search(game, seat)[0]
+
+    def _worlds(self, game: Game, seat: int) -> Callable[[random.Random], Game]:
+        """What draws the worlds searched: re-deals of the cards hidden from ``seat``."""
+        return DealSampler(game, seat).sample
+
+    def search(self, game: Game, seat: int) -> tuple[int, list[int], list[list[float]]]:
+        """The searched action of ``seat``, the legal actions, and the rollout results (a row per
+        world, a column per legal action; none where the heuristic's choice is kept unsearched)."""
         if game.current_player != seat:
             raise ValueError(f"seat {seat} is not to act (current player: {game.current_player})")
         legal = game.legal_actions()
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], legal, []
         prior = self._prior(game.config).act_game(game, seat)
         if game.phase == Phase.BUY:
-            return prior
+            return prior, legal, []
         worlds = self.simulations * (KNOCK_WORLDS if game.phase == Phase.KNOCK else 1)
-        sampler = DealSampler(game, seat)
+        sample = self._worlds(game, seat)
         results: list[list[float]] = []
         start = time.perf_counter()
         before = game.scores[seat]
         for done in range(worlds):
             if self.time_limit is not None and done and time.perf_counter() - start > self.time_limit:
                 break
-            world = sampler.sample(self.rng)
+            world = sample(self.rng)
             row = []
             for action in legal:
                 clone = world.clone()
@@ -170,7 +180,7 @@ class SearchAgent:
                 rollout(clone, self.rng)
                 row.append(before - clone.scores[seat])
             results.append(row)
-        return legal[_choose(results, legal.index(prior), self.confidence)]
+        return legal[_choose(results, legal.index(prior), self.confidence)], legal, results
 
 
 def _choose(results: list[list[float]], prior: int, confidence: float) -> int:
