@@ -7,7 +7,7 @@ shipped as data (``rams_env/data/equity.json``, written by ``training/fit_equity
 preset at its own rule options and every table size the preset allows. Its calibration against
 simulated ramsar is on the docs page ``docs/equity.md``.
 
-The model is a conditional logit: seat ``i`` gets the utility
+The model is a conditional logit: seat ``i`` gets the utility::
 
     u_i = T[score_i, lowest score of the others] + H[position of i after the dealer]
 
