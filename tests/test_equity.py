@@ -226,3 +226,47 @@ def test_all_ties_and_positions_are_covered():
     for scores in itertools.product(range(1, 11), repeat=3):
         p = equity.equity(rules, list(scores), 0)
         assert abs(p.sum() - 1) < 1e-12
+
+
+# ----------------------------------------------------------------------------- the match
+MATTMAR = make_config("mattmar", 4)
+
+
+def test_match_equity_sums_to_one_and_is_reproducible():
+    p = equity.match_equity(MATTMAR, [3, 7, 10, 6], 1, [20, 25, 30, 22], [1, 2, 0, 3], 4, simulations=300, seed=1)
+    q = equity.match_equity(MATTMAR, [3, 7, 10, 6], 1, [20, 25, 30, 22], [1, 2, 0, 3], 4, simulations=300, seed=1)
+    assert p.shape == (4,) and abs(p.sum() - 1) < 1e-12 and p.tolist() == q.tolist()
+    assert p.argmax() == 0  # lowest total and lowest score
+
+
+def test_a_decided_match_is_won_for_certain():
+    """At the last rams a lead of 50 points cannot be lost: a rams ends at most 10 points up."""
+    p = equity.match_equity(MATTMAR, [10, 10, 10, 10], 0, [0, 50, 60, 70], [9, 0, 0, 0], 5, simulations=200)
+    assert p.tolist() == [1.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("rules", "rams_number"), [(MATTMAR, 5), (make_config("russian", 4), 0)])
+def test_the_last_rams_of_a_match_is_the_rams(rules, rams_number):
+    """With level totals and flights the last rams decides the match, so the match's chances are the
+    rams's (the model's, within its calibration and the simulation's noise)."""
+    scores = [3, 7, 10, 6] if rules.swedish else [30, 70, 100, 60]
+    p = equity.match_equity(rules, scores, 1, [12] * 4 if rams_number else [0] * 4, [0] * 4, rams_number, 1500)
+    np.testing.assert_allclose(p, equity.equity(rules, scores, 1), atol=0.06)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(rams_number=6), "rams_number must be 0..5"),
+        (dict(rams_number=1.0), "rams_number must be an int"),
+        (dict(totals=[0, 0, 0]), "totals must be 4 ints"),
+        (dict(flights=[0, -1, 0, 0]), "flights must not be negative"),
+        (dict(totals=[1, 0, 0, 0], rams_number=0), "the totals are all 0"),
+        (dict(scores=[0, 5, 5, 5]), "every score above 0"),
+        (dict(simulations=0), "simulations must be a positive int"),
+    ],
+)
+def test_match_equity_refuses_bad_input(kwargs, message):
+    state = dict(scores=[5, 5, 5, 5], dealer=0, totals=[10, 10, 10, 10], flights=[0] * 4, rams_number=2)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        equity.match_equity(MATTMAR, **{**state, **kwargs})

@@ -1,4 +1,4 @@
-"""Whole ramsar with every seat played by the heuristic twin, for the equity model's data.
+"""Whole ramsar (and the rest of matches) with every seat played by the heuristic twin, for the equity model.
 
 One compiled call plays ``seeds.size`` ramsar one after another, each from ``Game(config,
 seeds[k], scores=start_scores[k])`` (a random dealer) with seat ``i``'s heuristic seeded
@@ -14,7 +14,20 @@ from .compiler import jit
 from .drivers import _next_deal_or_end
 from .encode import encode
 from .heuristic import heuristic_action
-from .layout import C_PLAYERS, CURRENT, DEAL_OVER, DEALER, LEGAL, PHASE, RAMS_WINNERS, SCORES
+from .layout import (
+    C_PLAYERS,
+    CURRENT,
+    DEAL_OVER,
+    DEALER,
+    FLIGHTS,
+    GAME_WINNERS,
+    LEGAL,
+    PHASE,
+    RAMS_NUMBER,
+    RAMS_WINNERS,
+    SCORES,
+    TOTALS,
+)
 from .mt import mt_seed
 from .rules import apply, new_game_with
 
@@ -64,3 +77,44 @@ def play_ramsar(
                 break
         winners[k] = s[RAMS_WINNERS]
     return count
+
+
+@jit
+def play_matches(
+    s: np.ndarray,
+    c: np.ndarray,
+    rng: np.ndarray,
+    hrngs: np.ndarray,
+    seeds: np.ndarray,
+    hseeds: np.ndarray,
+    dealer: int,
+    scores: np.ndarray,
+    totals: np.ndarray,
+    flights: np.ndarray,
+    rams_number: int,
+    deck: np.ndarray,
+    obs: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+    winners: np.ndarray,
+) -> None:
+    """Play the rest of a match ``seeds.size`` times (``c`` must end an episode with the match), each
+    from a deal dealt by ``dealer`` with ``scores`` in rams ``rams_number`` (0-based) and the earlier
+    ramsar's ``totals`` and ``flights``, every seat the heuristic; ``winners[k]``: the match's winners."""
+    n = c[C_PLAYERS]
+    for k in range(seeds.size):
+        for seat in range(n):
+            mt_seed(hrngs[seat], hseeds[k, seat])
+        new_game_with(s, c, rng, seeds[k], dealer, scores, deck)
+        s[RAMS_NUMBER] = rams_number
+        for seat in range(n):
+            s[TOTALS + seat] = totals[seat]
+            s[FLIGHTS + seat] = flights[seat]
+        while True:
+            while s[PHASE] < DEAL_OVER and s[CURRENT] >= 0:
+                seat = s[CURRENT]
+                encode(s, c, seat, obs)
+                apply(s, c, heuristic_action(obs, c, s[LEGAL], hrngs[seat], work, iwork))
+            if _next_deal_or_end(s, c, rng):
+                break
+        winners[k] = s[GAME_WINNERS]
