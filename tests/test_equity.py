@@ -270,3 +270,9 @@ def test_match_equity_refuses_bad_input(kwargs, message):
     state = dict(scores=[5, 5, 5, 5], dealer=0, totals=[10, 10, 10, 10], flights=[0] * 4, rams_number=2)
     with pytest.raises(ValueError, match=re.escape(message)):
         equity.match_equity(MATTMAR, **{**state, **kwargs})
+
+
+def test_the_data_file_is_package_data():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    section = pyproject[pyproject.index("[tool.setuptools.package-data]") :]
+    assert '"data/*.json"' in section.split("\n[", 1)[0]

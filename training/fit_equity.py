@@ -12,7 +12,7 @@ ramsar). Writes
 - ``docs/equity-calibration.json``: Brier scores and log losses on the held-out ramsar;
 - ``docs/equity-reliability.png``: reliability curves of the model and the rank baseline.
 
-A full run takes a few minutes on one core, so it is not resumable; ``--only mattmar-4p`` refits
+Each model is simulated and fitted in one go (the run is not resumable); ``--only mattmar-4p`` refits
 one model and keeps the others. Needs scipy (the optimiser) and matplotlib (the plot).
 
     python training/fit_equity.py
