@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TextIO
 
+from . import jsoncheck
 from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
 from .evaluation import (
@@ -38,6 +39,7 @@ from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig
 COMMAND_GROUP = "rams_env.commands"
 LOG_FORMAT = "rams_env game log"
 LOG_VERSION = 1
+LOG_DEPTH = 8  # levels of nesting of a game log (its deepest field, "actions", has 2)
 
 
 @dataclass(frozen=True)
@@ -496,17 +498,9 @@ def _run_replay(args: argparse.Namespace) -> int:
 def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
     """The fresh game a saved log starts from, and the log; ``CommandError`` naming what is wrong."""
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
-        record = json.loads(text)
-    except OSError as err:
-        raise CommandError(f"cannot read {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise CommandError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason})") from None
-    except json.JSONDecodeError as err:
-        raise CommandError(f"{path} is not JSON: {err}") from None
-    except RecursionError:
-        raise CommandError(f"{path} is not a rams game log: its JSON is nested too deeply") from None
+        record = jsoncheck.read(path, max_depth=LOG_DEPTH)
+    except jsoncheck.JsonInputError as err:
+        raise CommandError(str(err)) from None
     if not isinstance(record, dict) or record.get("format") != LOG_FORMAT:
         raise CommandError(f"{path} is not a rams game log (no 'format': {LOG_FORMAT!r})")
     if record.get("version") != LOG_VERSION:
@@ -517,7 +511,7 @@ def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
     for key, ok, expected in (
         (
             "config",
-            isinstance(record["config"], dict) and record["config"].get("variant", "mattmar") in PRESETS,
+            isinstance(record["config"], dict) and _is_preset(record["config"].get("variant", "mattmar")),
             f"an object of rule options of a preset ({', '.join(sorted(PRESETS))})",
         ),
         ("episode", isinstance(record["episode"], str) and record["episode"] in EPISODES, f"one of {EPISODES}"),
@@ -540,6 +534,11 @@ def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_preset(value: Any) -> bool:
+    """A preset's name: a string first (a list or an object is no dict key: ``in PRESETS`` would raise)."""
+    return isinstance(value, str) and value in PRESETS
 
 
 def _is_list(value: Any, kind: type) -> bool:
