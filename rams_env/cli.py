@@ -309,7 +309,7 @@ def parse_move(text: str, legal: Sequence[int]) -> _Move:
     word = text.strip()
     if not word:
         return _Move(None, "Please type a move: its number, a card like TH, or a name like PASS.")
-    if word.isdigit():
+    if word.isascii() and word.isdigit():  # str.isdigit is also true of "²", which int() refuses
         k = int(word)
         if 1 <= k <= len(legal):
             return _Move(legal[k - 1])
@@ -345,14 +345,26 @@ def _menu(game: Game, legal: Sequence[int]) -> str:
 def _ask(game: Game, ask: Callable[[str], str], out: TextIO) -> int:
     legal = game.legal_actions()
     print(_menu(game, legal), file=out)
+    undecodable = 0
     while True:
-        text = ask("your move> ")
+        try:
+            text = ask("your move> ")
+        except UnicodeDecodeError:  # bytes that are not text in the terminal's encoding: ask again
+            undecodable += 1
+            if undecodable > 100:  # a stream of binary input, not a person: as the end of input
+                raise EOFError from None
+            print("That line is not text; type a move: its number, a card like TH, or a name like PASS.", file=out)
+            continue
+        undecodable = 0
         if text.strip().lower() in ("quit", "exit", "q"):
             raise _Quit
         if text.strip().lower() in ("help", "?", "h"):
             print(_menu(game, legal), file=out)
             continue
-        move = parse_move(text, legal)
+        try:
+            move = parse_move(text, legal)
+        except Exception as err:  # whatever was typed, the prompt goes on
+            move = _Move(None, f"Could not read {text.strip()[:40]!r} as a move ({type(err).__name__}); try again.")
         if move.action is not None:
             return move.action
         print(move.message, file=out)
@@ -462,27 +474,38 @@ def _run_play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted.")
         status = 130
-    if args.save:
-        record = {
-            "format": LOG_FORMAT,
-            "version": LOG_VERSION,
-            "config": config.to_dict(),
-            "episode": args.episode,
-            "seed": deal.seed,
-            "deck": list(deal.deck),
-            "dealer": deal.dealer,
-            "scores": list(deal.scores),
-            "seats": names,
-            "human_seat": args.seat,
-            "actions": log,
-            "complete": game.phase >= Phase.DEAL_OVER,
-            "final_scores": list(game.scores),
-        }
+    finally:  # the log is saved whatever ended the game (an agent's failure too)
+        if args.save:
+            _save_play_log(args, config, deal, names, game, log)
+    return status
+
+
+def _save_play_log(
+    args: argparse.Namespace, config: RulesConfig, deal: Any, names: list[str], game: Game, log: list[list[Any]]
+) -> None:
+    """Write ``rams play --save``'s log; ``CommandError`` if the file cannot be written."""
+    record = {
+        "format": LOG_FORMAT,
+        "version": LOG_VERSION,
+        "config": config.to_dict(),
+        "episode": args.episode,
+        "seed": deal.seed,
+        "deck": list(deal.deck),
+        "dealer": deal.dealer,
+        "scores": list(deal.scores),
+        "seats": names,
+        "human_seat": args.seat,
+        "actions": log,
+        "complete": game.phase >= Phase.DEAL_OVER,
+        "final_scores": list(game.scores),
+    }
+    try:
         with open(args.save, "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1)
             f.write("\n")
-        print(f"saved the game log to {args.save}")
-    return status
+    except OSError as err:
+        raise CommandError(f"--save {args.save}: cannot write the game log: {err.strerror or err}") from None
+    print(f"saved the game log to {args.save}")
 
 
 # ----------------------------------------------------------------------------- rams replay
