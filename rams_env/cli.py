@@ -92,6 +92,9 @@ def _config(args: argparse.Namespace) -> RulesConfig:
             key, value = parse_pair(item)
         except ValueError:
             raise CommandError(f"--option needs KEY=VALUE, got {item!r}") from None
+        if key in ("variant", "num_players"):  # make_config's own arguments: a TypeError there
+            flag = "--variant" if key == "variant" else "--num-players"
+            raise CommandError(f"--option {item}: give {key} with {flag}, not as a rule option")
         options[key] = value
     try:
         return make_config(args.variant, args.num_players, **options)
@@ -709,6 +712,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (rams replay log.json | head): stop quietly. Python would flush stdout
         # again at exit and report that failure, so stdout is pointed at /dev/null first.
         _silence_stdout()
+        return 1
+    except OSError as err:  # a file that cannot be written or read where no check could tell beforehand
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"rams {args.command}: error: {where}{err.strerror or err}", file=sys.stderr)
         return 1
 
 

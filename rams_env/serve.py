@@ -980,6 +980,16 @@ def _limits(args: argparse.Namespace) -> Limits:
     )
 
 
+def _check_host(host: str, port: int) -> None:
+    """``CommandError`` naming ``--host`` for an address that does not resolve (Werkzeug would print and exit)."""
+    import socket
+
+    try:
+        socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as err:
+        raise CommandError(f"--host {host!r} does not resolve to an address to listen on: {err}") from None
+
+
 def _run(args: argparse.Namespace) -> int:
     for path in args.logs:
         load_log(path)  # a bad log is a CommandError now, not a surprise on the page
@@ -1003,6 +1013,7 @@ def _run(args: argparse.Namespace) -> int:
         import logging
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    _check_host(args.host, args.port)
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as err:
