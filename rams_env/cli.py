@@ -470,6 +470,10 @@ def _run_play(args: argparse.Namespace) -> int:
     print(f"Rams {config.variant}, {n} players, seed {seed}; you are player_{args.seat}.")
     print("Seats: " + ", ".join(f"player_{s} = {name}" for s, name in enumerate(names)))
     status = 0
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:  # bytes that are not text become U+FFFD, a line the prompt refuses
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="replace")
     try:
         _play_loop(game, actors, args.episode, args.seat, input, sys.stdout, log)
     except (_Quit, EOFError):
