@@ -55,7 +55,7 @@ from . import jsoncheck
 from .cli import LOG_FORMAT, LOG_VERSION, Command, CommandError, describe, load_log
 from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
-from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set
+from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
 from .render_rgb import hand_counts
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 from .serve_limits import Deadline, Limits, Refused, Store, budgeted
@@ -565,7 +565,7 @@ def _agents_game(body: dict[str, Any], limits: Limits | None = None) -> Replay:
     limits = limits or Limits()
     sources = _sources(specs, config, limits)
     deadline = Deadline(limits.request_seconds)
-    deal = deal_set(config, seed, deck + 1, scores)[deck]
+    deal = deck_of(config, seed, deck, scores)
     encoder = ObservationEncoder(config)
     actors = [actor_for(build_agent(sources[specs[s]], agent_seed(seed, deal.index, s)), encoder) for s in range(n)]
     game = deal.game(config)

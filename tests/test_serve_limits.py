@@ -201,3 +201,14 @@ def test_a_deeply_nested_body_is_a_400(server: Server) -> None:
     status, error, _ = server.request("POST", "/api/replays", raw=raw, headers={"Content-Type": "application/json"})
     assert status == 400 and "nested too deeply" in error["error"], error
     assert json.loads(json.dumps(error))["status"] == 400
+
+
+def test_the_last_deck_of_a_set_is_played_without_making_the_others(server: Server) -> None:
+    from rams_env.evaluation import deck_of
+
+    config = make_config("mattmar")
+    assert deck_of(config, 3, 40, "random") == deal_set(config, 3, 41, "random")[40]
+    started = time.perf_counter()
+    status, replay, _ = server.request("POST", "/api/replays", {"agents": ["random"], "seed": 3, "deck": 99_999})
+    assert status == 201 and "deck 99999 of deal set 3" in replay["title"], replay
+    assert time.perf_counter() - started < 5  # making the 100,000 decks before it took 10 s of one core
