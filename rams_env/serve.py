@@ -587,6 +587,11 @@ def _agents_game(body: dict[str, Any], limits: Limits | None = None) -> Replay:
 
 
 # ----------------------------------------------------------------------------- the server's state
+def _game_over(live: LiveGame) -> bool:
+    """A game that can make room for a new one at once: over, or stopped by an error."""
+    return live.over
+
+
 class ServeState:
     """What one server holds: live games, replays, the saved logs it offers, its settings."""
 
@@ -599,7 +604,7 @@ class ServeState:
         limits: Limits | None = None,
     ) -> None:
         self.limits = limits = limits or Limits()
-        self.games = Store("game", limits.max_games, limits.idle_seconds, "rams serve --max-games")
+        self.games = Store("game", limits.max_games, limits.idle_seconds, "rams serve --max-games", _game_over)
         self.replays = Store("replay", limits.max_replays, limits.idle_seconds, "rams serve --max-replays")
         self.save_dir = Path(save_dir) if save_dir is not None else None
         self.logs = [Path(p) for p in logs]
@@ -949,7 +954,7 @@ def _configure_limits(parser: argparse.ArgumentParser) -> None:
         default=d.max_simulations,
         metavar="N",
         help="most simulations per move of an agent named in a request: search worlds, ISMCTS simulations "
-        f"times rollouts; more is refused (400) (default {d.max_simulations})",
+        f"times rollouts; a request asking more is refused (default {d.max_simulations})",
     )
     group.add_argument(
         "--move-time",

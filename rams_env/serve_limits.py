@@ -10,8 +10,8 @@
   than its budget), so nothing a request names keeps a core busy after its answer.
 - **Stores.** Games and replays are kept up to ``max_games`` and ``max_replays``. When a new one needs a
   slot, a finished game goes first, then one idle for ``idle_seconds``, least recently used first; when
-  every slot holds a game in play, the new one is refused with 503 naming the limit. No game in play is
-  ever dropped.
+  every slot holds a game in play (or a replay being watched), the new one is refused with 503 naming
+  the limit. No game in play is ever dropped.
 """
 
 from __future__ import annotations
@@ -131,18 +131,17 @@ class Deadline:
 
 
 # ----------------------------------------------------------------------------- stores
-def in_play(item: Any) -> bool:
-    """Whether an item is a game still being played (replays and finished or stopped games are not)."""
-    return getattr(item, "over", None) is False
+def never_finished(item: Any) -> bool:
+    """The ``finished`` test of replays: someone may be stepping through one until it is idle."""
+    return False
 
 
 class Store:
     """Games or replays by id, at most ``limit``; a new one takes the slot of a finished or idle one.
 
-    Eviction order: finished items (least recently used first), then items untouched for
-    ``idle_seconds`` (least recently used first). Replays count as finished once idle: a replay has no
-    play to lose, but someone may be stepping through it. When no slot can be freed, :meth:`add` is a
-    :class:`Refused` 503 naming the limit and its option.
+    Eviction order: items that are ``finished(item)`` (a game over or stopped), least recently used
+    first, then items untouched for ``idle_seconds``, least recently used first. When no slot can be
+    freed, :meth:`add` is a :class:`Refused` 503 naming the limit and its ``option``.
     """
 
     def __init__(
@@ -151,9 +150,11 @@ class Store:
         limit: int,
         idle_seconds: float,
         option: str,
+        finished: Callable[[Any], bool] = never_finished,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.kind, self.limit, self.idle_seconds, self.option, self.clock = kind, limit, idle_seconds, option, clock
+        self.kind, self.limit, self.idle_seconds, self.option = kind, limit, idle_seconds, option
+        self.finished, self.clock = finished, clock
         self._items: collections.OrderedDict[str, Any] = collections.OrderedDict()  # least recently used first
         self._used: dict[str, float] = {}
         self._lock = threading.Lock()
@@ -173,7 +174,7 @@ class Store:
 
     def _evict_one(self) -> None:
         now = self.clock()
-        finished = next((k for k, v in self._items.items() if not in_play(v) and self.kind == "game"), None)
+        finished = next((k for k, v in self._items.items() if self.finished(v)), None)
         idle = next((k for k in self._items if now - self._used[k] >= self.idle_seconds), None)
         victim = finished if finished is not None else idle
         if victim is None:

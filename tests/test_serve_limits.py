@@ -110,7 +110,7 @@ def _game(over: bool) -> SimpleNamespace:
 
 def test_a_full_store_makes_room_from_finished_games_first_then_idle_ones() -> None:
     now = [0.0]
-    store = Store("game", 3, idle_seconds=100, option="rams serve --max-games", clock=lambda: now[0])
+    store = Store("game", 3, 100, "rams serve --max-games", finished=lambda g: g.over, clock=lambda: now[0])
     playing, finished, other = _game(False), _game(False), _game(False)
     ids = [store.add(g) for g in (playing, finished, other)]
     finished.over = True
