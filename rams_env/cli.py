@@ -141,6 +141,22 @@ def _positive(text: str) -> int:
     return value
 
 
+def _at_most(limit: int) -> Callable[[str], int]:
+    """An argparse type: a positive integer up to ``limit`` (processes, threads, resamples: memory and cores)."""
+
+    def parse(text: str) -> int:
+        value = _positive(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"expected a positive integer up to {limit:,}, got {value:,}")
+        return value
+
+    return parse
+
+
+MAX_WORKERS = MAX_THREADS = 1024  # processes or threads a command may start
+MAX_RESAMPLES = 10_000_000  # bootstrap resamples (8 bytes each in memory)
+
+
 @contextlib.contextmanager
 def torch_threads(threads: int) -> Iterator[None]:
     """Give torch ``threads`` threads here and in the processes started meanwhile; restore both afterwards.
@@ -191,15 +207,19 @@ def _configure_eval(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write a PNG of each agent's knock rate by score, not with --league (default: none)",
     )
-    parser.add_argument("--workers", type=_positive, default=1, help="processes to split the decks over (default 1)")
+    parser.add_argument(
+        "--workers", type=_at_most(MAX_WORKERS), default=1, help="processes to split the decks over (default 1)"
+    )
     parser.add_argument(
         "--threads",
-        type=_positive,
+        type=_at_most(MAX_THREADS),
         default=1,
         help="torch threads in each process for checkpoint agents (default 1: one game's small network gains "
         "nothing from more, and several processes with torch's default of one thread per core slow each other down)",
     )
-    parser.add_argument("--resamples", type=_positive, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument(
+        "--resamples", type=_at_most(MAX_RESAMPLES), default=10_000, help="bootstrap resamples (default 10000)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown)")
 
 

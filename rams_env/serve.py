@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsoncheck
-from .cli import LOG_FORMAT, LOG_VERSION, Command, CommandError, describe, load_log
+from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
 from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
 from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
@@ -1002,8 +1002,8 @@ def _run(args: argparse.Namespace) -> int:
         raise CommandError(f"--save-dir {args.save_dir}: no such folder")
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0 to 65535, got {args.port}")
-    if args.threads < 1:
-        raise CommandError(f"--threads must be at least 1, got {args.threads}")
+    if not 1 <= args.threads <= MAX_THREADS:
+        raise CommandError(f"--threads must be 1 to {MAX_THREADS}, got {args.threads}")
     try:
         from werkzeug.serving import make_server
 

@@ -94,6 +94,9 @@ EVAL = [
     (["{long-member.json}"], "a path may have at most"),
     (["a" * 5000], "unknown agent"),
     (["random", "--decks", "1", "--no-progress", "--json", "/proc/rams-x.json"], "/proc/rams-x.json"),
+    (["random", "--workers", "100000"], "--workers: expected a positive integer up to 1,024"),
+    (["random", "--threads", "1000000000"], "--threads: expected a positive integer up to 1,024"),
+    (["random", "--resamples", "1000000000000"], "--resamples: expected a positive integer up to 10,000,000"),
 ]
 PLAY = [
     (["--option", "variant=russian"], "give variant with --variant"),
@@ -123,7 +126,8 @@ SERVE = [
     (["--max-simulations", "many"], "--max-simulations"),
     (["--request-time", "-1"], "--request-time"),
     (["--save-dir", "{a-file}"], "--save-dir"),
-    (["--threads", "0"], "--threads must be at least 1"),
+    (["--threads", "0"], "--threads must be 1 to 1024"),
+    (["--threads", "1000000000"], "--threads must be 1 to 1024"),
 ]
 TRAIN = [
     (["--run-dir", "{a-file}/run"], "is a file, not a folder"),
