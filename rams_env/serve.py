@@ -37,6 +37,7 @@ Flask is imported only when the server is made: ``pip install "rams_env[serve]"`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import ipaddress
 import json
@@ -1019,10 +1020,13 @@ def _run(args: argparse.Namespace) -> int:
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
     _check_host(args.host, args.port)
+    said = io.StringIO()  # Werkzeug prints why it cannot listen, then exits: said here in one line instead
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        with contextlib.redirect_stderr(said):
+            server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as err:
-        raise CommandError(f"cannot listen on {args.host}:{args.port}: {err}") from None
+        why = " ".join(said.getvalue().split()) or str(err)
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {why}") from None
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"rams serve: http://{host}:{server.server_port}/  (Ctrl-C stops)", flush=True)
     if not local:

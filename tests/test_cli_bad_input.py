@@ -182,6 +182,20 @@ def test_bad_input_to_rams_serve_is_one_error_line(argv: list[str], message: str
     _check_one_line("serve", done.returncode, done.stderr, message)
 
 
+def test_rams_serve_on_a_busy_port_is_one_error_line() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [*RAMS, "serve", "--port", str(port)], capture_output=True, text=True, timeout=60, cwd=ROOT
+        )
+    _check_one_line("serve", done.returncode, done.stderr, f"cannot listen on 127.0.0.1:{port}: Address already in use")
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
 # ----------------------------------------------------------------------------- rams play's prompt
 def test_play_keeps_prompting_after_any_line_and_saves_the_log(tmp_path: Path) -> None:
     log = tmp_path / "log.json"
