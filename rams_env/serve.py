@@ -3,7 +3,7 @@
 The page (``rams_env/static``) talks to a small JSON API served by Flask:
 
 - ``POST /api/games`` starts a game: you take one seat, agents (any spec ``rams eval`` accepts:
-  ``random``, ``heuristic``, ``search:200``, a checkpoint path) the others. The agents move on the
+  ``random``, ``heuristic``, ``search:200``, a zoo name, a checkpoint path) the others. The agents move on the
   server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../next`` deals
   the next deal of a ``rams`` or ``match`` episode.
 - ``POST /api/replays`` opens a game to watch step by step: a log written by ``rams play --save``
@@ -52,7 +52,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import jsoncheck
+from . import jsoncheck, zoo
 from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
 from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
@@ -621,9 +621,9 @@ class ServeState:
         return found
 
     def agent_suggestions(self) -> list[str]:
-        names = ["random", "heuristic", "search", "search:200"]
+        names = ["random", "heuristic", "search", "search:200", *zoo.known_names()]
         if self.checkpoint_dir is not None and self.checkpoint_dir.is_dir():
-            names += [str(p) for p in sorted(self.checkpoint_dir.glob("*.pt"))]
+            names += [str(p) for p in sorted(self.checkpoint_dir.rglob("*.pt")) if p.parent.name != p.stem]
         return names
 
     def limit_threads(self) -> None:
@@ -896,7 +896,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--checkpoints",
         metavar="DIR",
         default="checkpoints",
-        help="folder whose *.pt files the page suggests as agents (default checkpoints)",
+        help="folder whose *.pt files (in its subfolders too) the page suggests as agents, after the model zoo's "
+        "names (default checkpoints)",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads for checkpoint agents (default 1)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request (default: logged)")
