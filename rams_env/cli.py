@@ -39,7 +39,7 @@ from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig
 COMMAND_GROUP = "rams_env.commands"
 LOG_FORMAT = "rams_env game log"
 LOG_VERSION = 1
-LOG_DEPTH = 8  # levels of nesting of a game log (its deepest field, "actions", has 2)
+LOG_DEPTH = jsoncheck.MAX_DEPTH  # a log has 3 levels of nesting; the bound stops only absurd nesting
 
 
 @dataclass(frozen=True)

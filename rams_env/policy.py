@@ -393,7 +393,7 @@ ENSEMBLE_VERSION = 1
 _ENSEMBLE_KEYS = {"format", "format_version", "members", "description"}
 _MEMBER_KEYS = {"path", "model_sha256"}
 MAX_MEMBERS = 32  # members of one ensemble (each is a network in memory; the shipped ones have 2)
-MANIFEST_DEPTH = 4  # levels of nesting of a manifest: {"members": [{"path": ...}]} has 3
+MANIFEST_DEPTH = jsoncheck.MAX_DEPTH  # a manifest has 3 levels; other JSON is refused by its "format"
 MANIFEST_BYTES = 1024 * 1024  # bytes of a manifest file
 
 

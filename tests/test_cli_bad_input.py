@@ -46,7 +46,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         bad["config"]["variant"] = variant
         write(f"{name}.json", json.dumps(bad))
     write("deep.json", "[" * 100_000 + "]" * 100_000)
-    write("nested.json", json.dumps(dict(record, seats=[[[[[[[[[["x"]]]]]]]]]])))
+    nested: list = ["x"]
+    for _ in range(40):  # deeper than any reader allows, not deep enough for a RecursionError
+        nested = [nested]
+    write("nested.json", json.dumps(dict(record, seats=nested)))
     write("huge.json", '{"format": "' + "x" * (17 * 1024 * 1024) + '"}')
     write("a-file", "not a folder")
     (folder / "deep-run").mkdir()

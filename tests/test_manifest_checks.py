@@ -131,7 +131,7 @@ def test_an_absurd_member_count_is_refused(tmp_path: Path, nothing_loaded: list[
     ("text", "message"),
     [
         ('{"members": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
-        ('{"format": "rams_env.ensemble", "members": [[[[[[1]]]]]]}', "nested too deeply"),
+        ('{"format": "rams_env.ensemble", "members": ' + "[" * 40 + "]" * 40 + "}", "nested too deeply"),
         ('{"description": "' + "x" * (2 * 1024 * 1024) + '"}', "larger than"),
     ],
     ids=["deep-recursion", "deep", "huge"],

@@ -14,7 +14,7 @@ from typing import Any
 
 from rams_env import jsoncheck
 
-ARGS_DEPTH = 3  # levels of nesting of args.json: {"hidden": [256, 256]} has 2
+ARGS_DEPTH = jsoncheck.MAX_DEPTH  # args.json has 2 levels: {"hidden": [256, 256]}
 
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "int": (jsoncheck.is_int, "an integer"),

@@ -438,7 +438,7 @@ def _checkpoint_rules(root: Path, where: str) -> RulesConfig:
     rules_file = root / RULES_FILE
     try:
         if rules_file.is_file():
-            rules = jsoncheck.read(rules_file, max_depth=2, max_bytes=64 * 1024)  # a flat object of options
+            rules = jsoncheck.read(rules_file, max_bytes=64 * 1024)  # a flat object of options
             if not isinstance(rules, dict):
                 raise CheckpointError(f"{where!r}: {RULES_FILE} must be a JSON object of rule options")
             return RulesConfig(**rules)
