@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TextIO
 
+from . import jsoncheck
 from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
 from .evaluation import (
@@ -38,6 +39,7 @@ from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig
 COMMAND_GROUP = "rams_env.commands"
 LOG_FORMAT = "rams_env game log"
 LOG_VERSION = 1
+LOG_DEPTH = jsoncheck.MAX_DEPTH  # a log has 3 levels of nesting; the bound stops only absurd nesting
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ def _config(args: argparse.Namespace) -> RulesConfig:
             key, value = parse_pair(item)
         except ValueError:
             raise CommandError(f"--option needs KEY=VALUE, got {item!r}") from None
+        if key in ("variant", "num_players"):  # make_config's own arguments: a TypeError there
+            flag = "--variant" if key == "variant" else "--num-players"
+            raise CommandError(f"--option {item}: give {key} with {flag}, not as a rule option")
         options[key] = value
     try:
         return make_config(args.variant, args.num_players, **options)
@@ -134,6 +139,22 @@ def _positive(text: str) -> int:
     if value == 0:
         raise argparse.ArgumentTypeError("expected a positive integer, got 0")
     return value
+
+
+def _at_most(limit: int) -> Callable[[str], int]:
+    """An argparse type: a positive integer up to ``limit`` (processes, threads, resamples: memory and cores)."""
+
+    def parse(text: str) -> int:
+        value = _positive(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"expected a positive integer up to {limit:,}, got {value:,}")
+        return value
+
+    return parse
+
+
+MAX_WORKERS = MAX_THREADS = 1024  # processes or threads a command may start
+MAX_RESAMPLES = 10_000_000  # bootstrap resamples (8 bytes each in memory)
 
 
 @contextlib.contextmanager
@@ -186,15 +207,19 @@ def _configure_eval(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write a PNG of each agent's knock rate by score, not with --league (default: none)",
     )
-    parser.add_argument("--workers", type=_positive, default=1, help="processes to split the decks over (default 1)")
+    parser.add_argument(
+        "--workers", type=_at_most(MAX_WORKERS), default=1, help="processes to split the decks over (default 1)"
+    )
     parser.add_argument(
         "--threads",
-        type=_positive,
+        type=_at_most(MAX_THREADS),
         default=1,
         help="torch threads in each process for checkpoint agents (default 1: one game's small network gains "
         "nothing from more, and several processes with torch's default of one thread per core slow each other down)",
     )
-    parser.add_argument("--resamples", type=_positive, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument(
+        "--resamples", type=_at_most(MAX_RESAMPLES), default=10_000, help="bootstrap resamples (default 10000)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown)")
 
 
@@ -307,7 +332,7 @@ def parse_move(text: str, legal: Sequence[int]) -> _Move:
     word = text.strip()
     if not word:
         return _Move(None, "Please type a move: its number, a card like TH, or a name like PASS.")
-    if word.isdigit():
+    if word.isascii() and word.isdigit():  # str.isdigit is also true of "²", which int() refuses
         k = int(word)
         if 1 <= k <= len(legal):
             return _Move(legal[k - 1])
@@ -343,14 +368,26 @@ def _menu(game: Game, legal: Sequence[int]) -> str:
 def _ask(game: Game, ask: Callable[[str], str], out: TextIO) -> int:
     legal = game.legal_actions()
     print(_menu(game, legal), file=out)
+    undecodable = 0
     while True:
-        text = ask("your move> ")
+        try:
+            text = ask("your move> ")
+        except UnicodeDecodeError:  # bytes that are not text in the terminal's encoding: ask again
+            undecodable += 1
+            if undecodable > 100:  # a stream of binary input, not a person: as the end of input
+                raise EOFError from None
+            print("That line is not text; type a move: its number, a card like TH, or a name like PASS.", file=out)
+            continue
+        undecodable = 0
         if text.strip().lower() in ("quit", "exit", "q"):
             raise _Quit
         if text.strip().lower() in ("help", "?", "h"):
             print(_menu(game, legal), file=out)
             continue
-        move = parse_move(text, legal)
+        try:
+            move = parse_move(text, legal)
+        except Exception as err:  # whatever was typed, the prompt goes on
+            move = _Move(None, f"Could not read {text.strip()[:40]!r} as a move ({type(err).__name__}); try again.")
         if move.action is not None:
             return move.action
         print(move.message, file=out)
@@ -453,6 +490,10 @@ def _run_play(args: argparse.Namespace) -> int:
     print(f"Rams {config.variant}, {n} players, seed {seed}; you are player_{args.seat}.")
     print("Seats: " + ", ".join(f"player_{s} = {name}" for s, name in enumerate(names)))
     status = 0
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:  # bytes that are not text become U+FFFD, a line the prompt refuses
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="replace")
     try:
         _play_loop(game, actors, args.episode, args.seat, input, sys.stdout, log)
     except (_Quit, EOFError):
@@ -460,27 +501,38 @@ def _run_play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted.")
         status = 130
-    if args.save:
-        record = {
-            "format": LOG_FORMAT,
-            "version": LOG_VERSION,
-            "config": config.to_dict(),
-            "episode": args.episode,
-            "seed": deal.seed,
-            "deck": list(deal.deck),
-            "dealer": deal.dealer,
-            "scores": list(deal.scores),
-            "seats": names,
-            "human_seat": args.seat,
-            "actions": log,
-            "complete": game.phase >= Phase.DEAL_OVER,
-            "final_scores": list(game.scores),
-        }
+    finally:  # the log is saved whatever ended the game (an agent's failure too)
+        if args.save:
+            _save_play_log(args, config, deal, names, game, log)
+    return status
+
+
+def _save_play_log(
+    args: argparse.Namespace, config: RulesConfig, deal: Any, names: list[str], game: Game, log: list[list[Any]]
+) -> None:
+    """Write ``rams play --save``'s log; ``CommandError`` if the file cannot be written."""
+    record = {
+        "format": LOG_FORMAT,
+        "version": LOG_VERSION,
+        "config": config.to_dict(),
+        "episode": args.episode,
+        "seed": deal.seed,
+        "deck": list(deal.deck),
+        "dealer": deal.dealer,
+        "scores": list(deal.scores),
+        "seats": names,
+        "human_seat": args.seat,
+        "actions": log,
+        "complete": game.phase >= Phase.DEAL_OVER,
+        "final_scores": list(game.scores),
+    }
+    try:
         with open(args.save, "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1)
             f.write("\n")
-        print(f"saved the game log to {args.save}")
-    return status
+    except OSError as err:
+        raise CommandError(f"--save {args.save}: cannot write the game log: {err.strerror or err}") from None
+    print(f"saved the game log to {args.save}")
 
 
 # ----------------------------------------------------------------------------- rams replay
@@ -496,17 +548,9 @@ def _run_replay(args: argparse.Namespace) -> int:
 def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
     """The fresh game a saved log starts from, and the log; ``CommandError`` naming what is wrong."""
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
-        record = json.loads(text)
-    except OSError as err:
-        raise CommandError(f"cannot read {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise CommandError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason})") from None
-    except json.JSONDecodeError as err:
-        raise CommandError(f"{path} is not JSON: {err}") from None
-    except RecursionError:
-        raise CommandError(f"{path} is not a rams game log: its JSON is nested too deeply") from None
+        record = jsoncheck.read(path, max_depth=LOG_DEPTH)
+    except jsoncheck.JsonInputError as err:
+        raise CommandError(str(err)) from None
     if not isinstance(record, dict) or record.get("format") != LOG_FORMAT:
         raise CommandError(f"{path} is not a rams game log (no 'format': {LOG_FORMAT!r})")
     if record.get("version") != LOG_VERSION:
@@ -517,7 +561,7 @@ def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
     for key, ok, expected in (
         (
             "config",
-            isinstance(record["config"], dict) and record["config"].get("variant", "mattmar") in PRESETS,
+            isinstance(record["config"], dict) and _is_preset(record["config"].get("variant", "mattmar")),
             f"an object of rule options of a preset ({', '.join(sorted(PRESETS))})",
         ),
         ("episode", isinstance(record["episode"], str) and record["episode"] in EPISODES, f"one of {EPISODES}"),
@@ -540,6 +584,11 @@ def load_log(path: str | os.PathLike[str]) -> tuple[Game, dict[str, Any]]:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_preset(value: Any) -> bool:
+    """A preset's name: a string first (a list or an object is no dict key: ``in PRESETS`` would raise)."""
+    return isinstance(value, str) and value in PRESETS
 
 
 def _is_list(value: Any, kind: type) -> bool:
@@ -687,6 +736,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (rams replay log.json | head): stop quietly. Python would flush stdout
         # again at exit and report that failure, so stdout is pointed at /dev/null first.
         _silence_stdout()
+        return 1
+    except OSError as err:  # a file that cannot be written or read where no check could tell beforehand
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"rams {args.command}: error: {where}{err.strerror or err}", file=sys.stderr)
         return 1
 
 

@@ -128,6 +128,16 @@ def deal_set(config: RulesConfig, seed: int, count: int, scores: str = "start") 
     return [_deal(config, seed, i, scores) for i in range(count)]
 
 
+def deck_of(config: RulesConfig, seed: int, index: int, scores: str = "start") -> Deal:
+    """Deck ``index`` of the deal set ``seed``: ``deal_set(config, seed, index + 1, scores)[index]``, the others
+    not made (``rams serve`` plays one deck of a set)."""
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValueError(f"index (of a deck) must be a non-negative int, got {index!r}")
+    if scores not in SCORES:
+        raise ValueError(f"scores must be one of {SCORES}, got {scores!r}")
+    return _deal(config, seed, index, scores)
+
+
 def agent_seed(seed: int, deck: int, seat: int) -> int:
     """Seed of the agent in ``seat`` on deck ``deck`` of the deal set ``seed`` (whichever agent sits there)."""
     return derive_seed(seed, _AGENTS, deck, seat)

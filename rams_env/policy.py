@@ -35,6 +35,7 @@ from typing import IO, Any
 import torch
 from torch import nn
 
+from . import jsoncheck
 from .encoding import ENCODER_VERSION, OBS_SIZE
 from .rules import RulesConfig, make_config
 from .rules.actions import NUM_ACTIONS
@@ -209,7 +210,7 @@ def load_checkpoint(
     inputs, so the network computes exactly what it computed before.
     """
     where = str(path)
-    if not Path(path).is_file():
+    if not os.path.isfile(path):  # os.path's test says False for an over-long name; Path's raises OSError
         raise CheckpointError(f"checkpoint {where!r} does not exist (or is not a file)")
     try:
         with warnings.catch_warnings():
@@ -391,6 +392,9 @@ ENSEMBLE_FORMAT = "rams_env.ensemble"
 ENSEMBLE_VERSION = 1
 _ENSEMBLE_KEYS = {"format", "format_version", "members", "description"}
 _MEMBER_KEYS = {"path", "model_sha256"}
+MAX_MEMBERS = 32  # members of one ensemble (each is a network in memory; the shipped ones have 2)
+MANIFEST_DEPTH = jsoncheck.MAX_DEPTH  # a manifest has 3 levels; other JSON is refused by its "format"
+MANIFEST_BYTES = 1024 * 1024  # bytes of a manifest file
 
 
 def write_ensemble(
@@ -430,9 +434,10 @@ def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | Non
     if not Path(path).is_file():
         raise CheckpointError(f"ensemble manifest {where!r} does not exist (or is not a file)")
     try:
-        manifest = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: it is not JSON ({err})") from None
+        manifest = jsoncheck.read(path, max_depth=MANIFEST_DEPTH, max_bytes=MANIFEST_BYTES)
+    except jsoncheck.JsonInputError as err:
+        why = f"it is not JSON ({err})" if "not JSON" in str(err) else str(err)
+        raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: {why}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != ENSEMBLE_FORMAT:
         raise CheckpointError(f'{where!r} is not a rams_env ensemble manifest ("format" is not {ENSEMBLE_FORMAT!r})')
     if manifest.get("format_version") != ENSEMBLE_VERSION:
@@ -446,7 +451,7 @@ def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | Non
     if not isinstance(manifest.get("description", ""), str):
         raise CheckpointError(f"{where!r}: 'description' must be a string")
     members = manifest.get("members")
-    _check_members(where, members)
+    _check_members(where, members, Path(path).parent)  # before any member is read
     payloads: list[dict[str, Any]] = []
     config = expect_config
     for member in members:
@@ -471,18 +476,40 @@ def _weights_digest(payload: Mapping[str, Any]) -> str:
     return payload.get("model_sha256") or model_digest(payload["model"])
 
 
-def _check_members(where: str, members: Any) -> None:
-    """``CheckpointError`` unless ``members`` is a non-empty list of {relative path, SHA-256 hex digest}."""
+def _check_members(where: str, members: Any, folder: Path | None = None) -> None:
+    """``CheckpointError`` unless ``members`` is a non-empty list of at most ``MAX_MEMBERS`` distinct
+    {relative path, SHA-256 hex digest}: no path too long to open, no member twice (by its path, resolved
+    in the manifest's ``folder`` when given, or by its weights' digest)."""
     if not isinstance(members, list) or not members:
         raise CheckpointError(f"{where!r}: 'members' must be a non-empty list of member checkpoints")
+    if len(members) > MAX_MEMBERS:
+        raise CheckpointError(f"{where!r} has {len(members)} members; an ensemble has at most {MAX_MEMBERS}")
+    paths: dict[str, int] = {}
+    digests: dict[str, int] = {}
     for k, member in enumerate(members):
         if not isinstance(member, dict) or set(member) != _MEMBER_KEYS:
             raise CheckpointError(f"{where!r}: member {k} must have exactly the keys {sorted(_MEMBER_KEYS)}")
         path, digest = member["path"], member["model_sha256"]
-        if not isinstance(path, str) or not path or Path(path).is_absolute():
+        try:
+            jsoncheck.check_path(path, f"member {k} path")
+        except jsoncheck.JsonInputError as err:
+            raise CheckpointError(f"{where!r}: {err}") from None
+        if Path(path).is_absolute():
             raise CheckpointError(f"{where!r}: member {k} path {path!r} must be a path relative to the manifest")
         if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
             raise CheckpointError(f"{where!r}: member {k} model_sha256 {digest!r} is not a SHA-256 hex digest")
+        same = os.path.normpath(path) if folder is None else os.path.realpath(folder / path)
+        if same in paths:
+            raise CheckpointError(
+                f"{where!r}: members {paths[same]} and {k} name the same file ({path!r}); an ensemble names "
+                "each member once"
+            )
+        if digest in digests:
+            raise CheckpointError(
+                f"{where!r}: members {digests[digest]} and {k} hold the same weights (sha256 {digest[:12]}...); "
+                "an ensemble names each member once"
+            )
+        paths[same], digests[digest] = k, k
 
 
 # ---------------------------------------------------------------------------- opponent pool

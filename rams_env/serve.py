@@ -23,13 +23,21 @@ Bad requests get a JSON ``{"error": ...}`` with a 4xx status and leave the serve
 takes only ``application/json`` bodies, which other sites cannot send without the browser asking
 first (CORS), so a web page elsewhere cannot drive the server.
 
+Budgets (``rams_env.serve_limits``, each a ``rams serve`` option): an agent named in a request may
+search at most ``--max-simulations`` per move, and a search agent's move stops at ``--move-time``; the
+agents' moves of one request stop at ``--request-time``, answered 503 (a game being played stops with
+that message), so no request keeps a core busy after its answer. Games and replays are kept up to
+``--max-games`` and ``--max-replays``: a new one takes the place of a finished one, else of one idle for
+``--idle-time``, least recently used first; when every slot holds a game in play it is refused with 503
+naming the limit, and no game in play is ever dropped.
+
 Flask is imported only when the server is made: ``pip install "rams_env[serve]"``.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
+import contextlib
 import io
 import ipaddress
 import json
@@ -44,19 +52,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import zoo
-from .cli import LOG_FORMAT, LOG_VERSION, Command, CommandError, describe, load_log
+from . import jsoncheck, zoo
+from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
 from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
-from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set
+from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
 from .render_rgb import hand_counts
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
+from .serve_limits import Deadline, Limits, Refused, Store, budgeted
 
 SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
 STATIC = Path(__file__).resolve().with_name("static")
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
-MAX_GAMES = 64  # games and replays kept in memory each; the oldest is dropped first
+MAX_GAMES = Limits.max_games  # default of --max-games and --max-replays (rams_env.serve_limits)
 MAX_BODY = 4 * 1024 * 1024  # bytes of a request body (an uploaded log of a whole match is far smaller)
+BODY_DEPTH = jsoncheck.MAX_DEPTH  # levels of nesting of a request body (an uploaded log has 4)
 MAX_EVENTS = 400  # lines of a game's history sent with each state
 MAX_DECK = 100_000  # deck index of an evaluation game
 SEED_LIMIT = 2**63
@@ -153,8 +163,8 @@ def _specs(body: dict[str, Any], key: str, count: int, default: str | None) -> l
     return [v.strip() for v in value]
 
 
-def _sources(specs: Sequence[str], config: RulesConfig) -> dict[str, Any]:
-    """Each distinct spec's agent source (``rams eval``'s rules); 400 naming a bad one."""
+def _sources(specs: Sequence[str], config: RulesConfig, limits: Limits | None = None) -> dict[str, Any]:
+    """Each distinct spec's agent source (``rams eval``'s rules) within ``limits``' budget; 400 naming a bad one."""
     sources: dict[str, Any] = {}
     for spec in specs:
         if spec in sources:
@@ -164,6 +174,7 @@ def _sources(specs: Sequence[str], config: RulesConfig) -> dict[str, Any]:
         except Exception as err:  # a bad spec, or a checkpoint that does not load: the request is refused
             message = str(err) or type(err).__name__
             raise ApiError(400, message if spec in message else f"agent {spec!r}: {message}") from None
+        sources[spec] = budgeted(spec, sources[spec], limits or Limits())
     return sources
 
 
@@ -255,8 +266,10 @@ class LiveGame:
         seed: int,
         scores: str,
         save_dir: Path | None,
+        request_seconds: float = Limits.request_seconds,
     ) -> None:
         n = config.num_players
+        self.request_seconds = request_seconds
         self.config, self.episode, self.seat, self.seed = config, episode, seat, seed
         self.names = ["you" if s == seat else specs[s] for s in range(n)]
         self.deal: Deal = deal_set(config, seed, 1, scores)[0]
@@ -291,7 +304,13 @@ class LiveGame:
     def _advance(self) -> None:
         """Let the agents move until it is the person's turn or the deal is over."""
         game = self.game
+        deadline = Deadline(self.request_seconds)
         while (seat := game.current) >= 0 and seat != self.seat:
+            if deadline.passed():  # the game stops: its agents may not go on beyond the request
+                self.error = deadline.message("the agents' moves")
+                self.over = True
+                self.history.append(self.error)
+                raise ApiError(503, self.error)
             actor = self.actors[seat]
             assert actor is not None
             try:
@@ -535,7 +554,7 @@ def _is_names(value: Any, n: int) -> bool:
     return isinstance(value, list) and len(value) == n and all(isinstance(v, str) and len(v) <= 500 for v in value)
 
 
-def _agents_game(body: dict[str, Any]) -> Replay:
+def _agents_game(body: dict[str, Any], limits: Limits | None = None) -> Replay:
     """Deck ``deck`` of the deal set ``seed`` played by ``agents`` (one per seat), as ``rams eval`` plays it."""
     config = _config(body)
     n = config.num_players
@@ -544,8 +563,10 @@ def _agents_game(body: dict[str, Any]) -> Replay:
     seed = _int(body, "seed", 0, 0, SEED_LIMIT - 1)
     deck = _int(body, "deck", 0, 0, MAX_DECK - 1)
     specs = _specs(body, "agents", n, None)
-    sources = _sources(specs, config)
-    deal = deal_set(config, seed, deck + 1, scores)[deck]
+    limits = limits or Limits()
+    sources = _sources(specs, config, limits)
+    deadline = Deadline(limits.request_seconds)
+    deal = deck_of(config, seed, deck, scores)
     encoder = ObservationEncoder(config)
     actors = [actor_for(build_agent(sources[specs[s]], agent_seed(seed, deal.index, s)), encoder) for s in range(n)]
     game = deal.game(config)
@@ -553,6 +574,7 @@ def _agents_game(body: dict[str, Any]) -> Replay:
     actions: list[list[int]] = []
     while True:
         while (seat := game.current) >= 0:
+            deadline.check(f"the agents' game ({len(actions)} actions so far)")
             try:
                 action = actors[seat](game, seat)
                 game.apply(action)
@@ -566,30 +588,9 @@ def _agents_game(body: dict[str, Any]) -> Replay:
 
 
 # ----------------------------------------------------------------------------- the server's state
-class _Store:
-    """Games or replays by id; the oldest beyond ``limit`` is dropped."""
-
-    def __init__(self, kind: str, limit: int) -> None:
-        self.kind, self.limit = kind, limit
-        self._items: collections.OrderedDict[str, Any] = collections.OrderedDict()
-        self._lock = threading.Lock()
-
-    def add(self, item: Any) -> str:
-        ident = secrets.token_urlsafe(9)
-        with self._lock:
-            self._items[ident] = item
-            while len(self._items) > self.limit:
-                self._items.popitem(last=False)
-        return ident
-
-    def get(self, ident: str) -> Any:
-        with self._lock:
-            item = self._items.get(ident)
-        if item is None:
-            raise ApiError(
-                404, f"no {self.kind} {ident!r} (unknown, or dropped: the server keeps the last {self.limit})"
-            )
-        return item
+def _game_over(live: LiveGame) -> bool:
+    """A game that can make room for a new one at once: over, or stopped by an error."""
+    return live.over
 
 
 class ServeState:
@@ -601,9 +602,11 @@ class ServeState:
         logs: Sequence[str | os.PathLike[str]] = (),
         checkpoint_dir: str | os.PathLike[str] | None = None,
         threads: int = 1,
+        limits: Limits | None = None,
     ) -> None:
-        self.games = _Store("game", MAX_GAMES)
-        self.replays = _Store("replay", MAX_GAMES)
+        self.limits = limits = limits or Limits()
+        self.games = Store("game", limits.max_games, limits.idle_seconds, "rams serve --max-games", _game_over)
+        self.replays = Store("replay", limits.max_replays, limits.idle_seconds, "rams serve --max-replays")
         self.save_dir = Path(save_dir) if save_dir is not None else None
         self.logs = [Path(p) for p in logs]
         self.checkpoint_dir = Path(checkpoint_dir) if checkpoint_dir is not None else None
@@ -666,9 +669,9 @@ def create_app(
         if not request.is_json:
             raise ApiError(415, "send a JSON object with Content-Type: application/json")
         try:
-            data = json.loads(request.get_data(cache=False).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as err:
-            raise ApiError(400, f"the body is not JSON: {str(err)[:200]}") from None
+            data = jsoncheck.parse(request.get_data(cache=False), "the body", BODY_DEPTH, MAX_BODY)
+        except jsoncheck.JsonInputError as err:
+            raise ApiError(400, str(err)[:300]) from None
         if not isinstance(data, dict):
             raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
         return data
@@ -709,7 +712,8 @@ def create_app(
         return response
 
     @app.errorhandler(ApiError)
-    def api_error(err: ApiError) -> Any:
+    @app.errorhandler(Refused)
+    def api_error(err: ApiError | Refused) -> Any:
         return flask.jsonify(error=err.message, status=err.status), err.status
 
     @app.errorhandler(HTTPException)
@@ -758,8 +762,10 @@ def create_app(
         seed = random.SystemRandom().randrange(2**31) if seed is None else _int(data, "seed", 0, 0, SEED_LIMIT - 1)
         others = _specs(data, "agents", n - 1, "heuristic")
         specs = [*others[:seat], "you", *others[seat:]]
-        sources = _sources(others, config)
-        live = LiveGame(config, episode, seat, specs, sources, seed, scores, state.save_dir)
+        sources = _sources(others, config, state.limits)
+        live = LiveGame(
+            config, episode, seat, specs, sources, seed, scores, state.save_dir, state.limits.request_seconds
+        )
         state.limit_threads()
         ident = state.games.add(live)
         with live.lock:
@@ -841,7 +847,7 @@ def create_app(
                 raise ApiError(400, str(err)) from None
             replay = _replay_of_record(game_and_record[1], name, name)
         else:
-            replay = _agents_game(data)
+            replay = _agents_game(data, state.limits)
             state.limit_threads()
         ident = state.replays.add(replay)
         return flask.jsonify(replay.state(ident, 0, replay.viewer)), 201
@@ -895,6 +901,100 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads for checkpoint agents (default 1)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request (default: logged)")
+    _configure_limits(parser)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if not 1 <= value <= 10**7:
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to 10000000, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < 10**7:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _configure_limits(parser: argparse.ArgumentParser) -> None:
+    """The options of :class:`rams_env.serve_limits.Limits`: what requests may ask of the server."""
+    d = Limits()
+    group = parser.add_argument_group("limits", "what requests may ask of the server (rams_env.serve_limits)")
+    group.add_argument(
+        "--max-games",
+        type=_positive_int,
+        default=d.max_games,
+        metavar="N",
+        help="games kept in memory; a new game replaces a finished or idle one, and is refused (503) when all "
+        f"are in play (default {d.max_games})",
+    )
+    group.add_argument(
+        "--max-replays",
+        type=_positive_int,
+        default=d.max_replays,
+        metavar="N",
+        help=f"replays kept in memory, replaced when idle (default {d.max_replays})",
+    )
+    group.add_argument(
+        "--idle-time",
+        type=_seconds,
+        default=d.idle_seconds,
+        metavar="SECONDS",
+        help=f"a game or replay untouched this long may make room for a new one (default {d.idle_seconds:g})",
+    )
+    group.add_argument(
+        "--max-simulations",
+        type=_positive_int,
+        default=d.max_simulations,
+        metavar="N",
+        help="most simulations per move of an agent named in a request: search worlds, ISMCTS simulations "
+        f"times rollouts; a request asking more is refused (default {d.max_simulations})",
+    )
+    group.add_argument(
+        "--move-time",
+        type=_seconds,
+        default=d.move_seconds,
+        metavar="SECONDS",
+        help=f"time limit of each move of a search agent named in a request (default {d.move_seconds:g})",
+    )
+    group.add_argument(
+        "--request-time",
+        type=_seconds,
+        default=d.request_seconds,
+        metavar="SECONDS",
+        help="time for the agents' moves of one request; then the request is answered 503 and the agents stop "
+        f"(default {d.request_seconds:g})",
+    )
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    """The :class:`Limits` of ``rams serve``'s options."""
+    return Limits(
+        max_games=args.max_games,
+        max_replays=args.max_replays,
+        idle_seconds=args.idle_time,
+        max_simulations=args.max_simulations,
+        move_seconds=args.move_time,
+        request_seconds=args.request_time,
+    )
+
+
+def _check_host(host: str, port: int) -> None:
+    """``CommandError`` naming ``--host`` for an address that does not resolve (Werkzeug would print and exit)."""
+    import socket
+
+    try:
+        socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as err:
+        raise CommandError(f"--host {host!r} does not resolve to an address to listen on: {err}") from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -904,14 +1004,14 @@ def _run(args: argparse.Namespace) -> int:
         raise CommandError(f"--save-dir {args.save_dir}: no such folder")
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0 to 65535, got {args.port}")
-    if args.threads < 1:
-        raise CommandError(f"--threads must be at least 1, got {args.threads}")
+    if not 1 <= args.threads <= MAX_THREADS:
+        raise CommandError(f"--threads must be 1 to {MAX_THREADS}, got {args.threads}")
     try:
         from werkzeug.serving import make_server
 
         local = _loopback(args.host)
         app = create_app(
-            ServeState(args.save_dir, args.logs, args.checkpoints, args.threads),
+            ServeState(args.save_dir, args.logs, args.checkpoints, args.threads, _limits(args)),
             allowed_hosts=("127.0.0.1", "localhost", "::1") if local else None,
         )
     except ImportError as err:
@@ -920,10 +1020,14 @@ def _run(args: argparse.Namespace) -> int:
         import logging
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    _check_host(args.host, args.port)
+    said = io.StringIO()  # Werkzeug prints why it cannot listen, then exits: said here in one line instead
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        with contextlib.redirect_stderr(said):
+            server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as err:
-        raise CommandError(f"cannot listen on {args.host}:{args.port}: {err}") from None
+        why = " ".join(said.getvalue().split()) or str(err)
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {why}") from None
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"rams serve: http://{host}:{server.server_port}/  (Ctrl-C stops)", flush=True)
     if not local:

@@ -134,7 +134,7 @@ def locate(spec: str | os.PathLike[str]) -> str | os.PathLike[str]:
 def moved_to(spec: str | os.PathLike[str]) -> str | None:
     """For a missing file of the old flat ``checkpoints/`` layout, a message naming its new place; else None."""
     path = Path(spec)
-    if path.exists() or path.parent.name != "checkpoints":
+    if os.path.exists(path) or path.parent.name != "checkpoints":  # os.path's: False for an over-long name
         return None
     match = _FLAT.fullmatch(path.name)
     model = models(path.parent).get(match["model"]) if match else None

@@ -99,14 +99,14 @@ def test_an_ensemble_plays_the_table_sizes_every_member_plays(tmp_path):
     assert load_agent(tmp_path / "both.json").table_sizes == (4,)
     with pytest.raises(CheckpointError, match=r"member 'four.pt'.*num_players=4 \(expected 3\)"):
         load_agent(tmp_path / "both.json", expect_config=make_config("russian", 3))
-    write_ensemble(tmp_path / "wide.json", [wide, wide])
+    write_ensemble(tmp_path / "wide.json", [wide])
     agent = load_agent(tmp_path / "wide.json", expect_config=make_config("russian", 3))
     assert (agent.num_players, agent.config.deck_size, agent.table_sizes) == (3, 32, (3, 4, 5))
 
 
 def test_members_of_different_rules_are_refused(tmp_path):
-    mattmar, rams32 = member(tmp_path, "m.pt"), member(tmp_path, "r.pt", "rams32")
-    write_ensemble(tmp_path / "mixed.json", [mattmar, mattmar])
+    mattmar, rams32 = member(tmp_path, "m.pt"), member(tmp_path, "r.pt", "rams32", seed=2)
+    write_ensemble(tmp_path / "mixed.json", [mattmar, member(tmp_path, "m1.pt", seed=1)])
     write_ensemble(tmp_path / "rams32.json", [rams32])
     rams32_entry = json.loads((tmp_path / "rams32.json").read_text())["members"][0]
     _rewrite(tmp_path / "mixed.json", lambda d: d["members"].__setitem__(1, rams32_entry))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,11 +19,13 @@ from typing import Any
 
 from tqdm.contrib.logging import logging_redirect_tqdm
 
+from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.cli import Command, CommandError
 from rams_env.evaluation import agent_source, evaluate
 from rams_env.keyvalue import parse_bool
 
+from .runargs import read_run_args
 from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
 # Every recipe trains for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
@@ -118,6 +120,7 @@ def args_from(namespace: argparse.Namespace) -> TrainArgs:
     if "run_dir" not in values:
         variant = values.get("variant", TrainArgs.variant)
         values["run_dir"] = f"runs/{namespace.recipe}-{variant}-{time.strftime('%Y%m%d-%H%M%S')}"
+    _check_run_dir(str(values["run_dir"]))
     try:
         return TrainArgs(**values)
     except (TypeError, ValueError) as err:
@@ -125,21 +128,28 @@ def args_from(namespace: argparse.Namespace) -> TrainArgs:
 
 
 def _saved_args(run_dir: Path) -> dict[str, Any]:
-    """The arguments a run was started with (its ``args.json``)."""
-    path = run_dir / "args.json"
+    """The arguments a run was started with (its ``args.json``, every field's type checked)."""
+    _check_run_dir(str(run_dir))
     try:
-        saved = json.loads(path.read_text())
+        return read_run_args(run_dir)
     except FileNotFoundError:
         raise CommandError(f"{run_dir} holds no run to resume (no args.json)") from None
-    except (OSError, ValueError) as err:
-        raise CommandError(f"{path} is unreadable ({err})") from None
-    names = {f.name for f in dataclasses.fields(TrainArgs)}
-    if not isinstance(saved, dict) or not set(saved) <= names:
-        raise CommandError(f"{path} is not the arguments of a training run")
-    for key in ("hidden", "table_sizes"):
-        if isinstance(saved.get(key), list):
-            saved[key] = tuple(saved[key])
-    return saved
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+
+
+def _check_run_dir(run_dir: str) -> None:
+    """``CommandError`` naming ``--run-dir`` for a folder that cannot be made or used (before any work)."""
+    try:
+        jsoncheck.check_path(run_dir, "--run-dir")
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    path = Path(run_dir)
+    for folder in (path, *path.parents):
+        if os.path.lexists(folder):
+            if not os.path.isdir(folder):
+                raise CommandError(f"--run-dir {run_dir}: {folder} is a file, not a folder")
+            break
 
 
 def run(namespace: argparse.Namespace) -> int:
@@ -152,6 +162,8 @@ def run(namespace: argparse.Namespace) -> int:
         trainer = Trainer(args)
     except (FileExistsError, ValueError) as err:
         raise CommandError(str(err)) from None
+    except OSError as err:  # the run folder cannot be made or written (permissions, a full disk)
+        raise CommandError(f"--run-dir {args.run_dir}: {err.strerror or err}") from None
     with logging_redirect_tqdm():  # log lines above the progress bar, not inside it
         best = trainer.run()
     minutes = (time.perf_counter() - started) / 60

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import platform
 import sys
@@ -40,6 +39,7 @@ from rams_env.policy import (
 from rams_env.rules import RulesConfig
 from rams_env.zoo import CARD, FLAGSHIPS, SOURCE_ZOO, is_name
 
+from .runargs import read_run_args
 from .selfplay import plot_learning_curves
 
 SHIPPED = SOURCE_ZOO  # the zoo of this checkout: checkpoints/<preset>/<model>/
@@ -93,7 +93,7 @@ def _training_time(run_dir: Path, updates: int) -> tuple[float, int]:
 
 def _lineage(run_dir: Path) -> str:
     """The card's line on the weights a run started from (``--init-from``), with their counters; "" for none."""
-    source = json.loads((run_dir / "args.json").read_text()).get("init_from", "")
+    source = read_run_args(run_dir).get("init_from", "")
     if not source:
         return ""
     try:

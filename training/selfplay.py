@@ -1085,8 +1085,12 @@ def plot_learning_curves(csv_path: Path, png_path: Path) -> Path:
 
 def num_players(csv_path: Path) -> int:
     """Players of the run whose ``progress.csv`` this is (from its ``args.json``; 4 if that is missing)."""
-    args = Path(csv_path).with_name("args.json")
-    return int(json.loads(args.read_text()).get("num_players", 4)) if args.exists() else 4
+    from .runargs import read_run_args  # every field's type checked: a damaged args.json is named
+
+    try:
+        return int(read_run_args(Path(csv_path).parent).get("num_players", 4))
+    except FileNotFoundError:
+        return 4
 
 
 def _tuplify(value: Any) -> Any:

@@ -49,6 +49,7 @@ agents that need no other argument only for ``RandomAgent`` and ``HeuristicAgent
 from __future__ import annotations
 
 import math
+import numbers
 import random
 import time
 from collections.abc import Callable
@@ -105,8 +106,10 @@ class SearchAgent:
     ) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations must be a positive int, got {simulations!r}")
-        if time_limit is not None and not time_limit > 0:
+        if time_limit is not None and not (_is_number(time_limit) and time_limit > 0):
             raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+        if not (_is_number(confidence) and confidence >= 0):
+            raise ValueError(f"confidence must be a number of standard errors >= 0, got {confidence!r}")
         if seed is not None:
             seed = seed_int(seed)
         self.simulations = simulations
@@ -181,6 +184,10 @@ class SearchAgent:
                 row.append(before - clone.scores[seat])
             results.append(row)
         return legal[_choose(results, legal.index(prior), self.confidence)], legal, results
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _choose(results: list[list[float]], prior: int, confidence: float) -> int:

@@ -138,6 +138,41 @@ def parse_rules(text: str) -> dict[str, Any]:
     return options
 
 
+_INT_MAX = 2**31 - 1  # OpenSpiel's C++ int parameters and lengths
+_TEXT_MAX = 2000  # characters of a text parameter (rules, scores)
+_KINDS = {"variant": str, "players": int, "episode": str, "reward": str, "rules": str, "dealer": int}
+_KINDS |= {"scores": str, "max_deals": int}
+
+
+def check_parameters(params: dict[str, Any]) -> None:
+    """``ValueError`` naming the first parameter of the wrong type or out of range (see the module docstring).
+
+    Integers must fit OpenSpiel's C++ int; texts are at most ``_TEXT_MAX`` characters; ``players``,
+    ``dealer``, ``scores`` and ``max_deals`` are then checked against the rules by the game itself.
+    """
+    for name, value in params.items():
+        kind = _KINDS.get(name)
+        if kind is None:
+            continue
+        if kind is int:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"{name} must be an integer, got {value!r}"[:300])
+            if not -_INT_MAX <= int(value) <= _INT_MAX:
+                raise ValueError(f"{name} must be an integer from -{_INT_MAX} to {_INT_MAX}, got {value}"[:300])
+        elif not isinstance(value, str) or len(value) > _TEXT_MAX:
+            got = f"{len(value):,} characters" if isinstance(value, str) else repr(value)[:100]
+            raise ValueError(f"{name} must be a string of at most {_TEXT_MAX} characters, got {got}")
+
+
+def _named_config_error(message: str) -> str:
+    """A rules error said with the parameter's name: ``players`` for ``num_players``, else ``rules``/``variant``."""
+    if "num_players=" in message:
+        return f"players: {message}"
+    if message.startswith("unknown variant"):
+        return f"variant: {message}"
+    return f"rules: {message}"
+
+
 def rules_string(config: RulesConfig) -> str:
     """The ``rules`` parameter giving ``config``'s options that differ from its preset's."""
     preset = make_config(config.variant, config.num_players)
@@ -156,9 +191,20 @@ def game_parameters(config: RulesConfig, episode: str = "deal", reward: str = "p
     }
 
 
-def load_game(config: RulesConfig, episode: str = "deal", reward: str = "points") -> pyspiel.Game:
-    """The ``python_rams`` game of a rules configuration."""
-    return pyspiel.load_game(SHORT_NAME, game_parameters(config, episode, reward))
+def load_game(config: RulesConfig, episode: str = "deal", reward: str = "points", **params: Any) -> pyspiel.Game:
+    """The ``python_rams`` game of a rules configuration; ``params``: ``dealer``, ``scores``, ``max_deals``.
+
+    Every parameter is checked here first (``ValueError`` naming it), so a value OpenSpiel's C++ side
+    cannot hold is refused with its name rather than by pybind11's conversion error.
+    """
+    extra = sorted(set(params) - {"dealer", "scores", "max_deals"})
+    if extra:
+        raise ValueError(f"unknown parameter(s) {extra}; load_game takes dealer, scores and max_deals")
+    if isinstance(params.get("scores"), (list, tuple)):
+        params["scores"] = ";".join(str(s) for s in params["scores"])
+    full = {**game_parameters(config, episode, reward), **params}
+    _Spec(full)  # ValueError naming a bad parameter before pyspiel sees it
+    return pyspiel.load_game(SHORT_NAME, full)
 
 
 class _Spec:
@@ -169,10 +215,14 @@ class _Spec:
         if unknown:
             raise ValueError(f"unknown parameter(s) {unknown}; known: {sorted(_PARAMETERS)}")
         p = {**_PARAMETERS, **params}
+        check_parameters(p)
         rules = parse_rules(p["rules"])
         if "num_players" in rules or "variant" in rules:
             raise ValueError("rules: give the variant and the number of players as the variant and players parameters")
-        self.config = make_config(str(p["variant"]), int(p["players"]), **rules)
+        try:
+            self.config = make_config(str(p["variant"]), int(p["players"]), **rules)
+        except ValueError as err:
+            raise ValueError(_named_config_error(str(err))) from None
         self.n = n = self.config.num_players
         self.episode, self.reward = str(p["episode"]), str(p["reward"])
         check_episode(self.episode, self.reward)
@@ -187,10 +237,19 @@ class _Spec:
                 self.scores = [int(s) for s in text.split(";")]
             except ValueError:
                 raise ValueError(f"scores must be ints separated by ';', got {p['scores']!r}") from None
-            Game(self.config, 0, scores=self.scores, dealer=0)  # ValueError naming a bad score
+            if len(self.scores) != n:
+                raise ValueError(f"scores must give {n} scores (one per player), got {len(self.scores)}")
+            try:
+                Game(self.config, 0, scores=self.scores, dealer=0)
+            except ValueError as err:
+                raise ValueError(f"scores: {err}") from None
         max_deals = int(p["max_deals"])
-        if max_deals < 0:
-            raise ValueError(f"max_deals must be 0 (the default, {DEFAULT_MAX_DEALS}) or positive, got {max_deals}")
+        most = _INT_MAX // self.config.max_deal_actions  # OpenSpiel's max_game_length is a C++ int
+        if not 0 <= max_deals <= most:
+            raise ValueError(
+                f"max_deals must be 0 (the default, {DEFAULT_MAX_DEALS}) or 1 to {most:,} (the longest game OpenSpiel "
+                f"can hold: {most:,} deals of up to {self.config.max_deal_actions} actions), got {max_deals}"
+            )
         self.max_deals = 1 if self.episode == "deal" else (max_deals or DEFAULT_MAX_DEALS)
         self.deck = deck_cards(self.config.deck_size)
         self.deck_set = frozenset(self.deck)

@@ -32,6 +32,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from torch import nn
 
+from .. import jsoncheck
 from ..encoding import OBS_SIZE
 from ..env import RamsEnv
 from ..policy import CheckpointError, rules_mismatch
@@ -437,7 +438,10 @@ def _checkpoint_rules(root: Path, where: str) -> RulesConfig:
     rules_file = root / RULES_FILE
     try:
         if rules_file.is_file():
-            return RulesConfig(**json.loads(rules_file.read_text(encoding="utf-8")))
+            rules = jsoncheck.read(rules_file, max_bytes=64 * 1024)  # a flat object of options
+            if not isinstance(rules, dict):
+                raise CheckpointError(f"{where!r}: {RULES_FILE} must be a JSON object of rule options")
+            return RulesConfig(**rules)
         env_config = _find_env_config(_read_pickle(root / "class_and_ctor_args.pkl", _PlainUnpickler, where))
         if env_config is None:
             raise CheckpointError(f"{where!r}: no env_config found in the algorithm's configuration")

@@ -149,6 +149,8 @@ def _validate(cfg: RulesConfig) -> None:
             fail(name, "must be an int")
         if field_type is int and not -INT_LIMIT <= value <= INT_LIMIT:
             fail(name, f"must be an int from {-INT_LIMIT} to {INT_LIMIT} (2**31 - 1)")
+    if not isinstance(cfg.variant, str) or not cfg.variant:  # a list here would make the config unhashable
+        fail("variant", "must be the name of the preset (a string)")
     if cfg.family not in (SWEDISH, RUSSIAN):
         fail("family", f"must be {SWEDISH!r} or {RUSSIAN!r}")
     if cfg.deck_size not in (52, 32):

@@ -994,7 +994,23 @@ class Game:
 
     @classmethod
     def from_dict(cls, state: dict[str, Any]) -> Game:
-        """Rebuild a game from :meth:`to_dict` data."""
+        """Rebuild a game from :meth:`to_dict` data; ``ValueError`` naming what is wrong with other data."""
+        if not isinstance(state, dict):
+            raise ValueError(f"a Game state is a dict (Game.to_dict), got {type(state).__name__}")
+        missing = [
+            k for k in ("config", "rng", "phase", "turned_at", *_SCALARS, *_LISTS, *_NESTED, *_LOGS) if k not in state
+        ]
+        if missing:
+            raise ValueError(f"not a Game state (Game.to_dict): it lacks {', '.join(missing[:5])}")
+        if not isinstance(state["config"], dict):
+            raise ValueError("not a Game state (Game.to_dict): 'config' must be a dict of rule options")
+        try:
+            return cls._rebuild(state)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as err:
+            raise ValueError(f"not a Game state (Game.to_dict): {type(err).__name__}: {str(err)[:200]}") from None
+
+    @classmethod
+    def _rebuild(cls, state: dict[str, Any]) -> Game:
         game = object.__new__(cls)
         game.config = RulesConfig(**state["config"])
         game.n = game.config.num_players
@@ -1019,5 +1035,9 @@ class Game:
 
     @classmethod
     def from_json(cls, text: str) -> Game:
-        """Rebuild a game from :meth:`to_json` text."""
-        return cls.from_dict(json.loads(text))
+        """Rebuild a game from :meth:`to_json` text; ``ValueError`` for text that is no such state."""
+        try:
+            state = json.loads(text)
+        except RecursionError:
+            raise ValueError("not a Game state (Game.to_json): its JSON is nested too deeply") from None
+        return cls.from_dict(state)

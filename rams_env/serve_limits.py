@@ -1,0 +1,202 @@
+"""What one ``rams serve`` lets requests ask of it: agent budgets, a deadline per request, and its stores.
+
+- **Agent budgets.** An agent named in a request (``search:200``, ``ismcts:...``) may search at most
+  ``max_simulations`` per move (search worlds; ISMCTS simulations times rollouts); a larger one is
+  refused with a 400 naming the option. A search agent gets ``time_limit=move_seconds`` unless it asks
+  for less, and may not ask for more.
+- **A deadline per request.** The agents' moves of one request (an agents' game to watch, or the
+  moves up to the person's turn) stop at ``request_seconds``: the request is answered 503 with a
+  message, and the work ends there (the deadline is checked before every move, and no move runs longer
+  than its budget), so nothing a request names keeps a core busy after its answer.
+- **Stores.** Games and replays are kept up to ``max_games`` and ``max_replays``. When a new one needs a
+  slot, a finished game goes first, then one idle for ``idle_seconds``, least recently used first; when
+  every slot holds a game in play (or a replay being watched), the new one is refused with 503 naming
+  the limit. No game in play is ever dropped.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+class Refused(Exception):
+    """A request the server refuses with ``status`` (answered as ``{"error": message}``)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A server's limits (each a ``rams serve`` option; see the module docstring)."""
+
+    max_games: int = 64
+    """games being played kept in memory (``--max-games``)"""
+    max_replays: int = 64
+    """replays kept in memory (``--max-replays``)"""
+    idle_seconds: float = 900.0
+    """a game or replay untouched this long may make room for a new one (``--idle-time``)"""
+    max_simulations: int = 400
+    """most search worlds (ISMCTS: simulations x rollouts) per agent move (``--max-simulations``)"""
+    move_seconds: float = 5.0
+    """time limit of a search agent's move (``--move-time``)"""
+    request_seconds: float = 30.0
+    """time for the agents' moves of one request (``--request-time``)"""
+
+    def __post_init__(self) -> None:
+        for name in ("max_games", "max_replays", "max_simulations"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("idle_seconds", "move_seconds", "request_seconds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 10**7:
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+
+
+# ----------------------------------------------------------------------------- agent budgets
+def budgeted(spec: str, source: Any, limits: Limits) -> Any:
+    """``source`` (``agent_source(spec)``) within the budget: its simulations checked, its time limit set.
+
+    A factory whose agent takes ``simulations`` (the search, ISMCTS) over ``limits.max_simulations``
+    (times ``rollouts`` where it has them) is a :class:`Refused` 400 naming the option; one that takes
+    ``time_limit`` gets ``limits.move_seconds`` unless it asks for less (more is refused). Other agents
+    (random, heuristic, checkpoints) do bounded work per move and are returned as they are.
+    """
+    if not isinstance(source, functools.partial):
+        return source
+    try:
+        parameters = inspect.signature(source.func).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return source
+    if "simulations" not in parameters:
+        return source
+    options = dict(source.keywords)
+
+    def given(name: str) -> Any:
+        return options[name] if name in options else parameters[name].default
+
+    work = given("simulations") * (given("rollouts") if "rollouts" in parameters else 1)
+    if work > limits.max_simulations:
+        per = "simulations x rollouts" if "rollouts" in parameters else "simulations"
+        raise Refused(
+            400,
+            f"agent {spec!r}: {per} {work} is over this server's budget of {limits.max_simulations} per move "
+            "(rams serve --max-simulations)",
+        )
+    if "time_limit" in parameters:
+        asked = given("time_limit")
+        if asked is not None and asked > limits.move_seconds:
+            raise Refused(
+                400,
+                f"agent {spec!r}: time_limit {asked} is over this server's {limits.move_seconds:g} s per move "
+                "(rams serve --move-time)",
+            )
+        options["time_limit"] = limits.move_seconds if asked is None else asked
+    return functools.partial(source.func, *source.args, **options)
+
+
+class Deadline:
+    """The end of the agents' time in one request; :meth:`check` before every move."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds, self.clock = seconds, clock
+        self.end = clock() + seconds
+
+    def passed(self) -> bool:
+        """Whether the time is up."""
+        return self.clock() > self.end
+
+    def message(self, what: str) -> str:
+        """What a request whose time is up answers."""
+        return (
+            f"{what} took longer than this server's {self.seconds:g} s for one request (rams serve --request-time): "
+            "choose cheaper agents, fewer simulations or a shorter episode"
+        )
+
+    def check(self, what: str) -> None:
+        """:class:`Refused` 503 once the time is up."""
+        if self.passed():
+            raise Refused(503, self.message(what))
+
+
+# ----------------------------------------------------------------------------- stores
+def never_finished(item: Any) -> bool:
+    """The ``finished`` test of replays: someone may be stepping through one until it is idle."""
+    return False
+
+
+class Store:
+    """Games or replays by id, at most ``limit``; a new one takes the slot of a finished or idle one.
+
+    Eviction order: items that are ``finished(item)`` (a game over or stopped), least recently used
+    first, then items untouched for ``idle_seconds``, least recently used first. When no slot can be
+    freed, :meth:`add` is a :class:`Refused` 503 naming the limit and its ``option``.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        limit: int,
+        idle_seconds: float,
+        option: str,
+        finished: Callable[[Any], bool] = never_finished,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.kind, self.limit, self.idle_seconds, self.option = kind, limit, idle_seconds, option
+        self.finished, self.clock = finished, clock
+        self._items: collections.OrderedDict[str, Any] = collections.OrderedDict()  # least recently used first
+        self._used: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def add(self, item: Any) -> str:
+        """Keep ``item`` under a fresh id; make room first (module docstring), or refuse with 503."""
+        ident = secrets.token_urlsafe(9)
+        with self._lock:
+            while len(self._items) >= self.limit:
+                self._evict_one()
+            self._items[ident] = item
+            self._used[ident] = self.clock()
+        return ident
+
+    def _evict_one(self) -> None:
+        now = self.clock()
+        finished = next((k for k, v in self._items.items() if self.finished(v)), None)
+        idle = next((k for k in self._items if now - self._used[k] >= self.idle_seconds), None)
+        victim = finished if finished is not None else idle
+        if victim is None:
+            raise Refused(
+                503,
+                f"the server is full: it keeps {self.limit} {self.kind}s ({self.option}) and every one is in use "
+                f"(played or watched in the last {self.idle_seconds:g} s); try again later",
+            )
+        del self._items[victim]
+        del self._used[victim]
+
+    def get(self, ident: str) -> Any:
+        """The item of ``ident`` (now the most recently used); :class:`Refused` 404 if there is none."""
+        with self._lock:
+            item = self._items.get(ident)
+            if item is not None:
+                self._items.move_to_end(ident)
+                self._used[ident] = self.clock()
+        if item is None:
+            raise Refused(
+                404,
+                f"no {self.kind} {ident!r} (unknown, or dropped to make room once it was finished or idle for "
+                f"{self.idle_seconds:g} s)",
+            )
+        return item
