@@ -25,6 +25,7 @@ from .evaluation import (
     AGENT_SPEC_HELP,
     SCORES,
     actor_for,
+    agent_label,
     agent_seed,
     agent_source,
     build_agent,
@@ -479,16 +480,16 @@ def _run_play(args: argparse.Namespace) -> int:
     others = iter(specs)
     names = ["you" if s == args.seat else next(others) for s in range(n)]
     encoder = ObservationEncoder(config)
+    sources = {s: _agent(names[s], config) for s in range(n) if s != args.seat}
     actors: list[Callable[[Game, int], int] | None] = [
-        None
-        if s == args.seat
-        else actor_for(build_agent(_agent(names[s], config), agent_seed(seed, deal.index, s)), encoder)
+        None if s == args.seat else actor_for(build_agent(sources[s], agent_seed(seed, deal.index, s)), encoder)
         for s in range(n)
     ]
     game = deal.game(config)
     log: list[list[Any]] = []
+    labels = [agent_label(name, sources[s]) if s in sources else name for s, name in enumerate(names)]
     print(f"Rams {config.variant}, {n} players, seed {seed}; you are player_{args.seat}.")
-    print("Seats: " + ", ".join(f"player_{s} = {name}" for s, name in enumerate(names)))
+    print("Seats: " + ", ".join(f"player_{s} = {label}" for s, label in enumerate(labels)))
     status = 0
     reconfigure = getattr(sys.stdin, "reconfigure", None)
     if reconfigure is not None:  # bytes that are not text become U+FFFD, a line the prompt refuses

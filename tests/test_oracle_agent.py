@@ -125,3 +125,14 @@ def test_an_evaluation_report_labels_the_oracle():
     )
     assert [r.name for r in result.agents] == ["oracle:1 (sees hidden cards)"]
     assert "oracle:1 (sees hidden cards)" in result.table()
+
+
+def test_rams_play_labels_an_oracle_seat(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    import io
+
+    from rams_env.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # leave at the first prompt
+    main(["play", "--agents", "oracle:2", "heuristic", "--num-players", "3", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert "player_1 = oracle:2 (sees hidden cards), player_2 = heuristic" in out
