@@ -19,6 +19,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from ..agents.heuristic import BETTER_SAMPLES, BID_MARGIN, RUFF_PER_VOID, SIDE_TIMING, UNDECIDED_KNOCK
+from ..agents.heuristic import miss_chance as python_miss
 from ..encoding import FIELD, MAX_PLAYERS, SLICES
 from ..rules.cards import ACE, KING, NUM_CARDS, deck_cards
 from .compiler import jit
@@ -259,24 +260,12 @@ def _weight(sit: tuple, r: int) -> float:
     return 1.0 if (sit[S_KNOCKED] >> r) & 1 else UNDECIDED_KNOCK
 
 
-def _miss_loop(avoid: int, take: int, pool: int) -> float:
-    """``heuristic.miss_chance``, the same float operations."""
-    if take <= 0 or avoid <= 0:
-        return 1.0
-    if pool - avoid < take:
-        return 0.0
-    p = 1.0
-    for i in range(take):
-        p *= (pool - avoid - i) / (pool - i)
-    return p
-
-
 _MAX_TAKE = 8
-# miss_chance for every (avoid, take, pool) an opponent meets, computed by the same loop in Python.
+# miss_chance for every (avoid, take, pool) an opponent meets, computed by the Python agent's own function.
 MISS = np.array(
-    [[[_miss_loop(a, t, p) for p in range(NUM_CARDS + 1)] for t in range(_MAX_TAKE)] for a in range(NUM_CARDS + 1)]
+    [[[python_miss(a, t, p) for p in range(NUM_CARDS + 1)] for t in range(_MAX_TAKE)] for a in range(NUM_CARDS + 1)]
 )
-miss_loop = jit(_miss_loop)
+miss_loop = jit(python_miss.__wrapped__)  # the same loop compiled, beyond the table
 
 
 @jit
