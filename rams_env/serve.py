@@ -50,8 +50,8 @@ from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
 from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set
 from .render_rgb import hand_counts
-from .zoo_cards import AgentCard, zoo_cards
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
+from .zoo_cards import AgentCard, zoo_cards
 
 SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
 STATIC = Path(__file__).resolve().with_name("static")
