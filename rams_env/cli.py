@@ -57,10 +57,13 @@ class CommandError(Exception):
 
 # ----------------------------------------------------------------------------- shared arguments
 def _add_rules_arguments(parser: argparse.ArgumentParser, own: str = "") -> None:
-    """The rules options; ``own``: what decides them when they are left out, before the defaults."""
-    parser.add_argument("--variant", default=None, choices=sorted(PRESETS), help=f"rules preset (default {own}mattmar)")
+    """The rules options; ``own``: what decides them when they are left out (then their default is None)."""
+    variant, players = (None, None) if own else ("mattmar", 4)
     parser.add_argument(
-        "--num-players", type=int, default=None, metavar="N", help=f"players at the table, 3 to 7 (default {own}4)"
+        "--variant", default=variant, choices=sorted(PRESETS), help=f"rules preset (default {own}mattmar)"
+    )
+    parser.add_argument(
+        "--num-players", type=int, default=players, metavar="N", help=f"players at the table, 3 to 7 (default {own}4)"
     )
     # The spelling of earlier versions, still accepted (rams train and the env keyword say num_players).
     parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
