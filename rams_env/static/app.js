@@ -96,12 +96,19 @@ function cardOf(spec) {
 }
 
 function pickerOptions(select, variant, players, value) {
+  const rules = `${variant}/${players}`;
+  if (select.dataset.rules === rules) {
+    const known = [...select.options].some((o) => o.value === value && value !== "");
+    select.value = known ? value : "";
+    return; // the same suggestions: the options stay (a choice being made is not lost)
+  }
+  select.dataset.rules = rules;
   const groups = [el("optgroup", { label: "Built in" }, BUILTIN.map((b) => el("option", { value: b.spec, text: b.label })))];
   const cards = cardsFor(variant, players);
   for (const [kind, label] of Object.entries(KINDS)) {
     const here = cards.filter((c) => c.kind === kind);
     if (here.length) {
-      groups.push(el("optgroup", { label }, here.map((c) => el("option", { value: c.spec, text: `${c.name} (${c.spec})` }))));
+      groups.push(el("optgroup", { label }, here.map((c) => el("option", { value: c.spec, text: c.name, title: c.spec }))));
     }
   }
   groups.push(el("optgroup", { label: "Anything else" }, [el("option", { value: "", text: "type a spec or a path…" })]));
@@ -110,22 +117,40 @@ function pickerOptions(select, variant, players, value) {
   select.value = known ? value : "";
 }
 
+// Under a picker: the chosen agent's whole name and file, and its card's headline (wrapped, never cut).
 function showCard(input, note) {
   const card = cardOf(input.value.trim());
-  note.textContent = card ? `${card.name}: ${card.headline || "no headline on its card"}` : "";
+  note.replaceChildren(
+    ...(card
+      ? [
+          el("div", { class: "headline", text: `${card.name}: ${card.headline || "no headline on its card"}` }),
+          el("div", { class: "spec", text: card.spec }),
+        ]
+      : []),
+  );
   note.title = card ? `model card: ${card.card}` : "";
 }
 
 function agentInputs(fieldset, seats, prefix, variant, players) {
+  const rows = [...fieldset.querySelectorAll(".agent-row")];
+  if (rows.length && rows.map((row) => Number(row.dataset.seat)).join() === seats.join()) {
+    // the same seats: keep the fields (and a choice being made), offer what fits the rules now
+    for (const row of rows) {
+      row.rules = { variant, players };
+      pickerOptions(row.querySelector("select"), variant, players, row.querySelector("input").value.trim());
+    }
+    return;
+  }
   const old = [...fieldset.querySelectorAll("input")].map((input) => input.value);
   fieldset.querySelectorAll("label, .agent-row").forEach((node) => node.remove());
   seats.forEach((seat, k) => {
     const input = el("input", { value: old[k] || "heuristic", id: `${prefix}-${seat}`, className: "agent-spec" });
-    input.setAttribute("list", "agent-list");
     input.dataset.seat = seat;
     const select = el("select", { className: "agent-pick", title: "suggested agents for these rules" });
     select.dataset.seat = seat;
     const note = el("div", { class: "agent-card" });
+    const row = el("div", { class: "agent-row", data: { seat } }, [el("label", {}, [`player_${seat}`, input]), select, note]);
+    row.rules = { variant, players };
     pickerOptions(select, variant, players, input.value);
     select.addEventListener("change", () => {
       if (select.value) input.value = select.value;
@@ -133,11 +158,11 @@ function agentInputs(fieldset, seats, prefix, variant, players) {
       if (!select.value) input.focus();
     });
     input.addEventListener("input", () => {
-      pickerOptions(select, variant, players, input.value.trim());
+      pickerOptions(select, row.rules.variant, row.rules.players, input.value.trim());
       showCard(input, note);
     });
     showCard(input, note);
-    fieldset.append(el("div", { class: "agent-row" }, [el("label", {}, [`player_${seat}`, input]), select, note]));
+    fieldset.append(row);
   });
 }
 
