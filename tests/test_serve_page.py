@@ -26,7 +26,7 @@ from tests.test_serve import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server
 
 ROOT = Path(__file__).resolve().parents[1]
 KNOCK = int(Action.KNOCK)
-SHOTS = os.environ.get("RAMS_SERVE_SCREENSHOTS")
+SHOTS = os.environ.get("RAMS_SERVE_SCREENSHOTS") and os.path.abspath(os.environ["RAMS_SERVE_SCREENSHOTS"])
 CARD = """# `{name}`: PPO self-play policy for whole ramsar of {variant}, {sizes} players
 
 - File: `checkpoints/{name}.pt` (1.5 MB)
@@ -63,11 +63,13 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(zoo: Path) -> Iterator[Server]:
-    srv = Server(ServeState(checkpoint_dir=zoo))
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(zoo.parent)  # as rams serve is run: from the checkout, --checkpoints checkpoints
+        srv = Server(ServeState(checkpoint_dir="checkpoints"))
+        try:
+            yield srv
+        finally:
+            srv.stop()
 
 
 def new_game(server: Server, **body: Any) -> dict:
@@ -174,11 +176,11 @@ def test_a_russian_deal_names_its_fines_and_write_offs() -> None:
 
 
 # ----------------------------------------------------------------------------- HTTP: the zoo's agents
-def test_the_pickers_get_the_zoos_cards_from_any_depth(server: Server, zoo: Path) -> None:
+def test_the_pickers_get_the_zoos_cards_from_any_depth(server: Server) -> None:
     status, meta, _ = server.request("GET", "/api/meta")
     assert status == 200
     cards = {c["name"]: c for c in meta["agent_cards"]}
-    assert cards["mattmar-4p"]["spec"] == str(zoo / "mattmar" / "mattmar-4p" / "mattmar-4p.pt")
+    assert cards["mattmar-4p"]["spec"] == "checkpoints/mattmar/mattmar-4p/mattmar-4p.pt"
     assert cards["mattmar-4p"]["kind"] == "flagship" and cards["mattmar-4p"]["sizes"] == [4]
     assert cards["russian-3to7p"]["sizes"] == [3, 4, 5, 6, 7] and cards["russian-3to7p"]["variant"] == "russian"
     assert cards["mattmar-4p"]["headline"].startswith("win share 0.247 [0.200, 0.300]")
