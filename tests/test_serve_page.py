@@ -159,6 +159,18 @@ def test_the_score_chart_holds_every_deal_of_the_rams(server: Server) -> None:
     assert [p["scores"] for p in chart[1:]] == [s["view"]["scores"] for s in overs]
 
 
+def test_a_replay_explains_the_same_deals_step_by_step(server: Server) -> None:
+    overs = list(_deal_overs(server, "rams", "random", 2))
+    last = overs[-1]
+    status, replay, _ = server.request("POST", f"/api/games/{last['id']}/replay", {})
+    assert status == 201, replay
+    assert replay["deal_summary"] == last["deal_summary"] and replay["score_chart"] == last["score_chart"]
+    status, start, _ = server.request("GET", f"/api/replays/{replay['id']}?step=0")
+    assert start["deal_summary"] is None and len(start["score_chart"]) == 1 and start["recent"] == []
+    status, first, _ = server.request("GET", f"/api/replays/{replay['id']}?step=1")
+    assert [m["seat"] for m in first["recent"]] == [first["view"]["forehand"]]  # who moved at this step
+
+
 def test_a_russian_deal_names_its_fines_and_write_offs() -> None:
     config = make_config("russian", 4)
     for seed in range(40):
