@@ -285,7 +285,7 @@ function place(state, s) {
 // Radii (percent of the felt) of the seats and of the trick's cards: a narrow (phone) felt is tall.
 function radii() {
   const narrow = $("felt").clientWidth < 600;
-  return narrow ? { seat: [35, 42], trick: [14, 18] } : { seat: [43, 40], trick: [27, 21] };
+  return narrow ? { seat: [35, 42], trick: [14, 18] } : { seat: [43, 40], trick: [27, 19] };
 }
 
 function backs(count) {
