@@ -4,8 +4,11 @@ The page (``rams_env/static``) talks to a small JSON API served by Flask:
 
 - ``POST /api/games`` starts a game: you take one seat, agents (any spec ``rams eval`` accepts:
   ``random``, ``heuristic``, ``search:200``, a checkpoint path) the others. The agents move on the
-  server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../next`` deals
-  the next deal of a ``rams`` or ``match`` episode.
+  server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../buy`` your whole
+  purchase at once (``{"discards": [cards]}``: those discards, then the draw, checked before any is
+  played), ``.../next`` deals the next deal of a ``rams`` or ``match`` episode. Each state also says
+  what the deal just over did to every score and why (``deal_summary``), every seat's score after
+  each deal (``score_chart``) and the agents' moves since yours (``recent``).
 - ``POST /api/replays`` opens a game to watch step by step: a log written by ``rams play --save``
   (uploaded, or one the server was started with or saved), a game of agents on deck ``k`` of the
   deal set ``seed``, which is that deck's game in ``rams eval --seed``, or (``.../replay``) a
