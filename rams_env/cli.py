@@ -121,13 +121,15 @@ def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:
         agent = load_agent(spec)
     except ValueError as err:
         raise CommandError(str(err)) from None
-    own: RulesConfig = agent.config
+    own: RulesConfig | None = getattr(agent, "config", None)
+    if own is None:  # an agent that does not say its rules (an RLlib folder without them): the options decide
+        return None
     if args.variant is not None and args.variant != own.variant:
         raise CommandError(
             f"{spec} plays {own.variant}, not --variant {args.variant}: change it to --variant {own.variant}, "
             "or leave --variant out (rams eval then plays the checkpoint's own rules)"
         )
-    sizes = tuple(sorted(agent.table_sizes))
+    sizes = tuple(sorted(getattr(agent, "table_sizes", (own.num_players,))))
     n = args.num_players if args.num_players is not None else own.num_players
     if n not in sizes:
         allowed = str(sizes[0]) if len(sizes) == 1 else f"one of {', '.join(map(str, sizes))}"
