@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .rules import Game
-from .rules.cards import ALL_JACKS_BONUS, JACK_PAIR_BONUS
+from .rules.cards import ALL_JACKS_BONUS, FIVE_OF_A_SUIT_BONUS, JACK_PAIR_BONUS
 
 _ENDS = {
     "played": "all five tricks played",
@@ -89,12 +89,14 @@ def _why(
         return f"{before} → {after}"
     if off < 0:
         return f"fined {-off}{' (' + _ENDS[reason] + ')' if reason in _ENDS else ''}: {before} + {-off} = {after}"
-    parts = [_tricks(tricks)] if tricks else []
+    parts = [_tricks(tricks) + (" without play" if reason == "free_five" else "")] if tricks else []
     if jacks:
         parts.append(f"jacks {jacks}")
     rest = off - tricks - jacks
-    if reason == "five_of_a_suit" and rest > 0:
-        parts.append(f"five of a suit and aces {rest}")
+    if reason == "five_of_a_suit" and rest >= FIVE_OF_A_SUIT_BONUS:
+        parts.append(f"five of a suit {FIVE_OF_A_SUIT_BONUS}")
+        if rest > FIVE_OF_A_SUIT_BONUS:
+            parts.append(f"aces held {rest - FIVE_OF_A_SUIT_BONUS}")
     elif rest > 0:
         parts.append(f"aces held {rest}")
     elif rest < 0:  # the all-jacks holder without a trick writes off less than the jacks' value

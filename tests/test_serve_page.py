@@ -11,6 +11,7 @@ they write the screenshots ``docs/serve-table-1280.png``, ``docs/serve-table-pho
 from __future__ import annotations
 
 import os
+import random
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -185,6 +186,25 @@ def test_a_russian_deal_names_its_fines_and_write_offs() -> None:
                 assert "fined" in row["why"] and f"= {row['after']}" in row["why"]
             elif row["after"] < row["before"]:
                 assert f"{row['before']} - {row['before'] - row['after']} = {row['after']}" in row["why"]
+
+
+def test_the_special_ends_of_a_russian_deal_are_named() -> None:
+    config = make_config("russian", 4)
+    found: dict[str, str] = {}
+    for seed in range(400):
+        rng = random.Random(seed)
+        game = Game(config, seed)
+        before, flights = list(game.scores), list(game.flights)
+        while game.current >= 0:
+            game.apply(rng.choice(game.legal_actions()))
+        summary = deal_summary(game, 0, before, flights)
+        for row in summary["seats"]:
+            if row["after"] < row["before"] and summary["reason"] in ("five_of_a_suit", "free_five"):
+                found.setdefault(summary["reason"], row["why"])
+        if len(found) == 2:
+            break
+    assert found["five_of_a_suit"].startswith("five of a suit 5")
+    assert found["free_five"].startswith("5 tricks without play")
 
 
 # ----------------------------------------------------------------------------- HTTP: the zoo's agents
