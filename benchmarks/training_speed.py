@@ -1,10 +1,11 @@
 """Training throughput: learner decisions per second, PPO update included, on this machine.
 
 Self-play for env process, torch thread and precision settings, as ratios to fp32 with the same
-processes and threads; then episodes against three heuristics (the last stage of ``full``) with one
-and two heuristic processes, as the ratio of two to one (each pair measured in the same run).
+processes and threads; then episodes against three heuristics (the last stage of ``full``): played
+by the compiled heuristic inside the env's step, and by ``HeuristicAgent`` in Python, each as a ratio
+to self-play on the same settings, measured in the same run.
 
-Run: ``python -m benchmarks.training_speed [--updates 4]`` (about a minute per setting).
+Run: ``python -m benchmarks.training_speed [--updates 4] [--heuristic-only]`` (about a minute per setting).
 """
 
 from __future__ import annotations
@@ -55,18 +56,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=4, help="timed updates per setting")
     parser.add_argument("--variant", default="mattmar")
+    parser.add_argument("--heuristic-only", action="store_true", help="only the stage against heuristics")
     args = parser.parse_args()
-    for workers, threads in SETTINGS:
+    for workers, threads in () if args.heuristic_only else SETTINGS:
         fp32, line = measure(args.updates, args.variant, workers=workers, threads=threads, precision="fp32")
         print(line, flush=True)
         bf16, line = measure(args.updates, args.variant, workers=workers, threads=threads, precision="bf16")
         print(f"{line}; {bf16 / fp32:.2f}x fp32", flush=True)
-    # The last stage of `full`: whole ramsar, every episode against three heuristics.
-    stage = dict(episode="rams", reward="win", heuristic_fraction=1.0, num_games=128, threads=1)
-    one, line = measure(args.updates, args.variant, heuristic_processes=1, **stage)
+    # The last stage of `full`: whole ramsar, every episode against three heuristics, against self-play.
+    stage = dict(episode="rams", reward="win", num_games=128, threads=1, workers=1)
+    selfplay, line = measure(args.updates, args.variant, heuristic_fraction=0.0, **stage)
     print(line, flush=True)
-    two, line = measure(args.updates, args.variant, heuristic_processes=2, **stage)
-    print(f"{line}; {two / one:.2f}x one heuristic process", flush=True)
+    compiled, line = measure(args.updates, args.variant, heuristic_fraction=1.0, **stage)
+    print(f"{line}; {compiled / selfplay:.2f}x self-play", flush=True)
+    python, line = measure(args.updates, args.variant, heuristic_fraction=1.0, compiled_heuristic=False, **stage)
+    print(f"{line}; {python / selfplay:.2f}x self-play; compiled heuristic {compiled / python:.1f}x Python", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 :func:`deal_summary` explains the change of every seat's score in a deal that is over, from what
 the table saw: the scores before and after, the tricks, who knocked, the flights and the cards
-shown (RULES.md section 7). ``rams serve`` shows it in its end-of-deal banner; :class:`ScoreHistory`
+shown (docs/rules.md "Scoring"). ``rams serve`` shows it in its end-of-deal banner; :class:`ScoreHistory`
 keeps every seat's score after each deal for the page's chart. Lower scores are better: a trick
 takes a point off, a flight adds the fine (Swedish presets: capped at ``flight_cap``).
 """

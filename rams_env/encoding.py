@@ -2,7 +2,7 @@
 
 Seats are relative: relative seat ``r`` is the player ``r`` places clockwise from the observer
 (0 is the observer). Per-seat fields are padded to ``MAX_PLAYERS`` so one network serves every
-seat and table size. Only what the observer may know is encoded (RULES.md section 8).
+seat and table size. Only what the observer may know is encoded (docs/rules.md "What each player knows").
 
 Layout (``ObservationEncoder.slices`` gives the same table in code; P = 7):
 

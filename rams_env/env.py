@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment for Rams (CONTRACT.md)."""
+"""PettingZoo AEC environment for Rams (docs/contract.md)."""
 
 from __future__ import annotations
 
@@ -266,7 +266,7 @@ class RamsEnv(AECEnv):
         return {"observation": observation, "action_mask": mask}
 
     def view(self, agent: str | int) -> dict[str, Any]:
-        """Plain dict of what ``agent`` (name, or seat as a Python or numpy int) may know (CONTRACT.md)."""
+        """Plain dict of what ``agent`` (name, or seat as a Python or numpy int) may know (docs/contract.md)."""
         if isinstance(agent, str):
             seat = self._seat.get(agent)
             if seat is None:

@@ -10,7 +10,7 @@ from .rules import Game, Phase
 
 
 class EpisodeKind(IntEnum):
-    """What one episode is: one deal, one rams, or a match of ramsar (CONTRACT.md ``episode``)."""
+    """What one episode is: one deal, one rams, or a match of ramsar (docs/contract.md "Making an environment")."""
 
     DEAL = 0
     RAMS = 1

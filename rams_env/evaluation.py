@@ -6,7 +6,7 @@ duplicate advantage of a deck is the tested agent's points minus the baseline's 
 seat on the same deck, averaged over the seats; its confidence interval is a bootstrap over decks.
 
 Points are a seat's rewards (``reward="points"``) summed over the episode: score before a deal less
-score after it, so higher is better. An episode is one deal, one rams or one match (CONTRACT.md).
+score after it, so higher is better. An episode is one deal, one rams or one match (docs/contract.md).
 
 Agents are given either as an instance (used as it is for every game: deterministic agents) or as a
 factory called with ``seed=`` for every game (``RandomAgent``, ``functools.partial(SearchAgent,
@@ -34,8 +34,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from . import zoo
 from .encoding import ObservationEncoder, action_mask
 from .episode import EPISODES, next_deal_or_end
+from .heuristic_duplicate import batch_actor, play_against_heuristic
 from .keyvalue import parse_pair
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
 
@@ -149,8 +151,8 @@ BUILTIN_AGENTS = ("random", "heuristic", "search", "ismcts")
 AGENT_SPEC_HELP = (
     "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
     "for any SearchAgent keyword), ismcts (OpenSpiel's ISMCTS, the openspiel extra: ismcts:200, or "
-    "ismcts:key=value,... for any ISMCTSAgent keyword), or the path of a checkpoint file or of an "
-    "ensemble manifest (.json)"
+    "ismcts:key=value,... for any ISMCTSAgent keyword), a model of the zoo by name (mattmar-4p; a preset's "
+    "name, such as mattmar, for its best model), or the path of a checkpoint file or of an ensemble manifest (.json)"
 )
 
 
@@ -165,13 +167,17 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
     name, _, rest = spec.partition(":")
     if name not in BUILTIN_AGENTS:
-        if os.path.isfile(spec):
+        if os.path.isfile(spec) or (zoo.is_name(spec) and spec in zoo.known_names()):
             from .agents import load_agent
 
             return load_agent(spec, expect_config=config)
+        moved = zoo.moved_to(spec)
+        if moved is not None:
+            raise ValueError(f"agent {spec!r}: {moved}")
         if os.sep in spec or "." in spec:
             raise ValueError(f"agent {spec!r}: no checkpoint file at that path")
-        raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}")
+        names = ", ".join(zoo.known_names()) or f"none: no model zoo found (set {zoo.ZOO_ENV})"
+        raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}. Zoo names: {names}")
     if name == "ismcts":  # OpenSpiel's ISMCTS: rams_env.integrations.openspiel (the [openspiel] extra)
         try:
             from .integrations import openspiel as agents
@@ -180,7 +186,9 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
     else:
         from . import agents
 
-    cls = {"random": "RandomAgent", "heuristic": "HeuristicAgent", "search": "SearchAgent"}.get(name, "ISMCTSAgent")
+    # "heuristic" is HeuristicAgent's compiled twin: the same decisions, seed for seed, much faster.
+    agent_classes = {"random": "RandomAgent", "heuristic": "CompiledHeuristicAgent", "search": "SearchAgent"}
+    cls = agent_classes.get(name, "ISMCTSAgent")
     if not hasattr(agents, cls):
         raise ValueError(f"agent {spec!r}: rams_env.agents has no {cls} yet")
     factory = getattr(agents, cls)
@@ -204,7 +212,8 @@ def source_name(source: AgentSource) -> str:
     ``heuristic``, ``search``), else its class's name."""
     target = source.func if isinstance(source, functools.partial) else source
     cls = target if inspect.isclass(target) else type(target)
-    specs = {"RandomAgent": "random", "HeuristicAgent": "heuristic", "SearchAgent": "search", "ISMCTSAgent": "ismcts"}
+    specs = {"RandomAgent": "random", "HeuristicAgent": "heuristic", "CompiledHeuristicAgent": "heuristic"}
+    specs |= {"SearchAgent": "search", "ISMCTSAgent": "ismcts"}
     return specs.get(cls.__name__, cls.__name__)
 
 
@@ -500,12 +509,16 @@ def evaluate(
     resamples: int = 10_000,
     workers: int = 1,
     progress: bool = True,
+    batched: bool | None = None,
 ) -> Evaluation:
     """Duplicate evaluation of ``agents`` (name -> agent or factory) against ``baseline`` on ``decks`` decks.
 
     Plays ``decks * (1 + num_players * len(agents))`` episodes; ``scores`` as in :func:`deal_set`;
     ``workers > 1`` splits the decks over spawned processes with the same numbers as one process (the
     sources must then be picklable, and a script must call this under ``if __name__ == "__main__":``).
+    ``batched`` (default: whenever it can) plays the agents' games against a heuristic baseline on the
+    compiled engine, each agent's decisions batched over games (:mod:`rams_env.heuristic_duplicate`):
+    the same games, for greedy trained policies and episodes "deal" and "rams"; True requires it.
     ``baseline_name`` defaults to the baseline's own (``random`` for ``RandomAgent``, see :func:`source_name`).
     """
     if not agents:
@@ -518,8 +531,19 @@ def evaluate(
     n = config.num_players
     named = list(agents.items())
     job = _DuplicateJob(config, seed, episode, scores, named, (baseline_name, baseline))
-    per_deck = job.games_per_deck
-    by_deck = _run(job, decks, workers, progress, per_deck, "duplicate")
+    actors = _batch_actors(named, baseline, config, episode, batched)
+    if actors is None:
+        by_deck = _run(job, decks, workers, progress, job.games_per_deck, "duplicate")
+    else:  # the baseline's games in Python, the agents' on the compiled engine with compiled heuristics
+        alone = _DuplicateJob(config, seed, episode, scores, [], (baseline_name, baseline))
+        by_deck = _run(alone, decks, workers, progress, 1, "heuristics alone")
+        deals = [_deal(config, seed, i, scores) for i in range(decks)]
+        for (name, _), act_batch in zip(named, actors, strict=True):
+            games = play_against_heuristic(
+                act_batch, config, deals, lambda d, s: agent_seed(seed, d, s), episode, name=name, progress=progress
+            )
+            for records, deck_games in zip(by_deck, games, strict=True):
+                records += deck_games
     base_records = [d[0] for d in by_deck]
     baseline_report = _tally(baseline_name, [r for r in base_records for _ in range(n)], list(range(n)) * decks)
     reports = []
@@ -532,6 +556,41 @@ def evaluate(
         report.advantage_ci = bootstrap_interval(adv, resamples, seed)
         reports.append(report)
     return Evaluation(config, episode, decks, seed, scores, baseline_report, reports)
+
+
+def _batch_actors(
+    named: Sequence[tuple[str, AgentSource]],
+    baseline: AgentSource,
+    config: RulesConfig,
+    episode: str,
+    batched: bool | None,
+) -> list[Any] | None:
+    """Each agent's batched ``act_batch`` when the batched heuristic path can play this evaluation, else None
+    (``ValueError`` when ``batched`` is True and it cannot)."""
+    if batched is False:
+        return None
+    actors = [batch_actor(source) for _, source in named]
+    why = None
+    if not _is_heuristic(baseline, config):
+        why = "the baseline is not the heuristic for these rules"
+    elif episode not in ("deal", "rams"):
+        why = f"episode {episode!r} (only 'deal' and 'rams')"
+    elif None in actors:
+        why = "an agent without a greedy act_batch (trained policies have one)"
+    if why is None:
+        return actors
+    if batched:
+        raise ValueError(f"batched=True, but the batched heuristic games cannot play this evaluation: {why}")
+    return None
+
+
+def _is_heuristic(source: AgentSource, config: RulesConfig) -> bool:
+    """Whether ``source`` is the heuristic factory (``agent_source("heuristic")``) for ``config``'s rules."""
+    from .agents import CompiledHeuristicAgent, HeuristicAgent
+
+    if not isinstance(source, functools.partial) or source.func not in (CompiledHeuristicAgent, HeuristicAgent):
+        return False
+    return not source.args and set(source.keywords) <= {"config"} and source.keywords.get("config") in (None, config)
 
 
 @dataclass(frozen=True)

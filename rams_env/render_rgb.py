@@ -1,6 +1,6 @@
 """Picture of the table from one seat's point of view (``render_mode="rgb_array"``).
 
-:func:`render_view` draws a ``view()`` dict (CONTRACT.md) and nothing else, so a picture can
+:func:`render_view` draws a ``view()`` dict (docs/contract.md) and nothing else, so a picture can
 never show a card that seat may not know: its own hand face up, the other seats' cards as backs
 with their counts (derived from public facts by :func:`hand_counts`), trump, the turned card,
 the trick in play with who played what, scores, tricks, who knocked or passed, the talon and
@@ -83,7 +83,7 @@ def _font(size: int) -> Any:
 
 
 def hand_counts(view: dict[str, Any]) -> list[int]:
-    """Cards in each seat's hand, from public facts of ``view`` only (RULES.md sections 2-6).
+    """Cards in each seat's hand, from public facts of ``view`` only (docs/rules.md, "Dealing" to "Trick play").
 
     Everyone is dealt 5 (a Swedish dealer also holds the turned card); a player who passed has
     none; a buyer has discarded ``discarded`` and drawn ``drawn`` (a Swedish dealer draws one

@@ -3,7 +3,7 @@
 The page (``rams_env/static``) talks to a small JSON API served by Flask:
 
 - ``POST /api/games`` starts a game: you take one seat, agents (any spec ``rams eval`` accepts:
-  ``random``, ``heuristic``, ``search:200``, a checkpoint path) the others. The agents move on the
+  ``random``, ``heuristic``, ``search:200``, a zoo name, a checkpoint path) the others. The agents move on the
   server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../buy`` your whole
   purchase at once (``{"discards": [cards]}``: those discards, then the draw, checked before any is
   played), ``.../next`` deals the next deal of a ``rams`` or ``match`` episode. Each state also says
@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from . import zoo
 from .cli import LOG_FORMAT, LOG_VERSION, Command, CommandError, describe, load_log
 from .deal_summary import ScoreHistory, deal_summary
 from .encoding import ObservationEncoder
@@ -715,10 +716,11 @@ class ServeState:
         return found
 
     def agent_suggestions(self) -> list[str]:
-        names = ["random", "heuristic", "search", "search:200"]
-        names += [card.spec for card in self.agent_cards()]
+        names = ["random", "heuristic", "search", "search:200", *zoo.known_names()]
+        names += [card.spec for card in self.agent_cards() if card.spec not in names]
         if self.checkpoint_dir is not None and self.checkpoint_dir.is_dir():
-            names += [str(p) for p in sorted(self.checkpoint_dir.glob("**/*.pt")) if str(p) not in names]
+            pts = sorted(self.checkpoint_dir.rglob("*.pt"))
+            names += [str(p) for p in pts if p.parent.name != p.stem and str(p) not in names]
         return names
 
     def agent_cards(self) -> list[AgentCard]:
@@ -1003,8 +1005,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--checkpoints",
         metavar="DIR",
         default="checkpoints",
-        help="folder of trained agents the page suggests: their model cards (*.md, at any depth) with their "
-        "headlines, and *.pt files (default checkpoints)",
+        help="folder of trained agents the page suggests after the model zoo's names: their model cards "
+        "(*.md, at any depth) with their headlines, and other *.pt files in it (default checkpoints)",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads for checkpoint agents (default 1)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request (default: logged)")

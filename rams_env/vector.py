@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from . import compiled
+from .compiled import heuristic as compiled_heuristic
+from .compiled.versus import reset_versus, step_versus
 from .encoding import OBS_SIZE, ObservationEncoder, action_mask
 from .episode import check_episode, next_deal_or_end, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig, make_config
@@ -138,15 +140,53 @@ class _Batch:
 
 
 class BatchedRamsEnv(_Batch):
-    """``num_games`` Rams games of one configuration, stepped together by the compiled engine."""
+    """``num_games`` Rams games of one configuration, stepped together by the compiled engine.
 
-    def __init__(self, num_games: int, *args: Any, **kwargs: Any) -> None:
+    ``heuristic_seats`` (optional): seats played by the compiled ``HeuristicAgent`` inside the step,
+    a bool array of shape ``(num_players,)`` (every game) or ``(num_games, num_players)``. Each step
+    then returns only decisions of the other (controlled) seats; see :mod:`rams_env.compiled.versus`
+    for how rewards, ``done`` and episodes without a controlled decision (``skipped_episodes``) are
+    counted. Every game needs a controlled seat. Heuristic seat ``s`` of game ``i`` is seeded like
+    ``HeuristicAgent(seed=heuristic_seed(seeds[i], s))``, or by ``reset_games(heuristic_seeds=...)``.
+    """
+
+    def __init__(self, num_games: int, *args: Any, heuristic_seats: Any = None, **kwargs: Any) -> None:
         super().__init__(num_games, *args, **kwargs)
         num_games, episode, reward = self.num_games, self.episode, self.reward_kind
         self._cfg = compiled.config_array(self.config, episode, reward)
         self._states = np.zeros((num_games, compiled.STATE_WIDTH), np.int64)
         self._rngs = np.zeros((num_games, 2, 625), np.int64)  # per game: episode seeder, game's rng
         self._started = False
+        self._versus: _Versus | None = None
+        if heuristic_seats is not None:
+            self._versus = _Versus(num_games, self.num_players)
+            self.set_heuristic_seats(heuristic_seats)
+
+    @property
+    def heuristic_seats(self) -> np.ndarray | None:
+        """Per game and seat: played by the heuristic in the current episode (None without them)."""
+        return None if self._versus is None else _unpack_seats(self._versus.masks, self.num_players)
+
+    @property
+    def skipped_episodes(self) -> int:
+        """Episodes that ended before any controlled decision, played out and not reported."""
+        return 0 if self._versus is None else self._versus.skipped
+
+    def set_heuristic_seats(self, seats: Any) -> None:
+        """The heuristic seats (shape as in the constructor) of the episodes the next ``reset`` starts
+        and of every later one."""
+        masks = self._masks(seats)
+        self._versus.pending[:] = masks
+        self._versus.next[:] = masks
+
+    def set_next_heuristic_seats(self, seats: Any) -> None:
+        """The heuristic seats of each game from its next episode on (the current ones keep theirs)."""
+        self._versus.next[:] = self._masks(seats)
+
+    def _masks(self, seats: Any) -> np.ndarray:
+        if self._versus is None:
+            raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
+        return _seat_masks(seats, self.num_games, self.num_players)
 
     @property
     def scores(self) -> np.ndarray:
@@ -159,17 +199,41 @@ class BatchedRamsEnv(_Batch):
         it holds card ``c``. Hidden information: for training-time critics, never for a player."""
         return self._states[:, compiled.HAND : compiled.HAND + self.num_players].copy()
 
-    def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
+    def reset_games(
+        self, seeds: list[int], out: BatchStep | None = None, heuristic_seeds: Any = None
+    ) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
-        (written into ``out`` if given)."""
+        (written into ``out`` if given); ``heuristic_seeds[i][s]`` seeds heuristic seat ``s``."""
         seeds = _checked_seeds(seeds, self.num_games)
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
         out.done.fill(False)
         seed_array = np.asarray(seeds, np.uint64).astype(np.int64)
-        compiled.reset_batch(
-            self._states, self._rngs, self._cfg, seed_array, out.observations, out.action_masks, out.seats
-        )
+        versus = self._versus
+        if versus is None:
+            if heuristic_seeds is not None:
+                raise ValueError("heuristic_seeds needs an env made with heuristic_seats")
+            compiled.reset_batch(
+                self._states, self._rngs, self._cfg, seed_array, out.observations, out.action_masks, out.seats
+            )
+        else:
+            hseeds = _checked_heuristic_seeds(seeds, heuristic_seeds, self.num_games, self.num_players)
+            versus.masks[:] = versus.pending
+            versus.skipped += reset_versus(
+                self._states,
+                self._rngs,
+                self._cfg,
+                seed_array,
+                versus.masks,
+                versus.rngs,
+                hseeds,
+                out.observations,
+                out.action_masks,
+                out.seats,
+                versus.carry,
+                versus.work,
+                versus.iwork,
+            )
         self._started = True
         return out
 
@@ -182,17 +246,38 @@ class BatchedRamsEnv(_Batch):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         out = out if out is not None else _batch(self.num_games, self.num_players)
-        bad = compiled.step_batch(
-            self._states,
-            self._rngs,
-            self._cfg,
-            actions,
-            out.observations,
-            out.action_masks,
-            out.seats,
-            out.rewards,
-            out.done,
-        )
+        versus = self._versus
+        if versus is None:
+            bad = compiled.step_batch(
+                self._states,
+                self._rngs,
+                self._cfg,
+                actions,
+                out.observations,
+                out.action_masks,
+                out.seats,
+                out.rewards,
+                out.done,
+            )
+        else:
+            bad, skipped = step_versus(
+                self._states,
+                self._rngs,
+                self._cfg,
+                actions,
+                versus.masks,
+                versus.next,
+                versus.rngs,
+                out.observations,
+                out.action_masks,
+                out.seats,
+                out.rewards,
+                out.done,
+                versus.carry,
+                versus.work,
+                versus.iwork,
+            )
+            versus.skipped += skipped
         if bad >= 0:
             raise IllegalActionError(f"game {self._first_game + bad}: {self._illegal(bad, int(actions[bad]))}")
         return out
@@ -205,6 +290,72 @@ class BatchedRamsEnv(_Batch):
         state = self._states[game]
         player, phase = int(state[compiled.CURRENT]), int(state[compiled.PHASE])
         return illegal_message(action, player, phase, compiled.legal_actions(state))
+
+
+class _Versus:
+    """The arrays of a batched env's heuristic seats: seat masks (next reset, now, next episode), generators,
+    the rewards carried into the next step, and the heuristic's scratch."""
+
+    def __init__(self, num_games: int, num_players: int) -> None:
+        self.pending = np.zeros(num_games, np.int64)  # for the next reset
+        self.masks = np.zeros(num_games, np.int64)  # the current episodes'
+        self.next = np.zeros(num_games, np.int64)  # each game's next episode's
+        self.rngs = np.zeros((num_games, compiled.P, 625), np.int64)
+        self.carry = np.zeros((num_games, num_players), np.float32)
+        self.work = np.zeros(compiled_heuristic.WORK_SIZE, np.float64)
+        self.iwork = np.zeros(compiled_heuristic.WORK_SIZE, np.int64)
+        self.skipped = 0
+
+
+def _seat_masks(seats: Any, num_games: int, num_players: int) -> np.ndarray:
+    """Per game, the seat bit mask of a bool array (num_players,) or (num_games, num_players)."""
+    array = np.asarray(seats)
+    if array.dtype != bool:
+        raise ValueError(f"heuristic_seats must be a bool array, got dtype {array.dtype}")
+    if array.shape == (num_players,):
+        array = np.broadcast_to(array, (num_games, num_players))
+    if array.shape != (num_games, num_players):
+        raise ValueError(
+            f"heuristic_seats must have shape ({num_players},) or ({num_games}, {num_players}), got {array.shape}"
+        )
+    full = np.flatnonzero(array.all(axis=1))
+    if len(full):
+        raise ValueError(f"game {int(full[0])}: every seat is a heuristic seat; each game needs a controlled seat")
+    return (array.astype(np.int64) << np.arange(num_players, dtype=np.int64)).sum(axis=1)
+
+
+def _unpack_seats(masks: np.ndarray, num_players: int) -> np.ndarray:
+    return (masks[:, None] >> np.arange(num_players, dtype=np.int64)) & 1 == 1
+
+
+def heuristic_seed(game_seed: int, seat: int) -> int:
+    """The default seed of heuristic seat ``seat`` in a game seeded ``game_seed``."""
+    return int(np.random.SeedSequence([int(game_seed), seat, _HEURISTIC_TAG]).generate_state(1, np.uint64)[0] >> 1)
+
+
+_HEURISTIC_TAG = 0x68657572  # keeps the heuristics' seeds apart from the games'
+
+
+def _checked_heuristic_seeds(seeds: list[int], given: Any, num_games: int, num_players: int) -> np.ndarray:
+    """Per game and seat (padded to ``P``), the heuristic seats' seeds: given, or derived from the game seeds."""
+    out = np.zeros((num_games, compiled.P), np.int64)
+    if given is None:
+        for i, seed in enumerate(seeds):
+            out[i, :num_players] = [heuristic_seed(seed, seat) for seat in range(num_players)]
+        return out
+    try:
+        array = np.asarray(given)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"heuristic_seeds must be an int array of shape ({num_games}, {num_players}): {err}") from None
+    if array.shape != (num_games, num_players) or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"heuristic_seeds must be an int array of shape ({num_games}, {num_players}), "
+            f"got {array.dtype} {array.shape}"
+        )
+    if (array < 0).any() or (array >= 2**63).any():
+        raise ValueError("heuristic_seeds must be from 0 to 2**63 - 1")
+    out[:, :num_players] = array
+    return out
 
 
 class ReferenceBatchedRamsEnv(_Batch):
@@ -343,6 +494,10 @@ def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[s
                     legal[:] = _legal_sets(env, out)
                 elif command == "why":
                     reply = env._illegal(*payload)
+                elif command == "heuristic_seats":
+                    env.set_heuristic_seats(payload)
+                elif command == "next_heuristic_seats":
+                    env.set_next_heuristic_seats(payload)
                 else:
                     break
             except Exception as err:  # sent back and re-raised in the parent, with its message
@@ -384,7 +539,14 @@ class SubprocBatchedRamsEnv:
         self._closed_why, self._started = "", False
         if not isinstance(workers, int) or not 1 <= workers <= num_games:
             raise ValueError(f"workers must be an int from 1 to num_games ({num_games}), got {workers!r}")
+        heuristic_seats = env_kwargs.pop("heuristic_seats", None)
         probe = ReferenceBatchedRamsEnv(1, seed=0, **env_kwargs)  # validates the arguments here, not in a worker
+        self._versus = heuristic_seats is not None
+        if self._versus:
+            if reference:
+                raise ValueError("heuristic_seats needs the compiled engine: reference=True has none")
+            _seat_masks(heuristic_seats, num_games, probe.num_players)  # validated here, not in a worker
+            heuristic_seats = np.broadcast_to(np.asarray(heuristic_seats), (num_games, probe.num_players))
         env_kwargs["reference"] = reference
         self.config, self.num_games, self.num_players = probe.config, num_games, probe.num_players
         self._seed, self._copy = seed, copy
@@ -402,6 +564,8 @@ class SubprocBatchedRamsEnv:
         for rows in self._rows:
             parent, child = context.Pipe()
             kwargs = dict(env_kwargs, num_games=rows.stop - rows.start)
+            if self._versus:
+                kwargs["heuristic_seats"] = np.array(heuristic_seats[rows])
             process = context.Process(target=_worker, args=(child, names, rows, num_games, kwargs), daemon=True)
             process.start()
             child.close()
@@ -467,6 +631,23 @@ class SubprocBatchedRamsEnv:
         self._replies()
         self._started = True
         return self._batch()
+
+    def set_heuristic_seats(self, seats: Any) -> None:
+        """``BatchedRamsEnv.set_heuristic_seats``, for every worker's games."""
+        self._send_seats("heuristic_seats", seats)
+
+    def set_next_heuristic_seats(self, seats: Any) -> None:
+        """``BatchedRamsEnv.set_next_heuristic_seats``, for every worker's games."""
+        self._send_seats("next_heuristic_seats", seats)
+
+    def _send_seats(self, command: str, seats: Any) -> None:
+        self._check_open()
+        if not self._versus:
+            raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
+        _seat_masks(seats, self.num_games, self.num_players)
+        array = np.broadcast_to(np.asarray(seats), (self.num_games, self.num_players))
+        self._send(command, [np.array(array[rows]) for rows in self._rows])
+        self._replies()
 
     def step(self, actions: Any) -> BatchStep:
         """Apply one action per game; the workers step their blocks in parallel. An illegal

@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from . import zoo
+
 _TITLE = re.compile(r"^# `(?P<name>[^`]+)`: (?P<what>.*?) of (?P<variant>[a-z0-9]+), (?P<sizes>[\d/]+) players\s*$")
 _FILE = re.compile(r"File: `(?P<path>[^`]+\.(?:pt|json))`")
 _HEADLINE = re.compile(
@@ -25,11 +27,12 @@ _HEADLINE = re.compile(
 class AgentCard:
     """One trained agent of the zoo, as the page lists it."""
 
-    spec: str  # what to pass as the agent: the file's path
+    spec: str  # what to pass as the agent: its zoo name, or the file's path
     name: str
-    kind: str  # "flagship", "ensemble" or "checkpoint" (another seed or an experiment)
+    kind: str  # "flagship" (a preset's best, rams_env.zoo.FLAGSHIPS), "ensemble" or "checkpoint"
     variant: str
     sizes: tuple[int, ...]
+    ensemble: bool  # several checkpoints played as one (a manifest)
     card: str  # the model card's path
     headline: str  # "win share 0.282 [0.252, 0.314] against 3 heuristics" (empty: the card gives none)
 
@@ -39,9 +42,19 @@ class AgentCard:
 
 
 def _kind(name: str, path: Path) -> str:
-    if path.suffix == ".json":
-        return "ensemble"
-    return "flagship" if re.fullmatch(r"[a-z0-9]+-(\d+p|\d+to\d+p)", name) else "checkpoint"
+    """A preset's flagship (:data:`rams_env.zoo.FLAGSHIPS`), an ensemble, or another checkpoint."""
+    if name in zoo.FLAGSHIPS.values():
+        return "flagship"
+    return "ensemble" if path.suffix == ".json" else "checkpoint"
+
+
+def _spec(name: str, path: Path) -> str:
+    """The zoo's name of the file when the zoo resolves that name to it (``rams eval mattmar-4p``), else its path."""
+    try:
+        same = zoo.resolve(name).path.resolve() == path.resolve()
+    except (ValueError, OSError):
+        same = False
+    return name if same else str(path)
 
 
 def read_card(card: Path, root: Path) -> AgentCard | None:
@@ -74,7 +87,10 @@ def read_card(card: Path, root: Path) -> AgentCard | None:
             headline = f"win share {match['value']} {match['ci']} in whole ramsar against 3 heuristics (fair 0.25)"
             break
     sizes = tuple(sorted(int(n) for n in title["sizes"].split("/")))
-    return AgentCard(str(path), name, _kind(name, path), title["variant"], sizes, str(card), headline)
+    kind = _kind(name, path)
+    return AgentCard(
+        _spec(name, path), name, kind, title["variant"], sizes, path.suffix == ".json", str(card), headline
+    )
 
 
 def zoo_cards(folder: str | Path) -> list[AgentCard]:

@@ -42,7 +42,7 @@ def stack_deck(
 
 
 def card_places(game: Game) -> list[int]:
-    """Every card the engine holds, once for every place it lies in (RULES.md sections 2-6)."""
+    """Every card the engine holds, once for every place it lies in (docs/rules.md, "Dealing" to "Trick play")."""
     cards = [c for hand in game.hands for c in hand]
     cards += game.talon[game.talon_pos :]
     cards += [c for _, c in game.trick]

@@ -1,4 +1,4 @@
-"""An independent, deliberately simple model of Rams, written from RULES.md and CONTRACT.md alone.
+"""An independent, deliberately simple model of Rams, written from docs/rules.md and docs/contract.md alone.
 
 Nothing here imports ``rams_env``. The model reads only what a player sees (``Game.view(seat)``
 dicts, card names such as ``"TH"``) and the public facts that the test harness records from the
@@ -11,7 +11,7 @@ actions it makes (who passed, who pressed DRAW, which cards were played). From t
   russian game ends (section 7), :class:`Shadow`.
 
 It favours obviousness over speed: every rule is spelled out where it is used, with the section
-of RULES.md it comes from, so that it can be checked against the text by eye.
+of docs/rules.md it comes from, so that it can be checked against the text by eye.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from typing import Any
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
 
-# CONTRACT.md "Actions": 0-51 are cards, then the calls.
+# docs/contract.md "Actions": 0-51 are cards, then the calls.
 PASS, KNOCK, BID_BETTER, BID_SWING, NO_BID, ACCEPT, REJECT, DRAW = range(52, 60)
 
-# RULES.md 7.2: russian ace values.
+# docs/rules.md "Russian scoring": russian ace values.
 ACE_VALUE = {"S": 5, "C": 10, "D": 15, "H": 20}
 
 SWEDISH_PRESETS = ("mattmar", "norrlandsknack", "rams32")
@@ -60,7 +60,7 @@ def rank(card: str) -> int:
 
 
 def deck_of(variant: str, num_players: int) -> list[str]:
-    """The variant's deck (RULES.md table): 32 cards for rams32 and 3-player russian, else 52."""
+    """The variant's deck (docs/rules.md "The four presets"): 32 cards for rams32 and 3-player russian, else 52."""
     small = variant == "rams32" or (variant == "russian" and num_players == 3)
     ranks = RANKS[5:] if small else RANKS
     return [r + s for s in SUITS for r in ranks]
@@ -71,14 +71,14 @@ def aces_value(cards: list[str]) -> int:
 
 
 def jacks_value(dealt: list[str]) -> int:
-    """RULES.md 7.2 jacks: a black pair or a red pair writes off 5, all four jacks 10."""
+    """docs/rules.md "Russian scoring" jacks: a black pair or a red pair writes off 5, all four jacks 10."""
     black = {"JC", "JS"} <= set(dealt)
     red = {"JD", "JH"} <= set(dealt)
     return 5 * (black + red)
 
 
 def settlement(records: list[int], winners: list[int]) -> list[float]:
-    """RULES.md 7.2 end of a russian game: each other player pays his remaining record (HD: nothing
+    """docs/rules.md "Russian scoring" end of a russian game: each other player pays his remaining record (HD: nothing
     if it is 0 or less), the winners share the sum."""
     pot = sum(max(0, r) for s, r in enumerate(records) if s not in winners)
     return [pot / len(winners) if s in winners else -float(max(0, r)) for s, r in enumerate(records)]
@@ -155,7 +155,7 @@ def trick_winner(trick: list[list[Any]], trump: str) -> int:
 
 
 def swedish_play(view: View) -> list[str]:
-    """RULES.md 6.1, taken literally."""
+    """docs/rules.md "Legal cards in the Swedish presets", taken literally."""
     seat, hand, trick, trump = view["seat"], view["hand"], view["trick"], view["trump"]
     ace = "A" + trump
     trumps = [c for c in hand if suit(c) == trump]
@@ -187,7 +187,7 @@ def swedish_play(view: View) -> list[str]:
 
 
 def russian_play(view: View) -> list[str]:
-    """RULES.md 6.2, taken literally."""
+    """docs/rules.md "Legal cards in russian", taken literally."""
     seat, hand, trick, trump = view["seat"], view["hand"], view["trick"], view["trump"]
     ace, king, queen = "A" + trump, "K" + trump, "Q" + trump
     if not trick:

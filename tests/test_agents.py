@@ -9,6 +9,7 @@ import pytest
 
 import rams_env
 from rams_env.agents import Agent, HeuristicAgent, RandomAgent, SearchAgent, observe
+from rams_env.agents.heuristic import ordered_sum
 from rams_env.agents.search import DealSampler
 from rams_env.encoding import ObservationEncoder
 from rams_env.rules import Action, Game, Phase, card_index, make_config
@@ -300,6 +301,6 @@ def test_heuristic_draw_chance_is_the_card_by_card_average_exactly():
         situation = Situation(trump, set(deck[10 : rng.randint(11, 52)]), opponents)
         for _ in range(3):  # the memo is shared by hands of the same trump ranks and voids
             hand = deck[:5] if rng.random() < 0.5 else rng.sample(deck[:10], 5)
-            by_card = sum(situation.card_chance(c, hand, planning=True) for c in situation.unseen)
+            by_card = ordered_sum(situation.card_chance(c, hand, planning=True) for c in situation.unseen)
             assert situation.draw_chance(hand) == by_card / len(situation.unseen)
     assert Situation(0, set(), []).draw_chance([1, 2, 3, 4, 5]) == 0.0

@@ -1,6 +1,7 @@
 """Rule configuration and game set-up: presets, player ranges, options, deck / scores / dealer checks, seeding.
 
-Expectations come from RULES.md (preset table) and CONTRACT.md (reset options, ValueError naming the offender).
+Expectations come from docs/rules.md ("The four presets") and docs/contract.md ("Reset"; a ValueError naming
+the offender).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def test_a_full_deck_in_any_order_is_accepted(variant, n):
     deck = full_deck(cfg.deck_size)
     random.Random(1).shuffle(deck)
     g = Game(cfg, deck=deck, dealer=0)
-    # Dealing order (RULES.md 2): 3 cards each from forehand, the turned card, 2 each, the talon.
+    # Dealing order (docs/rules.md "Dealing"): 3 cards each from forehand, the turned card, 2 each, the talon.
     assert set(g.view(1)["hand"]) == set(deck[0:3] + deck[3 * n + 1 : 3 * n + 3])
     assert g.view(0)["turned_card"] == deck[3 * n]
     assert g.view(0)["talon"] == cfg.deck_size - 5 * n - 1

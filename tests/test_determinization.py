@@ -229,7 +229,7 @@ def scripted_russian(n: int, hands: dict[int, list[str]], turned: str, talon: li
 
 
 def combination_breaches(world: Game, seat: int) -> list[str]:
-    """What a sampled world breaks of RULES.md 7.2, for the players other than ``seat``: four aces or
+    """What a sampled world breaks of docs/rules.md "Russian scoring", for the players other than ``seat``: four aces or
     five of a suit held when the play began, dealt jacks a player would have shown (passing, or
     discarding one of a dealt pair) or gone out on (5 points or fewer) but did not."""
     found = []
@@ -307,7 +307,7 @@ RUSSIAN_STATES = {
 
 @pytest.mark.parametrize("name", sorted(RUSSIAN_STATES))
 def test_russian_worlds_keep_what_showing_cards_made_public(name: str) -> None:
-    """RULES.md 7.2: four aces, five of a suit and dealt jacks are shown, and a player at 5 points or
+    """docs/rules.md "Russian scoring": four aces, five of a suit and dealt jacks are shown, and a player at 5 points or
     fewer goes out on jacks; worlds sampled for seat 0 give nobody what he would have shown."""
     n, hands, turned, talon, actions = RUSSIAN_STATES[name]
     scores = [100, 100, 5] if name == "jacks not shown" else None

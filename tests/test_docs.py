@@ -1,4 +1,5 @@
-"""The README documents the observation layout exactly as the encoder builds it."""
+"""The environment card documents the observation layout exactly as the encoder builds it, and CI runs the
+README's test command."""
 
 import itertools
 from pathlib import Path
@@ -8,8 +9,12 @@ from rams_env.encoding import OBS_SIZE, SLICES, layout_table
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_holds_the_current_layout_table():
-    assert layout_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_environment_card_generates_its_layout_table_from_the_encoder():
+    # The docs extension turns the directive into layout_table() at build time (tests/test_docs_site.py
+    # checks the built page); no hand-written copy of the table is left to drift.
+    card = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
+    assert "```{rams-observation-table}\n```" in card
+    assert layout_table().splitlines()[2] not in card and "| `hand` |" not in (ROOT / "README.md").read_text()
 
 
 def test_slices_tile_the_vector_without_gaps():

@@ -36,10 +36,10 @@ def strict_warnings() -> Iterator[None]:
         # Our env warns on unknown reset options, and api_test deliberately passes {"options": 1}
         # to check that reset accepts the keyword.
         warnings.filterwarnings("ignore", message=re.escape("ignoring unknown reset option"))
-        # CONTRACT.md mandates a Dict observation {"observation", "action_mask"}, like PettingZoo's
+        # docs/contract.md mandates a Dict observation {"observation", "action_mask"}, like PettingZoo's
         # classic card envs, so the observation space is neither a Box nor a Discrete.
         warnings.filterwarnings("ignore", message=re.escape("Observation space for each agent probably should be"))
-        # CONTRACT.md mandates an all-zero mask for every agent whose turn it is not (and after the end).
+        # docs/contract.md mandates an all-zero mask for every agent whose turn it is not (and after the end).
         warnings.filterwarnings("ignore", message=re.escape("Action mask numpy array is all zeros"))
         # The same Dict observation: api_test expects a bare numpy array.
         warnings.filterwarnings("ignore", message=re.escape("Observation is not a NumPy array"))

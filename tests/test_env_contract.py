@@ -1,9 +1,9 @@
-"""The PettingZoo environment against CONTRACT.md, clause by clause.
+"""The PettingZoo environment against docs/contract.md, clause by clause.
 
 Making an environment (arguments, defaults, rule options, errors naming the offender), agents and
 seats, reset options (deck, dealer, scores), determinism, the action space and ``Action`` ids,
 observations and masks, ``view()``, rewards (``points`` and ``win``), infos, illegal actions and
-rendering. Expectations come from CONTRACT.md and RULES.md only.
+rendering. Expectations come from docs/contract.md and docs/rules.md only.
 """
 
 from __future__ import annotations
@@ -339,7 +339,7 @@ def test_deck_option_accepts_the_whole_deck_in_any_order(variant):
     names = [card_name(c) for c in range(52) if size == 52 or c % 13 >= 5]
     random.Random(variant).shuffle(names)
     e.reset(seed=0, options={"deck": names, "dealer": 0})
-    # the dealing order of RULES.md 2: 3 each from forehand, the turned card, 2 each, the talon
+    # the dealing order of docs/rules.md "Dealing": 3 each from forehand, the turned card, 2 each, the talon
     n = 4
     order = [1, 2, 3, 0]
     expected = {s: names[3 * i : 3 * i + 3] + names[3 * n + 1 + 2 * i : 3 * n + 3 + 2 * i] for i, s in enumerate(order)}
@@ -880,7 +880,7 @@ FIRST_RAMS_ONLY = {
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("case", sorted(FIRST_RAMS_ONLY))
 def test_scores_option_sets_the_first_rams_of_a_match_only(case, engine):
-    # RULES.md 7.2, HD on the scores reset option: later ramsar start from the start score.
+    # docs/rules.md "Russian scoring", HD on the scores reset option: later ramsar start from the start score.
     variant, options, hands, turned, start = FIRST_RAMS_ONLY[case]
     e = scripted_env(variant, 0, turned, engine, hands, scores=[3, 9, 8, 10], episode="match", **options)
     assert scores_now(e) == [3, 9, 8, 10]
@@ -929,7 +929,7 @@ TURNED_HANDS_RUSSIAN = {
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_view_turned_card_swedish_until_the_dealers_face_down_discard(engine):
-    # CONTRACT.md turned_card: known while in the dealer's hand (a swing turns a new one up);
+    # docs/contract.md "Views", turned_card: known while in the dealer's hand (a swing turns a new one up);
     # None once the dealer has made a face-down discard, even of another card.
     e = scripted_env("mattmar", 3, "TC", engine, TURNED_HANDS_SWEDISH, talon=["3C", "8H"])
     assert turned_seen(e) == ("TC", "dealer")

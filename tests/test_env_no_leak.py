@@ -1,4 +1,5 @@
-"""No leak of hidden information into an observation (RULES.md section 8, CONTRACT.md observations).
+"""No leak of hidden information into an observation (docs/rules.md "What each player knows",
+docs/contract.md "Observations").
 
 For many random states of every preset and player count, in every phase, an observer is chosen and
 the cards he cannot see are dealt again among the places he cannot see into: other players' hands,

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from rams_env.agents import HeuristicAgent, RandomAgent, SearchAgent
+from rams_env.agents import CompiledHeuristicAgent, HeuristicAgent, RandomAgent, SearchAgent
 from rams_env.evaluation import (
     agent_seed,
     agent_source,
@@ -333,8 +333,8 @@ def test_league_is_reproducible_and_needs_two_agents() -> None:
 def test_agent_source_by_name() -> None:
     source = agent_source("random")
     assert build_agent(source, 1).rng.random() == RandomAgent(seed=1).rng.random()
-    heuristic = build_agent(agent_source("heuristic", MATTMAR4), 2)
-    assert isinstance(heuristic, HeuristicAgent) and heuristic.config is MATTMAR4
+    heuristic = build_agent(agent_source("heuristic", MATTMAR4), 2)  # the compiled twin of HeuristicAgent
+    assert isinstance(heuristic, CompiledHeuristicAgent) and heuristic.config is MATTMAR4
 
 
 @pytest.mark.parametrize(

@@ -246,12 +246,13 @@ def test_eval_with_either_spelling_plays_that_table(capsys: pytest.CaptureFixtur
         assert "mattmar, 5 players" in capsys.readouterr().out
 
 
-def test_readme_evaluation_examples_say_how_long_they_take_and_use_one_spelling() -> None:
+def test_docs_evaluation_examples_say_how_long_they_take_and_use_one_spelling() -> None:
     import re
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("## Agents, evaluation, playing")
-    section = readme[start : readme.index("\n## ", start + 1)]
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
+    start = readme.index("## The command line")
+    end = readme.find("\n## ", start + 1)
+    section = readme[start : end if end > 0 else None]
     block = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1)
     runs = [line for line in block.splitlines() if line.startswith("rams eval") and "--help" not in line]
     assert runs and all(re.search(r"# .*~\d+ min", line) for line in runs), runs
@@ -304,7 +305,7 @@ def test_the_wheel_of_the_multi_node_instructions_builds_and_holds_both_packages
 def test_the_multi_node_instructions_install_a_wheel_built_here_not_an_unpublished_package() -> None:
     import re
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     start = readme.index("On several machines")
     block = re.search(r"```bash\n(.*?)```", readme[start:], re.DOTALL).group(1)
     assert "pip wheel --no-deps" in block

@@ -268,14 +268,15 @@ def test_ismcts_agent_acts_on_an_env_observation() -> None:
         env.step(action)
 
 
-def test_readme_snippet_runs() -> None:
+def test_integrations_page_snippet_runs() -> None:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
     start = text.index("\n## OpenSpiel (`python_rams`)")
-    section = text[start : text.index("\n## ", start + 1)]
+    end = text.find("\n## ", start + 1)
+    section = text[start : end if end > 0 else None]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code, "README.md OpenSpiel section", "exec"), {"__name__": "readme_snippet"})
+    exec(compile(code, "docs/integrations.md OpenSpiel section", "exec"), {"__name__": "readme_snippet"})
 
 
 def scripted_resampling(variant: str, hands: dict[int, list[str]], script: list[str], others: list[int]) -> int:

@@ -6,9 +6,9 @@ every action:
 
 1. every card of the deck is in exactly one place;
 2. someone is to act exactly when the legal set is non-empty;
-3. the legal set and the seat to act equal what ``tests/oracle.py`` (written from RULES.md alone,
+3. the legal set and the seat to act equal what ``tests/oracle.py`` (written from docs/rules.md alone,
    reading only the acting player's view and public facts) says, in every phase;
-4. scores, tricks, flights, active players and the end of rams/match/game follow RULES.md 7;
+4. scores, tricks, flights, active players and the end of rams/match/game follow docs/rules.md "Scoring";
 5. a deal takes at most ``config.max_deal_actions`` actions, and whole games end;
 6. ``clone()`` and ``to_json()``/``from_json()`` copies continue exactly like the original;
 7. the same seed and actions give the same game;
@@ -103,7 +103,7 @@ class Table:
         assert view["dealer"] == shadow.dealer
         assert view["to_act"] == shadow.to_act() == (actor if actor >= 0 else None)  # (3) whose turn
         assert view["trump"] == shadow.trump
-        if shadow.turned_at is None:  # CONTRACT.md "turned_card"
+        if shadow.turned_at is None:  # docs/contract.md "Views", ``turned_card``
             assert view["turned_card"] is None and view["turned_card_at"] is None
         else:
             assert view["turned_card"] == shadow.turned and view["turned_card_at"] == shadow.turned_at
@@ -129,8 +129,8 @@ class Table:
             assert legal == shadow.legal(views[actor]), (game.phase.name, views[actor], legal)
 
     def check_secrets(self, seat: int, view: dict[str, Any], seen: set[str]) -> None:
-        """RULES.md 8: nobody sees another hand, the talon or another seat's face-down cards,
-        except the turned card while it is public and cards shown (russian jacks, aces, suit)."""
+        """docs/rules.md "What each player knows": nobody sees another hand, the talon or another seat's
+        face-down cards, except the turned card while it is public and cards shown (russian jacks, aces, suit)."""
         game = self.game
         secret = {c for other, hand in enumerate(game.hands) if other != seat for c in hand}
         secret |= {c for other, pile in enumerate(game.out_hidden) if other != seat for c in pile}
@@ -272,8 +272,8 @@ def test_whole_games_end(variant: str, data: st.DataObject) -> None:
 
 @pytest.mark.parametrize("variant", list(PRESET_PLAYERS))
 def test_every_action_shows_in_the_actors_view(variant: str) -> None:
-    """RULES.md 8: every decision is public, so the actor's own view changes with each action he
-    makes; otherwise view() alone cannot tell two states with different legal actions apart."""
+    """docs/rules.md "What each player knows": every decision is public, so the actor's own view changes
+    with each action he makes; otherwise view() alone cannot tell two states with different legal actions apart."""
     counts = list(PRESET_PLAYERS[variant])
     for i in range(120):
         game = Game(make_config(variant, counts[i % len(counts)]), seed=i)

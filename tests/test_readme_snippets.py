@@ -1,4 +1,4 @@
-"""Every Python snippet of the README section "Use it with your RL library" runs, one per library."""
+"""Every Python snippet of the section "Use it with your RL library" of docs/integrations.md runs, one per library."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 SECTION = "## Use it with your RL library"
 # A snippet belongs to the library whose import it holds.
 LIBRARIES = {
@@ -21,7 +21,7 @@ LIBRARIES = {
 
 def section_snippets() -> list[tuple[str, str]]:
     """(library, code) of each Python block of the section (none if the section is missing)."""
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     start = text.find("\n" + SECTION + "\n")
     if start < 0:
         return []
@@ -45,7 +45,7 @@ def quiet_torch() -> Iterator[None]:
 
 def test_section_has_one_snippet_per_library():
     found = sorted(library for library, _ in SNIPPETS)
-    assert found == sorted(LIBRARIES), f"{SECTION!r} in README.md: snippets found for {found}"
+    assert found == sorted(LIBRARIES), f"{SECTION!r} in docs/integrations.md: snippets found for {found}"
 
 
 # TorchRL warns on every wrapper that it was tested with PettingZoo 1.24.3; the TorchRL tests cover 1.27.
@@ -54,4 +54,4 @@ def test_section_has_one_snippet_per_library():
 @pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0:UserWarning")
 @pytest.mark.parametrize(("library", "code"), SNIPPETS, ids=[library for library, _ in SNIPPETS])
 def test_snippet_runs(library, code):
-    exec(compile(code, f"README.md {SECTION} ({library})", "exec"), {"__name__": "readme_snippet"})
+    exec(compile(code, f"docs/integrations.md {SECTION} ({library})", "exec"), {"__name__": "readme_snippet"})

@@ -73,7 +73,7 @@ def test_render_is_the_view_of_the_seat_to_act_and_nothing_else(monkeypatch):
 
 
 def _deck_for(dealer: int, n: int, hands: dict[int, list[str]], turned: str, rest: list[str]) -> list[str]:
-    """A mattmar deck dealing ``hands`` (5 cards each) with ``turned`` turned up (RULES.md section 2)."""
+    """A mattmar deck dealing ``hands`` (5 cards each) with ``turned`` turned up (docs/rules.md "Dealing")."""
     order = [(dealer + 1 + i) % n for i in range(n)]
     deck = [c for s in order for c in hands[s][:3]] + [turned] + [c for s in order for c in hands[s][3:]]
     return deck + rest
@@ -228,12 +228,12 @@ def test_readme_frame_exists():
     assert "docs/table.png" in (ROOT / "README.md").read_text()
 
 
-def test_readme_snippet_writes_a_video(tmp_path, monkeypatch):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index('## Seeing the table (`render_mode="rgb_array"`)')
+def test_environment_card_snippet_writes_a_video(tmp_path, monkeypatch):
+    text = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
+    start = text.index("## Seeing the table")
     begin = text.index("```python\n", start) + len("```python\n")
     code = text[begin : text.index("```", begin)]
     assert "RecordVideo" in code
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md rgb_array snippet", "exec"), {"__name__": "readme_snippet"})
+    exec(compile(code, "docs/environment.md rgb_array snippet", "exec"), {"__name__": "readme_snippet"})
     assert (tmp_path / "videos" / "rl-video-episode-0.mp4").stat().st_size > 0

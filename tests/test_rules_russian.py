@@ -1,9 +1,9 @@
 """Scripted rule tests for the ``russian`` preset on fixed decks.
 
-One test (or parametrized table) per rule and per house decision of RULES.md that concerns
+One test (or parametrized table) per rule and per house decision of docs/rules.md that concerns
 ``russian``: the deal (section 2), the knock round (section 4), buying (section 5), trick
 legality (section 6.2), scoring and the end of the game (section 7.2 and its HD on timing).
-Every expectation is written from RULES.md; the engine is only driven through its public API.
+Every expectation is written from docs/rules.md; the engine is only driven through its public API.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def test_dealt_ace_binds_the_dealer_too():
 
 
 def test_turned_ace_does_not_bind_the_dealer():
-    # The turned card is not one of the dealer's 5 dealt cards (RULES.md 2 and 4).
+    # The turned card is not one of the dealer's 5 dealt cards (docs/rules.md, "Dealing" and "The knock round").
     hands = {1: ["2C", "3C", "4D", "5D", "6H"], 2: ["2H", "3H", "4S", "5S", "6C"]}
     hands |= {3: ["7C", "8C", "7D", "8D", "7H"], 0: ["KH", "2D", "3D", "2S", "3S"]}
     g = new_game(4, 0, hands, "AS")

@@ -1,7 +1,7 @@
 """Scripted rule tests for the Swedish presets (mattmar, norrlandsknack, rams32).
 
-Every expectation here is written from RULES.md (sections 2-7 and their house decisions, HD),
-the Swedish seed and CONTRACT.md, not from what the engine happens to do. Decks are stacked
+Every expectation here is written from docs/rules.md (sections 2-7 and their house decisions, HD),
+the Swedish seed and docs/contract.md, not from what the engine happens to do. Decks are stacked
 with ``tests.decks.stack_deck``; unless a test says otherwise there are four players, seat 3
 deals and seat 0 is forehand.
 """
@@ -89,7 +89,7 @@ def finish_randomly(g: Game, rng: random.Random) -> None:
 
 
 def dealt_hands(deck: list[str], n: int, dealer: int) -> dict[int, set[str]]:
-    """RULES.md 2 computed independently: 3 each from forehand, turned card, 2 each; dealer gets turned."""
+    """docs/rules.md "Dealing" computed independently: 3 each from forehand, turned card, 2 each; dealer gets turned."""
     order = [(dealer + 1 + i) % n for i in range(n)]
     hands: dict[int, list[str]] = {s: [] for s in range(n)}
     pos = 0
@@ -1287,7 +1287,7 @@ def test_full_deal_rams32_better_cards_and_below_zero():
 
 # ----------------------------------------------------------------------------- match
 def _run_match(variant, n, seed):
-    """Play a whole match with random legal actions, checking every deal against RULES.md 7.1."""
+    """Play a whole match with random legal actions, checking every deal against docs/rules.md "Swedish scoring"."""
     g = Game(make_config(variant, n), seed=seed)
     rng = random.Random(seed)
     totals, flights, ramsar = [0] * n, [0] * n, []
@@ -1379,7 +1379,7 @@ def test_match_scores_reset_and_dealer_rotates_across_ramsar():
     assert g.result()["totals"] == [10, 9, 8, -2]
 
 
-# ----------------------------------------------------------------------------- views (CONTRACT.md)
+# ----------------------------------------------------------------------------- views (docs/contract.md)
 CONTRACT_KEYS = {"seat", "dealer", "phase", "hand", "trump", "turned_card", "trick", "tricks", "scores"}
 CONTRACT_KEYS |= {"active", "talon"}
 
@@ -1602,7 +1602,8 @@ def test_swedish_scores_between_one_and_ten(bad):
 
 # ----------------------------------------------------------------------------- random cross-check
 def _rules_play_legal(hand_cards, trick, trump, forced_lead):
-    """RULES.md 6.1 written out independently: cards (indices) that may be played."""
+    """docs/rules.md "Legal cards in the Swedish presets" written out independently: the cards (indices)
+    that may be played."""
     suit, rank = (lambda c: c // 13), (lambda c: c % 13)
     ace = trump * 13 + 12
     trumps = {c for c in hand_cards if suit(c) == trump}

@@ -2,7 +2,7 @@
 the command, and a whole deal played through the page in headless Chromium.
 
 The browser test needs Debian's ``chromium`` and ``chromium-driver`` (``apt-get install chromium
-chromium-driver``; README "Playing in the browser"); without the chromium binary it is skipped with that
+chromium-driver``; docs/serve.md); without the chromium binary it is skipped with that
 reason, which ``pytest -ra`` prints. Selenium is given the driver's path, so it never downloads one.
 """
 

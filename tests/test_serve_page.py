@@ -50,6 +50,7 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("zoo") / "checkpoints"
     long = "mattmar-4p-with-a-very-long-name-that-a-narrow-picker-would-cut-off"
     for name, variant, sizes, win in (
+        ("rams32-4p", "rams32", "4", "0.330"),
         ("mattmar-4p", "mattmar", "4", "0.247"),
         ("russian-3to7p", "russian", "3/4/5/6/7", "0.258"),
         (long, "mattmar", "4", "0.250"),
@@ -213,16 +214,19 @@ def test_the_pickers_get_the_zoos_cards_from_any_depth(server: Server) -> None:
     assert status == 200
     cards = {c["name"]: c for c in meta["agent_cards"]}
     assert cards["mattmar-4p"]["spec"] == "checkpoints/mattmar/mattmar-4p/mattmar-4p.pt"
-    assert cards["mattmar-4p"]["kind"] == "flagship" and cards["mattmar-4p"]["sizes"] == [4]
+    assert cards["rams32-4p"]["kind"] == "flagship"  # rams_env.zoo.FLAGSHIPS names it
+    assert cards["mattmar-4p"]["kind"] == "checkpoint" and cards["mattmar-4p"]["sizes"] == [4]
     assert cards["russian-3to7p"]["sizes"] == [3, 4, 5, 6, 7] and cards["russian-3to7p"]["variant"] == "russian"
     assert cards["mattmar-4p"]["headline"].startswith("win share 0.247 [0.200, 0.300]")
     assert cards["mattmar-4p"]["spec"] in meta["agents"]
 
 
 def test_the_shipped_cards_are_read() -> None:
+    from rams_env import zoo
+
     cards = zoo_cards(ROOT / "checkpoints")
-    assert {c.kind for c in cards} >= {"flagship", "ensemble"}
-    assert all(Path(c.spec).is_file() and c.headline.startswith("win share") for c in cards)
+    assert {c.name for c in cards if c.kind == "flagship"} == set(zoo.FLAGSHIPS.values())
+    assert all(c.spec in zoo.known_names() and c.headline.startswith("win share") for c in cards)
 
 
 # ----------------------------------------------------------------------------- the browser

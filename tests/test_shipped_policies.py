@@ -1,4 +1,5 @@
-"""The policies in ``checkpoints/`` load for their preset, play legal whole ramsar, and have their card."""
+"""The policies of the model zoo (``checkpoints/<preset>/<model>/``) load for their preset, play legal whole
+ramsar, and have their card."""
 
 from __future__ import annotations
 
@@ -14,9 +15,14 @@ from rams_env.rules.config import PRESETS
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 
 
+def folder(name: str) -> Path:
+    """The zoo folder of model ``name``: ``checkpoints/<preset>/<name>/``."""
+    return CHECKPOINTS / name.split("-")[0] / name
+
+
 @pytest.mark.parametrize("variant", sorted(PRESETS))
 def test_shipped_policy_plays_a_whole_rams_legally(variant):
-    path = CHECKPOINTS / f"{variant}-4p.pt"
+    path = folder(f"{variant}-4p") / f"{variant}-4p.pt"
     policy = load_agent(path, expect_config=make_config(variant, 4))
     assert (policy.variant, policy.num_players) == (variant, 4)
     assert play_rams(policy, variant, 4) > 0
@@ -44,10 +50,10 @@ def play_rams(policy, variant: str, players: int) -> int:
 
 @pytest.mark.parametrize("variant", sorted(PRESETS))
 def test_shipped_policy_has_its_card_and_evaluations(variant):
-    card = (CHECKPOINTS / f"{variant}-4p.md").read_text(encoding="utf-8")
+    card = (folder(f"{variant}-4p") / "README.md").read_text(encoding="utf-8")
     assert "## Headline" in card and "Reproduce" in card
-    for suffix in ("rams_vs_heuristic.json", "rams_vs_random.json", "curves.png", "knock_rates.png"):
-        assert (CHECKPOINTS / f"{variant}-4p_{suffix}").is_file()
+    for name in ("rams_vs_heuristic.json", "rams_vs_random.json", "curves.png", "knock_rates.png"):
+        assert (folder(f"{variant}-4p") / name).is_file()
 
 
 def every_size_name(variant: str) -> str:
@@ -61,29 +67,30 @@ def test_the_policy_for_every_table_size_plays_each_legally_and_has_its_card(var
     name, largest = every_size_name(variant), make_config(variant, 4).max_players
     players = {"smallest": 3, "middle": 5, "largest": largest}[size]
     config = make_config(variant, players)
-    policy = load_agent(CHECKPOINTS / f"{name}.pt", expect_config=config)
+    policy = load_agent(folder(name) / f"{name}.pt", expect_config=config)
     assert policy.num_players == players and sorted(policy.table_sizes) == list(range(3, largest + 1))
     assert play_rams(policy, variant, players) > 0
-    card = (CHECKPOINTS / f"{name}.md").read_text(encoding="utf-8")
+    card = (folder(name) / "README.md").read_text(encoding="utf-8")
     assert f"{players} players (fair share 1/{players})" in card
-    assert (CHECKPOINTS / f"{name}_{players}p_rams_vs_heuristic.json").is_file()
+    assert (folder(name) / f"{players}p_rams_vs_heuristic.json").is_file()
 
 
-# every ensemble manifest in checkpoints/
+# every ensemble manifest in the zoo
 SHIPPED_ENSEMBLES = ["mattmar-4p-ensemble", "norrlandsknack-4p-ensemble", "russian-4p-ensemble"]
 
 
 def test_every_shipped_ensemble_is_tested():
-    assert sorted(p.stem for p in CHECKPOINTS.glob("*-ensemble.json")) == sorted(SHIPPED_ENSEMBLES)
+    assert sorted(p.stem for p in CHECKPOINTS.glob("*/*/*-ensemble.json")) == sorted(SHIPPED_ENSEMBLES)
+    assert not list(CHECKPOINTS.glob("*.*")), "a file outside the zoo's <preset>/<model>/ folders"
 
 
 @pytest.mark.parametrize("name", SHIPPED_ENSEMBLES)
 def test_a_shipped_ensemble_loads_its_shipped_members_plays_legally_and_has_its_card(name):
     variant = name.split("-")[0]
-    ensemble = load_agent(CHECKPOINTS / f"{name}.json", expect_config=make_config(variant, 4))  # digests checked
+    ensemble = load_agent(folder(name) / f"{name}.json", expect_config=make_config(variant, 4))  # digests checked
     assert len(ensemble.nets) >= 2 and (ensemble.variant, ensemble.num_players) == (variant, 4)
     assert play_rams(ensemble, variant, 4) > 0
-    card = (CHECKPOINTS / f"{name}.md").read_text(encoding="utf-8")
+    card = (folder(name) / "README.md").read_text(encoding="utf-8")
     assert "## Headline" in card and "Reproduce" in card
-    for suffix in ("rams_vs_heuristic.json", "rams_vs_random.json", "deal_vs_heuristic.json", "knock_rates.png"):
-        assert (CHECKPOINTS / f"{name}_{suffix}").is_file()
+    for file in ("rams_vs_heuristic.json", "rams_vs_random.json", "deal_vs_heuristic.json", "knock_rates.png"):
+        assert (folder(name) / file).is_file()

@@ -316,10 +316,12 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     assert "rams train quick" in text
     assert "Whole ramsar against three heuristics (1 decks" in text and "against search (1 decks" in text
     assert "| whole ramsar vs 3 heuristics, win share | >= 0.325 |" in text
-    shipped = tmp_path / "shipped"
+    shipped = tmp_path / "shipped" / "mattmar" / "tiny"  # the zoo layout: <preset>/<model>/
+    assert card == shipped / "README.md"
     assert "optimizer" not in torch.load(shipped / "tiny.pt", weights_only=True)
     assert load_agent(shipped / "tiny.pt").num_players == 4
-    for png in ("tiny_curves.png", "tiny_knock_rates.png"):
+    assert 'load_agent("tiny")' in text and "`rams eval checkpoints/mattmar/tiny/tiny.pt --baseline heuristic" in text
+    for png in ("curves.png", "knock_rates.png"):
         assert (shipped / png).read_bytes()[:4] == b"\x89PNG"
     assert "Started from" not in text
     # A run that starts from the shipped file and is shipped under the same name: the card names the
@@ -328,7 +330,7 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     Trainer(tiny(tmp_path / "more", init_from=str(shipped / "tiny.pt"))).run()
     text = export.export(tmp_path / "more", "tiny", decks=1, deal_decks=0, search_decks=0, command="c").read_text()
     assert f"- Started from `{shipped / 'tiny.pt'}` ({steps:,} learner decisions" in text
-    assert json.loads((shipped / "tiny_rams_vs_heuristic.json").read_text())["episode"] == "rams"
+    assert json.loads((shipped / "rams_vs_heuristic.json").read_text())["episode"] == "rams"
     config = make_config("mattmar", 4)
     for item in export.card_evaluations(1, 1, 1):  # --workers sends the baselines to other processes
         assert pickle.loads(pickle.dumps(agent_source(item.baseline, config))) is not None
@@ -341,22 +343,26 @@ def test_export_ships_an_ensemble_of_shipped_policies_with_its_card(tmp_path, mo
     monkeypatch.setattr(export, "SHIPPED", shipped)
     for k in range(2):
         Trainer(tiny(tmp_path / f"run{k}", seed=k)).run()
-        export.slim_checkpoint(tmp_path / f"run{k}", shipped / f"m{k}.pt")
-    members = [str(shipped / "m0.pt"), str(shipped / "m1.pt")]
+        export.slim_checkpoint(tmp_path / f"run{k}", export.model_folder("mattmar", f"m{k}") / f"m{k}.pt")
+    members = [str(shipped / "mattmar" / "m0" / "m0.pt"), str(shipped / "mattmar" / "m1" / "m1.pt")]
     argv = ["--ensemble", *members, "--name", "pair", "--decks", "1", "--deal-decks", "1", "--search-decks", "0"]
     assert export.main([*argv, "--note", "two seeds"]) == 0
-    text = (shipped / "pair.md").read_text()
+    pair = shipped / "mattmar" / "pair"
+    text = (pair / "README.md").read_text()
     assert "# `pair`: 2 shipped policies played as one, whole ramsar of mattmar, 4 players" in text
-    assert "  - `checkpoints/m0.pt` (card: `checkpoints/m0.md`)" in text and "- Why: two seeds" in text
-    assert "`rams eval checkpoints/pair.json --baseline heuristic --variant mattmar --players 4 --episode rams" in text
+    assert "  - `checkpoints/mattmar/m0/m0.pt` (card: `checkpoints/mattmar/m0/README.md`)" in text
+    assert "- Why: two seeds" in text and 'load_agent("pair")' in text
+    assert "`rams eval checkpoints/mattmar/pair/pair.json --baseline heuristic --variant mattmar --players 4" in text
     assert "| whole ramsar vs 3 heuristics, win share | >= 0.325 |" in text
-    assert (shipped / "pair_knock_rates.png").read_bytes()[:4] == b"\x89PNG"
-    assert json.loads((shipped / "pair_deal_vs_heuristic.json").read_text())["episode"] == "deal"
-    assert len(load_agent(shipped / "pair.json").nets) == 2
-    assert json.loads((shipped / "pair.json").read_text())["description"] == "two seeds"
+    assert (pair / "knock_rates.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads((pair / "deal_vs_heuristic.json").read_text())["episode"] == "deal"
+    assert len(load_agent(pair / "pair.json").nets) == 2
+    manifest = json.loads((pair / "pair.json").read_text())
+    assert manifest["description"] == "two seeds"
+    assert [m["path"] for m in manifest["members"]] == ["../m0/m0.pt", "../m1/m1.pt"]  # relative to the manifest
     outside = tmp_path / "run0" / "latest.pt"
     assert export.main(["--ensemble", str(outside), "--name", "x", "--note", "n"]) == 1
-    assert "must be shipped checkpoints" in capsys.readouterr().err
+    assert "must be zoo checkpoints" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         export.main(argv)  # no --note
     assert "--ensemble needs --note" in capsys.readouterr().err
@@ -371,7 +377,8 @@ def test_the_card_of_a_policy_for_several_table_sizes_evaluates_each(tmp_path, m
     assert "whole ramsar of mattmar, 3/4 players" in text
     assert "### Whole ramsar against two heuristics, 3 players (fair share 1/3) (1 decks" in text
     assert "--players 3 --episode rams" in text
-    assert json.loads((tmp_path / "shipped" / "multi_3p_rams_vs_random.json").read_text())["episode"] == "rams"
+    evaluation = tmp_path / "shipped" / "mattmar" / "multi" / "3p_rams_vs_random.json"
+    assert json.loads(evaluation.read_text())["episode"] == "rams"
 
 
 def test_opponents_never_clash_with_pool_indices():
@@ -380,7 +387,7 @@ def test_opponents_never_clash_with_pool_indices():
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
-    trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0))
+    trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0, compiled_heuristic=False))
     heuristic_moves = []
     act = trainer.heuristic.agent.act
     monkeypatch.setattr(trainer.heuristic.agent, "act", lambda obs: heuristic_moves.append(1) or act(obs))
@@ -388,7 +395,7 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     assert episodes and heuristic_moves
     for episode in episodes:
         assert len(set(trainer.rollout.seat[episode.rows].tolist())) == 1
-    again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0))
+    again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0, compiled_heuristic=False))
     repeat, _ = again.collect()  # the same update of the same run: the same games and moves
 
     def moves(trainer, episodes):
@@ -441,11 +448,38 @@ def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_befor
         trainer.close()
         return [trainer.rollout.action[e.rows].tolist() for e in episodes], len(moves)
 
+    python = dict(compiled_heuristic=False)
     plain, none = first_update(tmp_path / "a")
-    waiting, before = first_update(tmp_path / "b", heuristic_fraction=1.0, heuristic_after=10**9)
+    waiting, before = first_update(tmp_path / "b", heuristic_fraction=1.0, heuristic_after=10**9, **python)
     assert none == before == 0 and waiting == plain  # the same games: no random draw spent on opponents
-    _, after = first_update(tmp_path / "c", heuristic_fraction=1.0, heuristic_after=0)
+    _, after = first_update(tmp_path / "c", heuristic_fraction=1.0, heuristic_after=0, **python)
     assert after > 0
+    compiled_waiting, _ = first_update(tmp_path / "d", heuristic_fraction=1.0, heuristic_after=10**9)
+    assert compiled_waiting == plain
+
+
+def test_compiled_heuristic_opponents_play_inside_the_env_and_leave_the_learner_one_seat(tmp_path):
+    def first_update(run_dir, **overrides):
+        trainer = Trainer(tiny(run_dir, heuristic_fraction=1.0, **overrides))
+        episodes, stats = trainer.collect()
+        trainer.close()
+        return trainer, episodes, stats
+
+    trainer, episodes, stats = first_update(tmp_path / "a")
+    assert trainer.versus and episodes
+    heuristic = trainer.env.heuristic_seats
+    assert (heuristic.sum(axis=1) == trainer.config.num_players - 1).all()  # every game: one learner seat
+    for episode in episodes:
+        seats = set(trainer.rollout.seat[episode.rows].tolist())
+        assert len(seats) == 1  # the env returned only the learner's decisions
+    # A learner row per env step: the heuristic seats' decisions were made inside the step.
+    assert trainer.rollout.size <= stats["env_steps"]
+    again, repeat, _ = first_update(tmp_path / "b")
+    assert [again.rollout.action[e.rows].tolist() for e in repeat] == [
+        trainer.rollout.action[e.rows].tolist() for e in episodes
+    ]
+    python, python_episodes, _ = first_update(tmp_path / "c", compiled_heuristic=False)
+    assert not python.versus and python_episodes
 
 
 def test_the_late_stage_switches_rate_entropy_and_shaping_at_heuristic_after(tmp_path, caplog):

@@ -1,11 +1,12 @@
-"""Ship a trained policy: a slim checkpoint in ``checkpoints/`` and its model card.
+"""Ship a trained policy to the model zoo: ``checkpoints/<preset>/<name>/`` with a slim checkpoint and its card.
 
 Run: ``python -m training.export --run-dir runs/full-mattmar --name mattmar-4p --command "..."``.
 The slim checkpoint keeps the network, the rules and the run's counters and arguments (no
 optimizer state, no history). The card holds the exact command of the run, its steps and wall
 time, the machine, the whole-ramsar evaluations against ``HeuristicAgent`` and ``RandomAgent`` (win
 share against the fair share), single deals from random scores against ``HeuristicAgent`` and
-``SearchAgent``, the knock rate by score, and the learning curves next to it.
+``SearchAgent``, the knock rate by score, and the learning curves next to it. The folder's name is the
+model's zoo name (:mod:`rams_env.zoo`): ``load_agent("<name>")``, ``rams eval <name>``.
 """
 
 from __future__ import annotations
@@ -37,12 +38,30 @@ from rams_env.policy import (
     write_ensemble,
 )
 from rams_env.rules import RulesConfig
+from rams_env.zoo import CARD, FLAGSHIPS, SOURCE_ZOO, is_name
 
 from .selfplay import plot_learning_curves
 
-SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints"
+SHIPPED = SOURCE_ZOO  # the zoo of this checkout: checkpoints/<preset>/<model>/
 EVAL_SEED = 7_000_001  # a deal set no training run evaluates on
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}  # opponents at a table of 3 to 7
+
+
+def model_folder(variant: str, name: str) -> Path:
+    """The zoo folder of model ``name`` of preset ``variant`` (created): ``checkpoints/<variant>/<name>/``."""
+    if not is_name(name) or name in FLAGSHIPS:
+        raise ValueError(f"a zoo model's name is lower-case letters, digits and dashes, not a preset's: {name!r}")
+    folder = SHIPPED / variant / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a card shows it: ``checkpoints/<preset>/<model>/...`` when in the zoo, as in a checkout."""
+    try:
+        return "checkpoints/" + Path(path).resolve().relative_to(SHIPPED.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def slim_checkpoint(run_dir: Path, out: Path, which: str = "latest") -> dict[str, Any]:
@@ -130,13 +149,15 @@ def export(
     workers: int = 1,
     which: str = "latest",
 ) -> Path:
-    """Write ``checkpoints/<name>.pt``, ``.md``, ``_curves.png``, ``_knock_rates.png`` and the JSON results."""
-    SHIPPED.mkdir(exist_ok=True)
-    weights = SHIPPED / f"{name}.pt"
+    """Write ``checkpoints/<preset>/<name>/``: ``<name>.pt``, the card ``README.md``, ``curves.png``,
+    ``knock_rates.png`` and the JSON results."""
     lineage = _lineage(run_dir)  # before the new file replaces a shipped one the run started from
+    variant = checkpoint_config(load_checkpoint(run_dir / f"{which}.pt")).variant
+    folder = model_folder(variant, name)
+    weights = folder / f"{name}.pt"
     payload = slim_checkpoint(run_dir, weights, which)
     config = checkpoint_config(payload)
-    curves = plot_learning_curves(run_dir / "progress.csv", SHIPPED / f"{name}_curves.png")
+    curves = plot_learning_curves(run_dir / "progress.csv", folder / "curves.png")
     sizes = table_configs(payload)
     sections, headline = _card_evaluations(weights, name, sizes, decks, deal_decks, search_decks, workers)
     table_sizes = "/".join(str(n) for n in sorted(c.num_players for c in sizes))
@@ -145,8 +166,8 @@ def export(
     args = payload["args"]
     card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {table_sizes} players
 
-- File: `checkpoints/{weights.name}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
-  `rams_env.agents.load_agent("checkpoints/{weights.name}")`; plays greedily (masked argmax).
+- File: `{_shown(weights)}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
+  `rams_env.agents.load_agent("{name}")`; plays greedily (masked argmax).
 - Reproduce: `{command}`
 - Budget: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes (ramsar), {updates} updates,
   {seconds / 60:.0f} minutes of training time (sum of the logged update times), checkpoint `{payload["source"]}`
@@ -155,10 +176,10 @@ def export(
   jobs shared the machine during the run, so the wall time is not a clean speed measurement.
 - Arguments: {", ".join(f"{k}={v}" for k, v in args.items())}
 - Learning curves (whole-ramsar win share over training, small periodic evaluations): `{curves.name}`;
-  knock rate by score against heuristics: `{name}_knock_rates.png`.
+  knock rate by score against heuristics: `knock_rates.png`.
 
 {_card_results(headline, config, sections)}"""
-    path = SHIPPED / f"{name}.md"
+    path = folder / CARD
     path.write_text(card)
     return path
 
@@ -172,28 +193,32 @@ def export_ensemble(
     search_decks: int,
     workers: int = 1,
 ) -> Path:
-    """Write ``checkpoints/<name>.json`` (an ensemble manifest of shipped ``members``), its card and results.
+    """Write ``checkpoints/<preset>/<name>/<name>.json`` (an ensemble manifest of zoo ``members``), its card
+    ``README.md`` and results.
 
     No training: each member's own card gives the command that trained it. ``note`` says why these
     members (it is the manifest's description and a paragraph of the card).
     """
-    outside = [str(m) for m in members if Path(m).resolve().parent != SHIPPED.resolve()]
+    outside = [str(m) for m in members if Path(m).resolve().parent.parent.parent != SHIPPED.resolve()]
     if outside:
-        raise ValueError(f"ensemble members must be shipped checkpoints in {SHIPPED}; not there: {outside}")
-    manifest = SHIPPED / f"{name}.json"
+        raise ValueError(
+            f"ensemble members must be zoo checkpoints in {SHIPPED}/<preset>/<model>/; not there: {outside}"
+        )
+    variant = checkpoint_config(load_checkpoint(members[0])).variant
+    manifest = model_folder(variant, name) / f"{name}.json"
     write_ensemble(manifest, members, note)
     agent = load_agent(manifest)
     config, sizes = agent.config, [config_at_size(agent.config, n) for n in agent.table_sizes]
     sizes.sort(key=lambda c: c.num_players != config.num_players)  # the members' own size first
     sections, headline = _card_evaluations(manifest, name, sizes, decks, deal_decks, search_decks, workers)
     table_sizes = "/".join(str(n) for n in agent.table_sizes)
-    listed = "\n".join(f"  - `checkpoints/{m.name}` (card: `checkpoints/{m.stem}.md`)" for m in map(Path, members))
-    files = " ".join(f"checkpoints/{Path(m).name}" for m in members)
+    listed = "\n".join(f"  - `{_shown(m)}` (card: `{_shown(m.parent / CARD)}`)" for m in map(Path, members))
+    files = " ".join(_shown(Path(m)) for m in members)
     title = f"{len(members)} shipped policies played as one, whole ramsar of {config.variant}, {table_sizes} players"
     card = f"""# `{name}`: {title}
 
-- File: `checkpoints/{manifest.name}`, an ensemble manifest (JSON: the members' files and the SHA-256 of their
-  weights, no weights of its own); load with `rams_env.agents.load_agent("checkpoints/{manifest.name}")`. It
+- File: `{_shown(manifest)}`, an ensemble manifest (JSON: the members' files and the SHA-256 of their
+  weights, no weights of its own); load with `rams_env.agents.load_agent("{name}")`. It
   plays the masked argmax of the members' mean log-probabilities (one forward pass per member and decision).
 - Members:
 {listed}
@@ -201,10 +226,10 @@ def export_ensemble(
   --decks {decks} --deal-decks {deal_decks} --search-decks {search_decks}` (no training of its own; each member's
   card gives the one command that trained it).
 - Why: {note}
-- Knock rate by score against heuristics: `{name}_knock_rates.png`.
+- Knock rate by score against heuristics: `knock_rates.png`.
 
 {_card_results(headline, config, sections)}"""
-    path = SHIPPED / f"{name}.md"
+    path = manifest.parent / CARD
     path.write_text(card)
     return path
 
@@ -242,24 +267,24 @@ def _card_evaluations(
             progress=True,
             workers=workers,
         )
-        ev.save_json(SHIPPED / f"{stem}.json")
+        ev.save_json(weights.parent / f"{stem}.json")
         seconds = time.perf_counter() - started
-        sections.append(_section(title, ev, seconds, item.command(f"checkpoints/{weights.name}", table)))
+        sections.append(_section(title, ev, seconds, item.command(_shown(weights), table)))
         print(ev.table(), flush=True)
         return ev
 
     for item in card_evaluations(decks, deal_decks, search_decks):
         if item.decks > 0:
-            ev = run(item, sizes[0], item.title, f"{name}_{item.episode}_vs_{item.baseline}")
+            ev = run(item, sizes[0], item.title, f"{item.episode}_vs_{item.baseline}")
             if item.episode == "rams" and item.baseline == "heuristic":
-                ev.plot_knock_rates(SHIPPED / f"{name}_knock_rates.png")
+                ev.plot_knock_rates(weights.parent / "knock_rates.png")
             headline[(item.episode, item.baseline)] = ev.agents[0]
     for table in sizes[1:]:  # a policy for several table sizes: whole ramsar at each of the others too
         for item in card_evaluations(decks, 0, 0):
             if item.decks > 0:
                 n = table.num_players
                 title = f"{item.title.replace('three', NUMBER_WORDS[n - 1])}, {n} players (fair share 1/{n})"
-                run(item, table, title, f"{name}_{n}p_{item.episode}_vs_{item.baseline}")
+                run(item, table, title, f"{n}p_{item.episode}_vs_{item.baseline}")
     return sections, headline
 
 
@@ -327,9 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--run-dir", type=Path, help="folder of the training run")
     source.add_argument(
-        "--ensemble", nargs="+", type=Path, metavar="CHECKPOINT", help="shipped checkpoints to play as one policy"
+        "--ensemble", nargs="+", type=Path, metavar="CHECKPOINT", help="zoo checkpoints to play as one policy"
     )
-    parser.add_argument("--name", required=True, help="name of the shipped files, e.g. mattmar-4p")
+    parser.add_argument("--name", required=True, help="the model's zoo name (its folder), e.g. mattmar-4p")
     parser.add_argument("--decks", type=int, default=100, help="decks of the whole-ramsar evaluations (x seats ramsar)")
     parser.add_argument("--deal-decks", type=int, default=1000, help="decks of the single-deal evaluation (heuristic)")
     parser.add_argument("--search-decks", type=int, default=100, help="decks against SearchAgent (slow)")

@@ -123,9 +123,12 @@ class TrainArgs:
     """share of episodes in which the learner plays one seat against HeuristicAgent in the others"""
     heuristic_after: int = 0
     """learner decisions of self-play before heuristic_fraction applies (0: from the start)"""
+    compiled_heuristic: bool = True
+    """heuristic opponents played by the compiled twin inside the batched env's step (false: HeuristicAgent
+    in Python, through heuristic_processes); the same decisions, in another order of the run's draws"""
     heuristic_processes: int = 1
-    """processes that play the heuristic opponents' decisions: this one and the rest as helpers (2 on an
-    idle 2-core machine about halves the episodes against heuristics; the games depend on the number)"""
+    """with compiled_heuristic false: processes that play the heuristic opponents' decisions, this one and
+    the rest as helpers (the games depend on the number)"""
     random_fraction: float = 0.0
     """share of episodes in which the learner plays one seat against random legal moves in the others"""
     late_lr: float | None = None
@@ -457,6 +460,12 @@ class Opponent(IntEnum):
     """random legal moves in every seat but the learner's"""
 
 
+def heuristic_seats(opponent: np.ndarray, learner_seat: np.ndarray, players: int) -> np.ndarray:
+    """Per game, the seats the env's heuristic plays: all but the learner's where the opponent is the heuristic."""
+    seats = np.arange(players)[None, :] != learner_seat[:, None]
+    return seats & (opponent == Opponent.HEURISTIC)[:, None]
+
+
 # ------------------------------------------------------------------------------- trainer
 @dataclass
 class Table:
@@ -483,6 +492,8 @@ class Trainer:
         if args.privileged_critic and args.workers > 1:
             raise ValueError("privileged_critic reads the in-process env's hands: it needs workers=1")
         self.run_dir = Path(args.run_dir)
+        # Heuristic opponents inside the compiled step: the env returns only the learner's decisions there.
+        self.versus = args.compiled_heuristic and args.heuristic_fraction > 0
         self.device = torch.device(args.device)
         self.bf16 = uses_bf16(args.precision, self.device)
         torch.set_num_threads(args.threads or torch_threads(args.workers))
@@ -519,11 +530,14 @@ class Trainer:
             for n in args.sizes:
                 config = make_config(args.variant, n)
                 env_kwargs = dict(variant=args.variant, num_players=n, episode=args.episode, reward=args.reward)
+                if self.versus:
+                    env_kwargs["heuristic_seats"] = np.zeros(n, bool)
                 if args.workers > 1:
                     env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
                 else:
                     env = BatchedRamsEnv(args.num_games, **env_kwargs)
-                self.tables.append(Table(config, env, HeuristicPool(config, args.heuristic_processes)))
+                processes = 1 if self.versus else args.heuristic_processes
+                self.tables.append(Table(config, env, HeuristicPool(config, processes)))
         except BaseException:
             for table in getattr(self, "tables", []):
                 table.env.close()
@@ -691,7 +705,6 @@ class Trainer:
         args, n = self.args, self.args.num_games
         env, heuristic, players = self.env, self.heuristic, self.table.config.num_players
         rollout = self.rollout
-        out = env.reset(seed=derive_seed(args.seed, 1, self.updates))
         rollout.clear()
         # The heuristics' bid sampling, per update (the first process's seed is the one-process run's).
         heuristic.seed(
@@ -703,6 +716,14 @@ class Trainer:
         learner_seat = np.empty(n, np.int64)
         for i in range(n):
             opponent[i], learner_seat[i] = self._draw_opponent(players)
+        if self.versus:  # the env plays the heuristic seats, so each game's next opponent is drawn ahead
+            next_opponent, next_seat = np.empty(n, np.int64), np.empty(n, np.int64)
+            for i in range(n):
+                next_opponent[i], next_seat[i] = self._draw_opponent(players)
+            env.set_heuristic_seats(heuristic_seats(opponent, learner_seat, players))
+        out = env.reset(seed=derive_seed(args.seed, 1, self.updates))
+        if self.versus:
+            env.set_next_heuristic_seats(heuristic_seats(next_opponent, next_seat, players))
         finished = np.zeros(n, np.int64)
         episode_of_game = np.arange(n)
         next_episode = n
@@ -770,15 +791,22 @@ class Trainer:
             # Each seat's reward goes to its latest decision (rows are distinct, so no sum collides).
             paid = (rewards != 0) & active[:, None] & (last_row >= 0)
             rollout.reward[last_row[paid]] += rewards[paid]
-            for i in np.flatnonzero(out.done).tolist():
+            ended = np.flatnonzero(out.done).tolist()
+            for i in ended:
                 if active[i]:
                     finished_episodes[int(episode_of_game[i])] = i
                     self.episodes += 1
-                opponent[i], learner_seat[i] = self._draw_opponent(players)
+                if self.versus:  # the episode the env started with the drawn-ahead seats
+                    opponent[i], learner_seat[i] = next_opponent[i], next_seat[i]
+                    next_opponent[i], next_seat[i] = self._draw_opponent(players)
+                else:
+                    opponent[i], learner_seat[i] = self._draw_opponent(players)
                 finished[i] += 1
                 episode_of_game[i] = next_episode
                 next_episode += 1
                 last_row[i] = -1
+            if self.versus and ended:
+                env.set_next_heuristic_seats(heuristic_seats(next_opponent, next_seat, players))
         ready, mean_return = self._finish(finished_episodes)
         return ready, {"env_steps": env_steps, "mean_return": mean_return}
 

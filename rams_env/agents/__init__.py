@@ -1,4 +1,4 @@
-"""Agents that play Rams: random, rule-based, search and trained policies (CONTRACT.md "Agents").
+"""Agents that play Rams: random, rule-based, search and trained policies (docs/contract.md "Trained agents").
 
 Every agent has ``act(observation) -> int``. Each also has ``act_game(game, seat) -> int``, which an
 evaluation harness may call with the real :class:`~rams_env.rules.Game`; an agent then uses only
@@ -16,8 +16,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import zoo
 from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
+from .compiled_heuristic import CompiledHeuristicAgent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Agent",
+    "CompiledHeuristicAgent",
     "HeuristicAgent",
     "MissingExtraError",
     "ObservationAgent",
@@ -51,12 +54,17 @@ def load_agent(
     greedy: bool = True,
     seed: int | None = None,
 ) -> PolicyAgent:
-    """The trained policy of a checkpoint file, with ``act``, ``act_game``, ``variant``, ``num_players``.
+    """The trained policy of a checkpoint file or zoo name, with ``act``, ``act_game``, ``variant``, ``num_players``.
+
+    ``path`` is a checkpoint, an ensemble manifest, an RLlib folder, or a name of the model zoo
+    (:mod:`rams_env.zoo`): a model (``"mattmar-4p"``) or a preset, for its flagship (``"mattmar"``).
+    An unknown name raises :class:`rams_env.zoo.ZooError` (a ``ValueError``) listing the known ones.
 
     Raises ``rams_env.policy.CheckpointError`` (a ``ValueError``) for a missing, damaged or foreign
     file, or one trained for rules other than ``expect_config``. Imports torch on first use;
     :class:`MissingExtraError` if torch is not installed.
     """
+    path = zoo.locate(path)  # a zoo name becomes its file; an old flat path is refused naming the new one
     try:
         from .neural import load_policy_agent
     except ModuleNotFoundError as err:

@@ -19,7 +19,7 @@ Observation = Mapping[str, np.ndarray]
 
 @runtime_checkable
 class Agent(Protocol):
-    """A player: ``act(observation) -> int`` returns a legal action (CONTRACT.md).
+    """A player: ``act(observation) -> int`` returns a legal action (docs/contract.md).
 
     Agents may also offer ``act_game(game, seat) -> int``, which the evaluation harness calls when
     present; an agent must use only what ``seat`` may know of ``game``.

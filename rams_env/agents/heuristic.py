@@ -29,7 +29,7 @@ independent events, the chance of taking none (flying).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -90,7 +90,7 @@ class Situation:
 
     def __init__(self, trump: int, unseen: set[int], opponents: list[Opponent]) -> None:
         self.trump = trump
-        self.unseen = unseen
+        self.unseen = sorted(unseen)  # iterated in card order, as the compiled twin iterates its masks
         self.pool = len(unseen)
         self.opponents = [o for o in opponents if o.weight > 0.0]
         ranks: list[list[int]] = [[], [], [], []]
@@ -199,7 +199,7 @@ class Situation:
                 if terms[i] is None:
                     top = self._top_chance(card, bisect_left(trump_ranks, card % 13))
                     terms[i] = 1.0 - (1.0 - top) * (1.0 - ruff)
-            chance = self._draws[key] = sum(terms) / len(self.unseen)
+            chance = self._draws[key] = ordered_sum(terms) / len(self.unseen)
         return chance
 
     def _side_draw_terms(self) -> list[float | None]:
@@ -223,6 +223,15 @@ class Situation:
             chance = self._hold(card, led, self._all_odds, max(0, lower_trumps))
             self._chances[key] = chance
         return chance
+
+
+def ordered_sum(values: Iterable[float]) -> float:
+    """Left-to-right float sum: ``sum()`` compensates its rounding from Python 3.12 on, and the compiled
+    twin (:mod:`rams_env.compiled.heuristic`) must add the same floats the same way."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def zero_chance(chances: list[float]) -> float:
@@ -345,7 +354,7 @@ class HeuristicAgent(ObservationAgent):
             values += [0.0] * (5 - len(values))  # cards kept for want of a talon to replace them
         values = sorted(values, reverse=True)[:5]
         cost, bonus = self._flight_stakes(d, rules, hand)
-        expected = min(5.0, sum(values))
+        expected = min(5.0, ordered_sum(values))
         zero = zero_chance(values)
         return expected + bonus * (1.0 - zero) - cost * zero
 
@@ -455,7 +464,7 @@ def choose_play(
         after = [o for o in sit.opponents if o.seat not in played]
     else:
         led, best, after = -1, -1, sit.opponents
-    total = sum(chances.values())
+    total = ordered_sum(chances.values())
 
     def gain(card: int) -> float:
         suit = led if led >= 0 else card // 13

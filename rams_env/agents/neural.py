@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from ..policy import (
@@ -60,8 +61,18 @@ class PolicyAgent(ObservationAgent):
             action = dist.mode() if self.greedy else dist.sample(self.generator)
         return int(action)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's actions for a batch: observations (B, OBS_SIZE) float32, masks (B, 60)."""
+        legal = torch.from_numpy(np.asarray(masks) != 0)
+        if legal.ndim != 2 or legal.shape[1] != NUM_ACTIONS or not legal.any(dim=1).all():
+            raise ValueError(f"masks must have shape (B, {NUM_ACTIONS}) with a legal action in every row")
+        with torch.no_grad():
+            dist = MaskedCategorical(self.logits(torch.from_numpy(np.asarray(observations, np.float32))), legal)
+            action = dist.mode() if self.greedy else dist.sample(self.generator)
+        return action.numpy().astype(np.int64)
+
     def logits(self, vector: torch.Tensor) -> torch.Tensor:
-        """The network's action logits for one observation vector (before masking)."""
+        """The network's action logits for one observation vector, or a batch of them (before masking)."""
         return self.net(vector)[0]
 
 
@@ -86,7 +97,8 @@ class EnsembleAgent(PolicyAgent):
         self.nets = [net.eval() for net in nets]
 
     def logits(self, vector: torch.Tensor) -> torch.Tensor:
-        """The members' mean log-probabilities over all actions (the mask is applied by the caller)."""
+        """The members' mean log-probabilities over all actions, for one vector or a batch (the mask is
+        applied by the caller)."""
         return torch.stack([torch.log_softmax(net(vector)[0].float(), -1) for net in self.nets]).mean(0)
 
 

@@ -29,7 +29,7 @@ What the seat knows, and the sampler respects:
 - russian: a player who passed was dealt no ace (he would have had to knock);
 - russian, combinations of cards (rejected after placing, :meth:`DealSampler._consistent`): in the
   play, no active player held four aces or five cards of one suit when it began (he would have
-  shown them); a player's dealt jacks agree with his showing them or not (RULES.md 7.2): shown
+  shown them); a player's dealt jacks agree with his showing them or not (docs/rules.md "Russian scoring"): shown
   jacks are all his counted jacks, a player who passed or stands at 5 points or fewer (he would have
   gone out) was dealt no pair, and no jack of a dealt pair is among a player's discards;
 - players keep good cards: trumps and high cards are placed less often among the cards bought away
@@ -42,7 +42,7 @@ re-deals every card hidden from ``seat`` before it searches, so it uses only wha
 know. ``SearchAgent(env=...)`` makes plain ``act(observation)`` work by reading the current game
 and acting seat from ``env.unwrapped``. Without ``env=``, ``act(observation)`` raises a
 ``ValueError`` saying so: the observation alone is not enough to search, and playing the
-heuristic instead would pass off another agent's play as the search's. (CONTRACT.md promises
+heuristic instead would pass off another agent's play as the search's. (docs/contract.md promises
 agents that need no other argument only for ``RandomAgent`` and ``HeuristicAgent``.)
 """
 
@@ -237,7 +237,7 @@ class DealSampler:
     def _combination_rules(self) -> None:
         """What :meth:`_consistent` checks: per other player, the cards he played, whether he was in the
         russian check of four aces and five of a suit at the start of the play, and what his dealt jacks
-        must be (RULES.md 7.2: "shown", the shown cards are all of them; "none", no pair; "kept", no
+        must be (docs/rules.md "Russian scoring": "shown", the shown cards are all of them; "none", no pair; "kept", no
         jack of a pair among his discards)."""
         game, seat, cfg = self.game, self.seat, self.game.config
         others = [j for j in range(game.n) if j != seat]
@@ -360,8 +360,9 @@ class DealSampler:
 
     def _consistent(self, placed: dict[int, list[int]]) -> bool:
         """Whether a placement agrees with what combinations of cards made public (russian): no active
-        player held four aces or five of one suit when the play began (RULES.md 7.2: they are shown at
-        once), and every player's dealt jacks agree with his showing them or not (:meth:`_jacks_fit`)."""
+        player held four aces or five of one suit when the play began (docs/rules.md "Russian scoring": they
+        are shown at once), and every player's dealt jacks agree with his showing them or not
+        (:meth:`_jacks_fit`)."""
         n = self.game.n
         for j in self._at_play_start:
             start = placed[j] + self._played[j]

@@ -19,8 +19,14 @@ from numba.core import caching
 
 _HERE = Path(__file__).resolve().parent
 # The files whose code or constants the compiled functions hold: this package, and the modules it
-# reads constants from at import (the rules, the observation layout, the episode kinds).
-_SOURCES = (_HERE, _HERE.parent / "rules", _HERE.parent / "encoding.py", _HERE.parent / "episode.py")
+# reads constants from at import (the rules, the observation layout, the episode kinds, the heuristic).
+_SOURCES = (
+    _HERE,
+    _HERE.parent / "rules",
+    _HERE.parent / "encoding.py",
+    _HERE.parent / "episode.py",
+    _HERE.parent / "agents" / "heuristic.py",  # the heuristic twin's constants
+)
 
 
 @functools.cache

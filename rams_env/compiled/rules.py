@@ -196,7 +196,7 @@ def _shuffle_and_deal(s: np.ndarray, c: np.ndarray, rng: np.ndarray, dealer: int
 # Game._start_deal (the deck is in s[DECK:])
 @jit
 def _start_deal(s: np.ndarray, c: np.ndarray, dealer: int) -> None:
-    """Deal the cards in ``s[DECK:]`` (RULES.md section 2) and open the first phase."""
+    """Deal the cards in ``s[DECK:]`` (docs/rules.md "Dealing") and open the first phase."""
     n = c[C_PLAYERS]
     s[DEALER] = dealer
     forehand = (dealer + 1) % n

@@ -12,7 +12,7 @@ the game with pyspiel::
 Parameters (all optional):
 
 - ``variant`` (``"mattmar"``), ``players`` (4), ``episode`` (``"deal"``, ``"rams"``, ``"match"``) and
-  ``reward`` (``"points"``, ``"win"``), as for ``rams_env.env`` (CONTRACT.md);
+  ``reward`` (``"points"``, ``"win"``), as for ``rams_env.env`` (docs/contract.md);
 - ``rules``: rule options of :func:`rams_env.rules.make_config` as ``"option:value;option:value"``
   (``"start_score:150"``; OpenSpiel's game strings forbid ``=`` and ``,`` inside a value);
 - ``dealer``: the first dealer's seat, or -1 (default) for a chance node that draws it;
@@ -22,10 +22,10 @@ Parameters (all optional):
   most in 100 games). OpenSpiel needs a finite ``max_game_length``.
 
 The game plays exactly the games of :class:`rams_env.rules.Game`: every state holds a real ``Game``
-and every player action is the engine's action (ids 0-59 as in CONTRACT.md). Chance is explicit: a
+and every player action is the engine's action (ids 0-59 as in docs/contract.md). Chance is explicit: a
 node draws the first dealer (unless ``dealer`` is given), then every deal is dealt by one chance node
 per card of the deck, top card first (uniform over the cards not yet placed). The deck so drawn is the
-engine's ``deck`` (RULES.md section 2), so the same cards give the same deal, and later deals of a
+engine's ``deck`` (docs/rules.md "Dealing"), so the same cards give the same deal, and later deals of a
 rams or match are dealt by the same chance nodes (the engine's own shuffle is not used).
 
 Returns: ``reward="points"``: each seat's score decrease over the episode so far (the sum of the env's
@@ -37,13 +37,13 @@ Observations, for a player ``p``:
 
 - tensors (information state and observation alike): the project's encoder
   (:class:`rams_env.encoding.ObservationEncoder`, ``OBS_SIZE`` floats, named pieces as in its
-  ``FIELDS``); it holds only what ``p`` may know (RULES.md section 8). It sums up the current deal
+  ``FIELDS``); it holds only what ``p`` may know (docs/rules.md "What each player knows"). It sums up the current deal
   (and the scores, flights and totals of the episode); it is not a perfect-recall history, so
   OpenSpiel's tabular methods should use the strings.
 - information state string: ``p``'s perfect-recall history: every action as ``p`` saw it (other
   players' discards as ``x`` without the card), and after each step what changed for ``p``: its hand,
   the scores, cards shown, cards turned face up, the trump card.
-- observation string: the engine's ``view(p)`` (CONTRACT.md) as compact JSON.
+- observation string: the engine's ``view(p)`` (docs/contract.md) as compact JSON.
 
 ``resample_from_infostate(p, sampler)`` re-deals the cards of the current deal hidden from ``p``
 (placement by :class:`rams_env.agents.search.DealSampler`: voids and other holdings ruled out by the

@@ -1,4 +1,4 @@
-"""Action ids shared by every variant and seat (CONTRACT.md): 0-51 are cards, 52-59 the calls."""
+"""Action ids shared by every variant and seat (docs/contract.md): 0-51 are cards, 52-59 the calls."""
 
 from __future__ import annotations
 

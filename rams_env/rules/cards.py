@@ -1,4 +1,4 @@
-"""Cards as small ints: ``suit * 13 + rank``, suits C D H S, ranks 2..A (RULES.md section 1)."""
+"""Cards as small ints: ``suit * 13 + rank``, suits C D H S, ranks 2..A (docs/rules.md "Cards and seats")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 JACK, QUEEN, KING, ACE = 9, 10, 11, 12
 SEVEN = 5  # rank index of the lowest card of the 32-card deck
 
-# Russian write-offs (RULES.md 7.3), each named once: the engines, the search and the heuristic read these.
+# Russian write-offs (docs/rules.md "Russian scoring"), each named once: the engines, the search and the
+# heuristic read these.
 ACE_VALUES = (10, 15, 20, 5)  # by suit index (C, D, H, S): clubs 10, diamonds 15, hearts 20, spades 5
 JACK_PAIR_BONUS = 5  # a dealt pair of black or of red jacks writes off this; all four jacks: two pairs
 ALL_JACKS_BONUS = 2 * JACK_PAIR_BONUS  # all four jacks

@@ -13,7 +13,7 @@ INDIVIDUAL, UNANIMOUS = "individual", "unanimous"
 
 @dataclass(frozen=True)
 class RulesConfig:
-    """Every rule option that RULES.md lets vary. Build one with :func:`make_config`."""
+    """Every rule option that docs/rules.md lets vary. Build one with :func:`make_config`."""
 
     variant: str = "mattmar"  # preset this configuration was built from
     num_players: int = 4  # seats at the table

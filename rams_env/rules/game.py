@@ -1,6 +1,6 @@
-"""The Rams game: an explicit phase machine driven by actions (RULES.md sections 2-7).
+"""The Rams game: an explicit phase machine driven by actions (docs/rules.md, "Dealing" to "Scoring").
 
-Implementation notes (house decisions and readings of RULES.md this engine encodes)
+Implementation notes (house decisions and readings of docs/rules.md this engine encodes)
 ---------------------------------------------------------------------------------
 HD  Better cards are accepted individually (option ``better_cards="unanimous"``: all must
     accept, the first rejection ends it, and then everybody exchanges). Forehand and the
@@ -28,7 +28,7 @@ HD  Russian timing: going out on jacks is checked when the knock round starts, i
     order from forehand (the first eligible player wins). When trick play is about to begin,
     active players only: four aces first (whoever holds them wins the game), then five of one
     suit in seat order from the first leader; the first found decides.
-HD  Russian leads: when the duties of RULES.md 6.2 meet, the order is trump ace, then king,
+HD  Russian leads: when the duties of docs/rules.md "Legal cards in russian" meet, the order is trump ace, then king,
     then queen. Who won with the trump ace and holds king and queen leads the king, and the
     queen after the trick the king wins: ``queen_due`` is set by every trick won with the
     trump ace or king, and the lead checks ace, king, then the due queen.
@@ -37,13 +37,13 @@ HD  Russian jacks (judged on the 5 dealt cards) are shown when a jack of the pai
     cards are public. The russian dealer's extra discard is counted with his discards.
 HD  Russian settlement: each loser pays his remaining record (nothing if it is 0 or less);
     the winners share the sum equally.
-HD  The turned card is public ("turned_card" in a view, CONTRACT.md) while everyone knows where
+HD  The turned card is public ("turned_card" in a view, docs/contract.md) while everyone knows where
     it is: on the table (russian: until the dealer takes it; it stays there if he passes), or
     in the dealer's hand (a swing turns up a new one; he keeps it through better cards) until
     he discards any card (Swedish buying, face down: the others cannot tell whether it went),
     passes (his hand is thrown in), or plays it. The russian dealer's take is public.
 HD  The ``scores`` option (a reset option) sets the first rams only: in a match every later
-    rams starts from ``start_score`` (RULES.md 7.2, HD on the scores reset option; the same
+    rams starts from ``start_score`` (docs/rules.md "Russian scoring", HD on the scores reset option; the same
     in every preset). In a one-rams match the tied lowest scores share the win; the
     fewest-flights tie-break is for a match of several ramsar.
 """
@@ -214,7 +214,7 @@ def legal_plays(
     scores: list[int],
     queen_due: bool,
 ) -> list[int]:
-    """The cards of ``hand`` that ``seat`` may play to ``trick`` (RULES.md sections 5 and 6.2).
+    """The cards of ``hand`` that ``seat`` may play to ``trick`` (docs/rules.md "Trick play").
 
     ``scores``: the live scores (Swedish forced trump lead), ``queen_due``: ``seat`` must lead the
     trump queen when he holds it (russian). The engine's legality in the play phase, and the search's
@@ -231,7 +231,7 @@ class Game:
     """A Rams game (one match) for one configuration, driven by :meth:`apply`.
 
     ``current_player`` is the seat to act (-1 when nobody is), ``legal_actions()`` its legal
-    action ids (CONTRACT.md), ``view(seat)`` what that seat may know. After a deal the phase is
+    action ids (docs/contract.md), ``view(seat)`` what that seat may know. After a deal the phase is
     ``DEAL_OVER``: call :meth:`next_deal`. ``GAME_OVER`` ends the match (or the game).
     """
 
@@ -818,7 +818,7 @@ class Game:
         return self.rams_log[-1][1] if self.rams_over else None
 
     def view(self, seat: int) -> dict[str, Any]:
-        """Plain, JSON-serialisable dict of what ``seat`` may know (RULES.md section 8)."""
+        """Plain, JSON-serialisable dict of what ``seat`` may know (docs/rules.md "What each player knows")."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n:
             raise ValueError(f"seat must be 0..{self.n - 1}, got {seat!r}")
         bids = [

@@ -1,4 +1,4 @@
-"""Which cards may be played to a trick, and who wins it (RULES.md sections 6.1 and 6.2).
+"""Which cards may be played to a trick, and who wins it (docs/rules.md "Trick play").
 
 Pure functions over small ints; ``trick`` is a list of ``(seat, card)`` in play order.
 """

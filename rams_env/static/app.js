@@ -108,7 +108,7 @@ function pickerOptions(select, variant, players, value) {
   for (const [kind, label] of Object.entries(KINDS)) {
     const here = cards.filter((c) => c.kind === kind);
     if (here.length) {
-      groups.push(el("optgroup", { label }, here.map((c) => el("option", { value: c.spec, text: c.name, title: c.spec }))));
+      groups.push(el("optgroup", { label }, here.map((c) => el("option", { value: c.spec, text: c.name + (c.ensemble && kind !== "ensemble" ? " (ensemble)" : ""), title: c.spec }))));
     }
   }
   groups.push(el("optgroup", { label: "Anything else" }, [el("option", { value: "", text: "type a spec or a path…" })]));

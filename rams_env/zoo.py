@@ -1,0 +1,168 @@
+"""The model zoo: trained policies by name, so that ``load_agent("mattmar")`` and ``rams eval mattmar-4p`` work.
+
+A zoo is a folder with one folder per model, ``<zoo>/<preset>/<model>/``, holding the weights
+(``<model>.pt``) or an ensemble manifest (``<model>.json``), the model card (``README.md``) and the
+card's evaluation files. A model's name is its folder's name; a preset's name (``mattmar``) stands
+for that preset's flagship, :data:`FLAGSHIPS`.
+
+Where the registry looks, first hit wins (:func:`zoo_root`):
+
+1. the folder named by the environment variable ``RAMS_ZOO``;
+2. ``checkpoints/`` of the source tree this package was imported from (a clone, or an editable
+   install of one), whatever the working directory.
+
+A wheel does not carry the weights (they do not compress and would multiply its size): with an
+installed wheel, point ``RAMS_ZOO`` at a copy of a clone's ``checkpoints/`` folder.
+``python -m rams_env.zoo`` says which folder it uses and lists the names.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ZOO_ENV = "RAMS_ZOO"
+SOURCE_ZOO = Path(__file__).resolve().parents[1] / "checkpoints"  # the zoo of a source checkout
+CARD = "README.md"
+
+# The best agent of each preset (whole ramsar against heuristics, in docs/zoo.md); a preset's name loads it.
+FLAGSHIPS: dict[str, str] = {
+    "mattmar": "mattmar-4p-ensemble",
+    "norrlandsknack": "norrlandsknack-4p-ensemble",
+    "rams32": "rams32-4p",
+    "russian": "russian-4p-ensemble",
+}
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+_FLAT = re.compile(r"(?P<model>[a-z0-9][a-z0-9-]*?)(?:\.pt|\.json|\.md|_[\w.]+)")  # a file of the old flat layout
+
+
+class ZooError(ValueError):
+    """A zoo name that does not resolve, or a path of the old flat layout; the message says what to use."""
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    """One model of the zoo: its name, preset and folder."""
+
+    name: str
+    preset: str
+    folder: Path
+
+    @property
+    def ensemble(self) -> bool:
+        """Whether the model is an ensemble manifest (several checkpoints played as one)."""
+        return (self.folder / f"{self.name}.json").is_file()
+
+    @property
+    def path(self) -> Path:
+        """The file ``load_agent`` reads: the weights, or the ensemble manifest."""
+        return self.folder / f"{self.name}.{'json' if self.ensemble else 'pt'}"
+
+    @property
+    def card(self) -> Path:
+        """The model card."""
+        return self.folder / CARD
+
+
+def zoo_root() -> Path | None:
+    """The zoo folder in use: ``$RAMS_ZOO`` if set, else a source checkout's ``checkpoints/``; None if neither."""
+    configured = os.environ.get(ZOO_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return SOURCE_ZOO if SOURCE_ZOO.is_dir() else None
+
+
+def models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
+    """Every model of the zoo at ``root`` (default :func:`zoo_root`), by name."""
+    folder = Path(root) if root is not None else zoo_root()
+    if folder is None or not folder.is_dir():
+        return {}
+    found: dict[str, ZooModel] = {}
+    for model in sorted(folder.glob("*/*/")):
+        name = model.name
+        if (model / f"{name}.pt").is_file() or (model / f"{name}.json").is_file():
+            found[name] = ZooModel(name, model.parent.name, model)
+    return found
+
+
+def known_names(root: str | os.PathLike[str] | None = None) -> list[str]:
+    """The names that resolve: the presets (their flagships), then every model."""
+    return [*FLAGSHIPS, *models(root)]
+
+
+def is_name(spec: str | os.PathLike[str]) -> bool:
+    """Whether ``spec`` is spelt like a zoo name (lower-case letters, digits and dashes; no path, no suffix)."""
+    return isinstance(spec, str) and _NAME.fullmatch(spec) is not None
+
+
+def resolve(name: str, root: str | os.PathLike[str] | None = None) -> ZooModel:
+    """The zoo model called ``name`` (a preset's name gives its flagship); :class:`ZooError` listing the names."""
+    found = models(root)
+    model = found.get(FLAGSHIPS.get(name, name))
+    if model is not None:
+        return model
+    folder = Path(root) if root is not None else zoo_root()
+    if not found:
+        where = f"{folder}" if folder is not None else f"${ZOO_ENV} is not set and there is no {SOURCE_ZOO}"
+        raise ZooError(
+            f"no model zoo found to resolve {name!r} ({where}): set {ZOO_ENV} to the checkpoints/ folder of "
+            f"a rams_env clone, or pass the path of a checkpoint file"
+        )
+    raise ZooError(f"unknown model {name!r}; the zoo ({folder}) knows: {', '.join([*FLAGSHIPS, *found])}")
+
+
+def locate(spec: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """What ``load_agent`` should read for ``spec``: an existing path as it is, a zoo name's file.
+
+    A missing path of the old flat layout (``checkpoints/mattmar-4p.pt``) raises :class:`ZooError`
+    naming the model's new path and its name.
+    """
+    if os.path.exists(spec):
+        return spec
+    if is_name(str(spec)):
+        return resolve(str(spec)).path
+    moved = moved_to(spec)
+    if moved is not None:
+        raise ZooError(moved)
+    return spec
+
+
+def moved_to(spec: str | os.PathLike[str]) -> str | None:
+    """For a missing file of the old flat ``checkpoints/`` layout, a message naming its new place; else None."""
+    path = Path(spec)
+    if path.exists() or path.parent.name != "checkpoints":
+        return None
+    match = _FLAT.fullmatch(path.name)
+    model = models(path.parent).get(match["model"]) if match else None
+    if model is None:
+        model = models().get(match["model"]) if match else None
+    if model is None:
+        return None
+    new = model.card if path.suffix == ".md" else model.path if path.suffix in (".pt", ".json") else model.folder
+    return (
+        f"{str(spec)!r} is the old flat layout of checkpoints/; the model zoo keeps one folder per model: "
+        f"use the name {model.name!r} (load_agent({model.name!r}), rams eval {model.name}) or the path {new}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m rams_env.zoo``: the zoo folder in use and its names."""
+    root = zoo_root()
+    found = models(root)
+    if not found:
+        print(f"no model zoo found: set {ZOO_ENV} to the checkpoints/ folder of a rams_env clone", file=sys.stderr)
+        return 1
+    print(f"zoo: {root}")
+    for preset, name in FLAGSHIPS.items():
+        print(f"{preset:<26} -> {name}")
+    for name, model in found.items():
+        print(f"{name:<26} {model.preset:<15} {'ensemble' if model.ensemble else 'policy'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

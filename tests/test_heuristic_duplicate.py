@@ -1,0 +1,51 @@
+"""Evaluation against heuristics on the compiled engine (``rams_env.heuristic_duplicate``): the same
+games and the same numbers as the Python path, for greedy policies."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from rams_env.agents import RandomAgent
+from rams_env.agents.neural import EnsembleAgent, PolicyAgent
+from rams_env.encoding import OBS_SIZE
+from rams_env.evaluation import agent_source, evaluate
+from rams_env.policy import PolicyNet
+from rams_env.rules import make_config
+from rams_env.rules.actions import NUM_ACTIONS
+
+
+def policy(config, seed: int = 0, greedy: bool = True) -> PolicyAgent:
+    torch.manual_seed(seed)
+    return PolicyAgent(PolicyNet(OBS_SIZE, NUM_ACTIONS, (32,)), config, greedy=greedy, seed=seed)
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "episode", "scores"),
+    [("mattmar", 4, "rams", "start"), ("russian", 5, "rams", "start"), ("norrlandsknack", 3, "deal", "random")],
+)
+def test_batched_games_against_heuristics_are_the_python_games(variant, players, episode, scores) -> None:
+    config = make_config(variant, players)
+    agents = {"policy": policy(config), "pair": EnsembleAgent([policy(config, 1).net, policy(config, 2).net], config)}
+    heuristic = agent_source("heuristic", config)
+    common = dict(decks=4, seed=9, episode=episode, scores=scores, progress=False)
+    python = evaluate(agents, heuristic, config, batched=False, **common).to_dict()
+    batched = evaluate(agents, heuristic, config, batched=True, **common).to_dict()
+    assert batched == python
+    assert evaluate(agents, heuristic, config, **common).to_dict() == python  # the default takes the batched path
+
+
+def test_the_batched_path_is_refused_where_it_cannot_play_the_same_games() -> None:
+    config = make_config("mattmar", 4)
+    heuristic = agent_source("heuristic", config)
+    common = dict(decks=1, progress=False, batched=True)
+    with pytest.raises(ValueError, match="not the heuristic"):
+        evaluate({"p": policy(config)}, RandomAgent, config, **common)
+    with pytest.raises(ValueError, match="episode 'match'"):
+        evaluate({"p": policy(config)}, heuristic, config, episode="match", **common)
+    with pytest.raises(ValueError, match="greedy act_batch"):
+        evaluate({"p": policy(config, greedy=False)}, heuristic, config, **common)
+    with pytest.raises(ValueError, match="greedy act_batch"):
+        evaluate({"r": RandomAgent}, heuristic, config, **common)
+    # without batched=True those evaluations take the Python path
+    assert evaluate({"r": RandomAgent}, heuristic, config, decks=1, progress=False).agents[0].games == 4
