@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rams_env.evaluation import agent_source, evaluate
+from rams_env.rules import make_config
 from training import cli
 from training.selfplay import TrainArgs
 
@@ -48,10 +50,18 @@ def test_a_compiled_engine_is_not_announced(tmp_path: Path, monkeypatch, capsys)
     assert "compiling" not in out and out.startswith(cli.summary("quick", args))
 
 
-def test_engine_compiled_reads_numbas_cache() -> None:
+def test_engine_compiled_reads_numbas_cache(tmp_path: Path) -> None:
+    from rams_env.agents import load_agent
+    from rams_env.encoding import OBS_SIZE
+    from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
+    from rams_env.rules.actions import NUM_ACTIONS
     from rams_env.vector import BatchedRamsEnv
 
+    config = make_config("mattmar", 4)
     BatchedRamsEnv(1).reset(seed=0)  # compiles or loads the engine, leaving it in the cache
+    save_checkpoint(tmp_path / "p.pt", make_checkpoint(PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(8,)), config))
+    policy = load_agent(tmp_path / "p.pt")  # a greedy policy against heuristics: the compiled games of the final tables
+    evaluate({"policy": policy}, agent_source("heuristic", config), config, decks=1, progress=False, resamples=10)
     assert cli.engine_compiled() is True
 
 

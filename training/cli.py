@@ -156,8 +156,9 @@ def engine_compiled() -> bool:
     first run can say it compiles. Reads numba's cache index: the package's own business, hence the guard."""
     try:
         from rams_env import compiled
+        from rams_env.compiled import versus  # the final evaluation's games against compiled heuristics
 
-        return bool(compiled.step_batch._cache._cache_file._load_index())
+        return all(f._cache._cache_file._load_index() for f in (compiled.step_batch, versus.step_deals))
     except Exception:  # another numba, or no cache: say it compiles
         return False
 
