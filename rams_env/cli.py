@@ -103,8 +103,12 @@ def _config(args: argparse.Namespace) -> RulesConfig:
 
 
 def _is_checkpoint(spec: str) -> bool:
-    """Whether an agent spec names a trained policy: a checkpoint or ensemble file, or an RLlib folder."""
-    return spec.partition(":")[0] not in BUILTIN_AGENTS and (os.path.isfile(spec) or os.path.isdir(spec))
+    """Whether an agent spec names a trained policy: a checkpoint or ensemble file, an RLlib folder, a zoo name."""
+    if spec.partition(":")[0] in BUILTIN_AGENTS:
+        return False
+    from . import zoo
+
+    return os.path.isfile(spec) or os.path.isdir(spec) or (zoo.is_name(spec) and spec in zoo.known_names())
 
 
 def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:

@@ -52,3 +52,12 @@ def test_the_checkpoints_own_rules_agree_with_a_matching_option(russian_checkpoi
 def test_without_a_checkpoint_the_defaults_stay_mattmar_4(capsys: pytest.CaptureFixture) -> None:
     assert main(["eval", "random", "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
     assert "mattmar, 4 players" in capsys.readouterr().out
+
+
+def test_a_zoo_name_plays_its_models_rules(capsys: pytest.CaptureFixture) -> None:
+    from rams_env import zoo
+
+    if "russian-4p" not in zoo.known_names():
+        pytest.skip("no model zoo here (RAMS_ZOO)")
+    assert main(["eval", "russian-4p", "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
+    assert "russian, 4 players" in capsys.readouterr().out
