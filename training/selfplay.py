@@ -1098,7 +1098,8 @@ def learning_curves_figure(csv_path: Path) -> Any:
             axes[2].fill_between(x, lo, hi, alpha=0.2, color=f"C{k}")
     axes[2].axhline(fair, color="grey", linewidth=0.8, linestyle="--")
     decks, seed = saved.get("eval_decks", "?"), saved.get("eval_seed", "?")
-    kind = f"win share in whole {saved.get('episode', 'rams')} episodes" if whole else "duplicate advantage per deal"
+    games = {"rams": "ramsar", "match": "matches"}.get(saved.get("episode", "rams"), "games")
+    kind = f"win share in whole {games}" if whole else "duplicate advantage per deal"
     axes[2].set_title(f"periodic evaluation: {kind}, 95% CI" + (f" (fair {fair:.2f})" if whole else ""), fontsize=10)
     axes[2].set_ylabel(f"{decks} decks of deal set {seed}")
     final = "" if seed == "?" else f" {seed + 1}"
