@@ -856,7 +856,7 @@ def _narrow_rows(rows: Sequence[tuple[str, AgentReport]], episode: str, baseline
     last = len(rows) - 1 if baseline_last else -1
     if any(r.advantage is not None for r in reports):
         cells = [
-            "" if r.advantage is None or k == last else f"{r.advantage:+.3f} {_ci(r.advantage_ci, '+.3f')}"
+            "" if r.advantage is None or k == last else f"{r.advantage:+.3f} {_tight(r.advantage_ci, '+.3f')}"
             for k, r in enumerate(reports)
         ]
         columns.append((f"adv/{episode} [95% CI]", cells))
@@ -868,12 +868,12 @@ def _narrow_rows(rows: Sequence[tuple[str, AgentReport]], episode: str, baseline
             if r.win_rate is None
             else f"{r.win_rate:.3f} (fair share)"
             if k == last
-            else f"{r.win_rate:.3f} {_ci(r.win_rate_ci, '.3f')}"
+            else f"{r.win_rate:.3f} {_tight(r.win_rate_ci, '.3f')}"
             for k, r in enumerate(reports)
         ]
         columns.append(("win rate [95% CI]", cells))
-    widths = [max(len(name), *(len(c) for c in cells)) + 1 for name, cells in columns]
-    label_width = max(8, *(len(label) + 1 for label, _ in rows))
+    widths = [max(len(name), *(len(c) for c in cells)) + 1 for name, cells in columns]  # a space before each
+    label_width = max(8, *(len(label) for label, _ in rows))
     own_line = label_width + sum(widths) > TABLE_WIDTH
     if own_line:
         label_width = 2  # labels above their numbers, which are indented
@@ -888,6 +888,11 @@ def _narrow_rows(rows: Sequence[tuple[str, AgentReport]], episode: str, baseline
             line = " " * label_width + line
         lines.append(line.rstrip())
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _tight(ci: tuple[float, float] | None, fmt: str) -> str:
+    """An interval without the space after its comma (``[0.104,0.171]``): the narrow table's."""
+    return "" if ci is None else f"[{ci[0]:{fmt}},{ci[1]:{fmt}}]"
 
 
 def score_bins(config: RulesConfig) -> list[tuple[int, int]]:
@@ -916,6 +921,8 @@ def knock_table(rows: Sequence[tuple[str, AgentReport]], config: RulesConfig, fi
     ``fit``: a width in columns; a name that would make a line wider goes on a line of its own."""
     labels = [_bin_label(low, high) for low, high in score_bins(config)]
     width = max(12, *(len(label) + 2 for label, _ in rows))
+    if fit is not None:  # the rates are right-aligned in 8 columns: no space needed after a name
+        width = max(len("knock rate by score"), *(len(label) for label, _ in rows))
     own_line = fit is not None and width + 8 * len(labels) > fit
     width = 20 if own_line else width
     lines = [f"{'knock rate by score':<{width}}" + "".join(f"{label:>8}" for label in labels)]

@@ -55,3 +55,13 @@ def test_rams_eval_wide_keeps_the_one_line_per_agent_table(capsys: pytest.Captur
     wide = capsys.readouterr().out
     assert max(len(line) for line in wide.splitlines()) > 100
     assert any(line.startswith("random (baseline)") and "[" in line for line in wide.splitlines())
+
+
+def test_a_training_runs_final_table_keeps_each_name_on_its_row() -> None:
+    config = make_config("mattmar", 4)
+    ev = evaluate({"policy": RandomAgent}, HeuristicAgent, config, decks=1, episode="rams", resamples=20,
+                  progress=False)  # fmt: skip
+    lines = ev.table().splitlines()
+    assert max(len(line) for line in lines) <= TABLE_WIDTH
+    rows = [line.split() for line in lines if line.startswith("heuristic (baseline)")]
+    assert len(rows) == 2 and rows[0][2] == "4" and len(rows[1]) == 12  # stats, then ten knock rates
