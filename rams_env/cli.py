@@ -23,6 +23,7 @@ from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
 from .evaluation import (
     AGENT_SPEC_HELP,
+    BUILTIN_AGENTS,
     SCORES,
     actor_for,
     agent_label,
@@ -58,10 +59,14 @@ class CommandError(Exception):
 
 
 # ----------------------------------------------------------------------------- shared arguments
-def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--variant", default="mattmar", choices=sorted(PRESETS), help="rules preset (default mattmar)")
+def _add_rules_arguments(parser: argparse.ArgumentParser, own: str = "") -> None:
+    """The rules options; ``own``: what decides them when they are left out (then their default is None)."""
+    variant, players = (None, None) if own else ("mattmar", 4)
     parser.add_argument(
-        "--num-players", type=int, default=4, metavar="N", help="players at the table, 3 to 7 (default 4)"
+        "--variant", default=variant, choices=sorted(PRESETS), help=f"rules preset (default {own}mattmar)"
+    )
+    parser.add_argument(
+        "--num-players", type=int, default=players, metavar="N", help=f"players at the table, 3 to 7 (default {own}4)"
     )
     # The spelling of earlier versions, still accepted (rams train and the env keyword say num_players).
     parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
@@ -98,9 +103,58 @@ def _config(args: argparse.Namespace) -> RulesConfig:
             raise CommandError(f"--option {item}: give {key} with {flag}, not as a rule option")
         options[key] = value
     try:
-        return make_config(args.variant, args.num_players, **options)
+        return make_config(args.variant or "mattmar", args.num_players or 4, **options)
     except ValueError as err:
         raise CommandError(str(err)) from None
+
+
+def _is_checkpoint(spec: str) -> bool:
+    """Whether an agent spec names a trained policy: a checkpoint or ensemble file, an RLlib folder, a zoo name."""
+    if spec.partition(":")[0] in BUILTIN_AGENTS:
+        return False
+    from . import zoo
+
+    return os.path.isfile(spec) or os.path.isdir(spec) or (zoo.is_name(spec) and spec in zoo.known_names())
+
+
+def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:
+    """``rams eval``'s rules from its first checkpoint agent: its own where ``--variant`` and
+    ``--num-players`` are left out; a ``CommandError`` naming the option to change where a given one
+    conflicts. ``None`` when no agent is a checkpoint."""
+    spec = next((s for s in [*args.agents, args.baseline or ""] if s and _is_checkpoint(s)), None)
+    if spec is None:
+        return None
+    from .agents import load_agent
+    from .policy import config_at_size
+
+    try:
+        agent = load_agent(spec)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    own: RulesConfig | None = getattr(agent, "config", None)
+    if own is None:  # an agent that does not say its rules (an RLlib folder without them): the options decide
+        return None
+    if args.variant is not None and args.variant != own.variant:
+        raise CommandError(
+            f"{spec} plays {own.variant}, not --variant {args.variant}: change it to --variant {own.variant}, "
+            "or leave --variant out (rams eval then plays the checkpoint's own rules)"
+        )
+    sizes = tuple(sorted(getattr(agent, "table_sizes", (own.num_players,))))
+    n = args.num_players if args.num_players is not None else own.num_players
+    if n not in sizes:
+        allowed = str(sizes[0]) if len(sizes) == 1 else f"one of {', '.join(map(str, sizes))}"
+        raise CommandError(
+            f"{spec} plays {allowed} players, not --num-players {n}: change it to --num-players {own.num_players}"
+            f"{'' if len(sizes) == 1 else f' ({allowed})'}, or leave --num-players out"
+        )
+    config = config_at_size(own, n)
+    if args.option:
+        wanted = _config(argparse.Namespace(**{**vars(args), "variant": own.variant, "num_players": n}))
+        if wanted != config:
+            ours, theirs = wanted.to_dict(), config.to_dict()
+            diff = ", ".join(f"{k}={ours[k]!r} (it plays {theirs[k]!r})" for k in ours if ours[k] != theirs[k])
+            raise CommandError(f"{spec} was trained for other rules than --option gives: {diff}; drop those --option")
+    return config
 
 
 def _agent(spec: str, config: RulesConfig) -> Any:
@@ -188,7 +242,7 @@ def torch_threads(threads: int) -> Iterator[None]:
 def _configure_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_SPEC_HELP)
     parser.add_argument("--baseline", default=None, metavar="AGENT", help="baseline agent (default random)")
-    _add_rules_arguments(parser)
+    _add_rules_arguments(parser, own="a checkpoint agent's own, else ")
     parser.add_argument(
         "--decks",
         type=_positive,
@@ -222,10 +276,15 @@ def _configure_eval(parser: argparse.ArgumentParser) -> None:
         "--resamples", type=_at_most(MAX_RESAMPLES), default=10_000, help="bootstrap resamples (default 10000)"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown)")
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="print the earlier wide table, one line per agent (default: a table within 100 columns)",
+    )
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    config = _config(args)
+    config = _checkpoint_rules(args) or _config(args)
     if len(set(args.agents)) != len(args.agents):
         raise CommandError(f"an agent is named twice: {' '.join(args.agents)}")
     if args.league and args.baseline is not None:
@@ -272,7 +331,7 @@ def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig) -> int:
             workers=args.workers,
             progress=progress,
         )
-    print(result.table())
+    print(result.table(wide=args.wide))
     if args.json:
         result.save_json(args.json)
         print(f"wrote {args.json}")

@@ -94,9 +94,10 @@ class RamsEnv(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
         if render_mode == "rgb_array":
-            from .render_rgb import require_pillow
+            from .render_rgb import require_render_extra
 
-            require_pillow()  # fail here, naming the extra, rather than at the first render()
+            # Fail here, naming the extra, rather than at the first render() or in RecordVideo.
+            require_render_extra()
         if illegal_action not in ILLEGAL_ACTION:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION}, got {illegal_action!r}")
         if engine not in ENGINES:

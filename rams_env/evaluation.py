@@ -25,6 +25,7 @@ import math
 import multiprocessing
 import os
 import random
+import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ SCORES = ("start", "random")  # scores of the first deal of each deck: the start
 Z95 = 1.959963984540054  # standard normal quantile of 0.975
 PLURAL = {"deal": "deals", "rams": "ramsar", "match": "matches"}  # episode kind -> its plural, for tables
 KNOCK = int(Action.KNOCK)
+TABLE_WIDTH = 100  # columns of Evaluation.table() (a terminal's or a model card's)
 
 # An agent (it has ``act``), or a factory called as ``factory(seed=...)`` that builds one per game.
 AgentSource = Any
@@ -235,6 +237,16 @@ def agent_label(name: str, source: AgentSource) -> str:
     if sees_hidden_cards(source) and HIDDEN_CARDS_LABEL not in name:
         return f"{name} ({HIDDEN_CARDS_LABEL})"
     return name
+
+
+def source_name(source: AgentSource) -> str:
+    """A short name of an agent or factory for tables: its spec for the built-in agents (``random``,
+    ``heuristic``, ``search``), else its class's name."""
+    target = source.func if isinstance(source, functools.partial) else source
+    cls = target if inspect.isclass(target) else type(target)
+    specs = {"RandomAgent": "random", "HeuristicAgent": "heuristic", "CompiledHeuristicAgent": "heuristic"}
+    specs |= {"SearchAgent": "search", "ISMCTSAgent": "ismcts", "OracleAgent": "oracle"}
+    return specs.get(cls.__name__, cls.__name__)
 
 
 def _spec_options(spec: str, text: str, positional: str | None) -> dict[str, Any]:
@@ -445,9 +457,15 @@ class Evaluation:
             "agents": [a.to_dict() for a in self.agents],
         }
 
-    def table(self) -> str:
-        """A printable table of every agent's statistics (and, for whole games, its knock rate by score)."""
+    def table(self, wide: bool = False) -> str:
+        """A printable table of every agent's statistics (and, for whole games, its knock rate by score).
+
+        It fits :data:`TABLE_WIDTH` columns: the units in the header, a long agent name on a line of
+        its own. ``wide=True``: the earlier table, one line per agent whatever its width.
+        """
         cfg = self.config
+        if not wide:
+            return self._narrow_table()
         head = (
             f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: {self.decks} decks (seed {self.seed}"
             f"{_scores_note(self.scores)}), "
@@ -458,6 +476,24 @@ class Evaluation:
             head += f" = {1 / cfg.num_players:.3f}"
         rows = [(a.name, a) for a in self.agents] + [(f"{self.baseline.name} (baseline)", self.baseline)]
         return head + "\n" + _format_rows(rows) + "\n\n" + knock_table(rows, cfg)
+
+    def _narrow_table(self) -> str:
+        cfg = self.config
+        per = self.episode
+        notes = [
+            f"{cfg.variant}, {cfg.num_players} players, episode {per}: {self.decks} decks (seed {self.seed}"
+            f"{_scores_note(self.scores)}), duplicate against {self.baseline.name!r}.",
+            f"pts/deal: points per deal; adv/{per}: advantage in points per {per} (tested agent minus the "
+            "baseline, same deck and seat); flights, knocks: per deal; [95% CI].",
+        ]
+        if per != "deal":
+            notes.append(
+                f"win rate: share of the {PLURAL[per]} won; fair share 1/{cfg.num_players} = "
+                f"{1 / cfg.num_players:.3f} (the baseline's own, by construction)."
+            )
+        rows = [(a.name, a) for a in self.agents] + [(f"{self.baseline.name} (baseline)", self.baseline)]
+        head = "\n".join(textwrap.fill(note, TABLE_WIDTH, subsequent_indent="  ") for note in notes)
+        return head + "\n" + _narrow_rows(rows, per) + "\n\n" + knock_table(rows, cfg, TABLE_WIDTH)
 
     def plot_knock_rates(self, path: str | os.PathLike[str]) -> None:
         """A PNG of each agent's knock rate by its score at the decision (the baseline's too)."""
@@ -501,7 +537,7 @@ def evaluate(
     seed: int = 0,
     episode: str = "deal",
     scores: str = "start",
-    baseline_name: str = "baseline",
+    baseline_name: str | None = None,
     resamples: int = 10_000,
     workers: int = 1,
     progress: bool = True,
@@ -515,9 +551,12 @@ def evaluate(
     ``batched`` (default: whenever it can) plays the agents' games against a heuristic baseline on the
     compiled engine, each agent's decisions batched over games (:mod:`rams_env.heuristic_duplicate`):
     the same games, for greedy trained policies and episodes "deal" and "rams"; True requires it.
+    ``baseline_name`` defaults to the baseline's own (``random`` for ``RandomAgent``, see :func:`source_name`).
     """
     if not agents:
         raise ValueError("evaluate needs at least one agent to test")
+    if baseline_name is None:
+        baseline_name = source_name(baseline)
     _check_common(config, decks, seed, episode, scores, workers)
     for name, src in {**agents, baseline_name: baseline}.items():
         _check_source(name, src)
@@ -723,8 +762,8 @@ class League:
             "agents": [e.to_dict() for e in self.entries],
         }
 
-    def table(self) -> str:
-        """A printable table: rating first, then the per-deal statistics."""
+    def table(self, wide: bool = False) -> str:
+        """A printable table: rating first, then the per-deal statistics (``wide``: as :meth:`Evaluation.table`)."""
         cfg = self.config
         lines = [
             f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: league over {self.decks} decks "
@@ -732,7 +771,9 @@ class League:
             f"{'agent':<20}{'mu':>8}{'sigma':>8}{'ordinal':>9}",
         ]
         lines += [f"{e.report.name:<20}{e.mu:>8.2f}{e.sigma:>8.2f}{e.ordinal:>9.2f}" for e in self.entries]
-        return "\n".join(lines) + "\n\n" + _format_rows([(e.report.name, e.report) for e in self.entries])
+        rows = [(e.report.name, e.report) for e in self.entries]
+        stats = _format_rows(rows) if wide else _narrow_rows(rows, self.episode, baseline_last=False)
+        return "\n".join(lines) + "\n\n" + stats
 
     def save_json(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_dict` as JSON."""
@@ -836,6 +877,58 @@ def _format_rows(rows: Sequence[tuple[str, AgentReport]]) -> str:
     return "\n".join(lines)
 
 
+def _narrow_rows(rows: Sequence[tuple[str, AgentReport]], episode: str, baseline_last: bool = True) -> str:
+    """:func:`_format_rows` within :data:`TABLE_WIDTH` columns: column widths from the cells, and a
+    label too long for its column on a line of its own. The baseline's row (the last, when
+    ``baseline_last``) shows no interval: its win rate is the fair share by construction."""
+    reports = [r for _, r in rows]
+    columns: list[tuple[str, list[str]]] = [
+        ("games", [str(r.games) for r in reports]),
+        ("deals", [str(r.deals) for r in reports]),
+        ("pts/deal", [f"{r.points_per_deal:.3f}" for r in reports]),
+    ]
+    last = len(rows) - 1 if baseline_last else -1
+    if any(r.advantage is not None for r in reports):
+        cells = [
+            "" if r.advantage is None or k == last else f"{r.advantage:+.3f} {_tight(r.advantage_ci, '+.3f')}"
+            for k, r in enumerate(reports)
+        ]
+        columns.append((f"adv/{episode} [95% CI]", cells))
+    columns.append(("flights", [f"{r.flight_rate:.3f}" for r in reports]))
+    columns.append(("knocks", [f"{r.knock_rate:.3f}" for r in reports]))
+    if any(r.win_rate is not None for r in reports):
+        cells = [
+            ""
+            if r.win_rate is None
+            else f"{r.win_rate:.3f} (fair share)"
+            if k == last
+            else f"{r.win_rate:.3f} {_tight(r.win_rate_ci, '.3f')}"
+            for k, r in enumerate(reports)
+        ]
+        columns.append(("win rate [95% CI]", cells))
+    widths = [max(len(name), *(len(c) for c in cells)) + 1 for name, cells in columns]  # a space before each
+    label_width = max(8, *(len(label) for label, _ in rows))
+    own_line = label_width + sum(widths) > TABLE_WIDTH
+    if own_line:
+        label_width = 2  # labels above their numbers, which are indented
+    ragged = {f"adv/{episode} [95% CI]", "win rate [95% CI]"}  # left-aligned: a value and its interval
+    cell = lambda text, name, w: " " + text.ljust(w - 1) if name in ragged else text.rjust(w)
+    lines = ["agent".ljust(label_width) + "".join(cell(n, n, w) for (n, _), w in zip(columns, widths, strict=True))]
+    for i, (label, _) in enumerate(rows):
+        line = "" if own_line else label.ljust(label_width)
+        line += "".join(cell(cells[i], name, w) for (name, cells), w in zip(columns, widths, strict=True))
+        if own_line:
+            lines.append(label)
+            line = " " * label_width + line
+        lines.append(line.rstrip())
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _tight(ci: tuple[float, float] | None, fmt: str) -> str:
+    """An interval without the space after its comma (``[0.104,0.171]``): the narrow table's."""
+    return "" if ci is None else f"[{ci[0]:{fmt}},{ci[1]:{fmt}}]"
+
+
 def score_bins(config: RulesConfig) -> list[tuple[int, int]]:
     """Score ranges (low, high) for knock rates: each Swedish score, tenths of the start score in russian."""
     if config.swedish:
@@ -856,14 +949,21 @@ def binned_knock_rates(report: AgentReport, config: RulesConfig) -> list[tuple[s
     return out
 
 
-def knock_table(rows: Sequence[tuple[str, AgentReport]], config: RulesConfig) -> str:
-    """Knock rate (knocks per knock decision) by the agent's score when it decided, one line per agent."""
+def knock_table(rows: Sequence[tuple[str, AgentReport]], config: RulesConfig, fit: int | None = None) -> str:
+    """Knock rate (knocks per knock decision) by the agent's score when it decided, one line per agent.
+
+    ``fit``: a width in columns; a name that would make a line wider goes on a line of its own."""
     labels = [_bin_label(low, high) for low, high in score_bins(config)]
     width = max(12, *(len(label) + 2 for label, _ in rows))
+    if fit is not None:  # the rates are right-aligned in 8 columns: no space needed after a name
+        width = max(len("knock rate by score"), *(len(label) for label, _ in rows))
+    own_line = fit is not None and width + 8 * len(labels) > fit
+    width = 20 if own_line else width
     lines = [f"{'knock rate by score':<{width}}" + "".join(f"{label:>8}" for label in labels)]
     for name, report in rows:
         cells = binned_knock_rates(report, config)
-        lines.append(f"{name:<{width}}" + "".join(f"{'-' if r is None else f'{r:.2f}':>8}" for _, _, r in cells))
+        rates = "".join(f"{'-' if r is None else f'{r:.2f}':>8}" for _, _, r in cells)
+        lines += [name, " " * width + rates] if own_line else [f"{name:<{width}}" + rates]
     return "\n".join(lines)
 
 

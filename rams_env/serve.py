@@ -4,8 +4,11 @@ The page (``rams_env/static``) talks to a small JSON API served by Flask:
 
 - ``POST /api/games`` starts a game: you take one seat, agents (any spec ``rams eval`` accepts:
   ``random``, ``heuristic``, ``search:200``, a zoo name, a checkpoint path) the others. The agents move on the
-  server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../next`` deals
-  the next deal of a ``rams`` or ``match`` episode.
+  server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../buy`` your whole
+  purchase at once (``{"discards": [cards]}``: those discards, then the draw, checked before any is
+  played), ``.../next`` deals the next deal of a ``rams`` or ``match`` episode. Each state also says
+  what the deal just over did to every score and why (``deal_summary``), every seat's score after
+  each deal (``score_chart``) and the agents' moves since yours (``recent``).
 - ``POST /api/replays`` opens a game to watch step by step: a log written by ``rams play --save``
   (uploaded, or one the server was started with or saved), a game of agents on deck ``k`` of the
   deal set ``seed``, which is that deck's game in ``rams eval --seed``, or (``.../replay``) a
@@ -54,12 +57,14 @@ from typing import Any
 
 from . import jsoncheck, zoo
 from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
+from .deal_summary import ScoreHistory, deal_summary
 from .encoding import ObservationEncoder
 from .episode import EPISODES, next_deal_or_end
 from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
 from .render_rgb import hand_counts
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 from .serve_limits import Deadline, Limits, Refused, Store, budgeted
+from .zoo_cards import AgentCard, zoo_cards
 
 SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
 STATIC = Path(__file__).resolve().with_name("static")
@@ -77,7 +82,7 @@ _HINT = {
     Phase.BID: "Forehand's bid: bid better cards, bid a swing, or make no (further) bid.",
     Phase.ANSWER: "Answer the bid: accept or reject.",
     Phase.KNOCK: "Knock (play this deal) or pass.",
-    Phase.BUY: "Buying: click cards to discard them, then draw replacements.",
+    Phase.BUY: "Buying: click the cards to discard (click again to keep), then confirm the draw.",
     Phase.PLAY: "Play a card.",
 }
 _CALLS = {
@@ -252,6 +257,37 @@ def _deal_points(game: Game, scores_before: Sequence[int]) -> list[int] | None:
     return [b - a for b, a in zip(scores_before, game.scores, strict=True)]
 
 
+def _buy_rules(game: Game, seat: int) -> dict[str, Any] | None:
+    """How many cards ``seat`` may mark for discarding now, for the page's confirm button (None: not buying)."""
+    if game.phase != Phase.BUY or game.current != seat:
+        return None
+    hand, room, done = len(game.hands[seat]), game.talon_size, game.pending_discards
+    if game.take_pending:
+        return {
+            "min": 1,
+            "max": 1,
+            "draw": False,
+            "fewer": 0,
+            "note": "Discard one more card: then you take the turned card.",
+        }
+    if game.config.swedish and seat == game.dealer:
+        note = "You hold the turned card: discard at least one; you draw one card fewer than you discard."
+        return {
+            "min": max(0, 1 - done),
+            "max": max(0, min(hand, room + 1 - done)),
+            "draw": True,
+            "fewer": 1,
+            "note": note,
+        }
+    return {
+        "min": 0,
+        "max": max(0, min(hand, room - done)),
+        "draw": True,
+        "fewer": 0,
+        "note": f"The talon holds {room}.",
+    }
+
+
 # ----------------------------------------------------------------------------- a game being played
 class LiveGame:
     """One person's game in seat ``seat`` against agents; the agents move until it is that seat's turn."""
@@ -284,6 +320,9 @@ class LiveGame:
         self.log: list[list[Any]] = []
         self.history: list[str] = [f"you are player_{seat}; dealer: player_{self.game.dealer}"]
         self.scores_before = list(self.game.scores)
+        self.flights_before = list(self.game.flights)
+        self.chart = ScoreHistory(self.game)
+        self.recent: list[dict[str, Any]] = []  # the agents' moves since the person's last one, for the page
         self.over = False
         self.error: str | None = None
         self.save_dir = save_dir
@@ -300,6 +339,10 @@ class LiveGame:
         self.log.append([seat, action_name(action)])
         self.history.append(line)
         self.history.extend(_news(game, tricks_before, self.scores_before, self.seat))
+        if seat != self.seat:
+            self.recent.append({"seat": seat, "line": line})
+        if game.phase >= Phase.DEAL_OVER:
+            self.chart.deal_over(game)
 
     def _advance(self) -> None:
         """Let the agents move until it is the person's turn or the deal is over."""
@@ -343,10 +386,37 @@ class LiveGame:
         if action not in legal:
             names = ", ".join(action_name(a) for a in legal)
             raise ApiError(400, f"{action_name(action)} is not a legal move now; legal: {names}")
+        self.recent = []
         try:
             self._apply(self.seat, action)
         except IllegalActionError as err:  # pragma: no cover - legal_actions was checked above
             raise ApiError(400, str(err)) from None
+        self._advance()
+
+    def buy(self, value: Any) -> None:
+        """The person's whole purchase at once: discard the marked cards, then draw (the page's confirm)."""
+        self._check_open()
+        rules = _buy_rules(self.game, self.seat)
+        if rules is None:
+            raise ApiError(409, "it is not your turn to buy")
+        if not isinstance(value, list) or len(value) > 6:
+            raise ApiError(400, f"'discards' must be a list of the cards to discard, got {_short(value)}")
+        cards = [_action(v) for v in value]
+        if any(c >= 52 for c in cards) or len(set(cards)) != len(cards):
+            raise ApiError(400, f"'discards' must be distinct cards of your hand, got {_short(value)}")
+        if not rules["min"] <= len(cards) <= rules["max"]:
+            wanted = f"{rules['min']} to {rules['max']}" if rules["min"] != rules["max"] else str(rules["min"])
+            raise ApiError(400, f"discard {wanted} cards now, not {len(cards)}: {rules['note']}")
+        actions = [*cards, *([int(Action.DRAW)] if rules["draw"] else [])]
+        trial = self.game.clone()
+        for action in actions:  # all of it checked before any of it is played
+            if action not in trial.legal_actions():
+                names = ", ".join(action_name(a) for a in trial.legal_actions())
+                raise ApiError(400, f"{action_name(action)} is not a legal move now; legal: {names}")
+            trial.apply(action)
+        self.recent = []
+        for action in actions:
+            self._apply(self.seat, action)
         self._advance()
 
     def next_deal(self) -> None:
@@ -356,6 +426,9 @@ class LiveGame:
         self.history.append("--- next deal ---")
         next_deal_or_end(self.game, self.episode)  # deals the next deal (the episode goes on: checked above)
         self.scores_before = list(self.game.scores)
+        self.flights_before = list(self.game.flights)
+        self.chart.start(self.game)
+        self.recent = []
         self._advance()
 
     def _check_open(self) -> None:
@@ -382,6 +455,12 @@ class LiveGame:
             "hint": _HINT.get(game.phase, "") if game.current == self.seat else "",
             "deal_over": deal_over,
             "deal_points": _deal_points(game, self.scores_before),
+            "deal_summary": deal_summary(game, self.seat, self.scores_before, self.flights_before)
+            if deal_over
+            else None,
+            "score_chart": self.chart.points,
+            "recent": self.recent,
+            "buy": None if self.over else _buy_rules(game, self.seat),
             "next_deal": deal_over and not self.over,
             "over": self.over,
             "error": self.error,
@@ -448,6 +527,11 @@ class Replay:
         # Checked in full now (every action legal in turn), with copies of the game on the way.
         self._snapshots: list[tuple[Game, list[int]]] = []
         game, scores_before = start.clone(), list(start.scores)
+        # For the page: the flights as each deal starts (by the step its first action is), and the chart's
+        # points with the step from which each is shown.
+        self._deal_flights: list[tuple[int, list[int]]] = [(0, list(start.flights))]
+        chart = ScoreHistory(start)
+        self._chart: list[tuple[int, dict[str, Any]]] = [(0, point) for point in chart.points]
         for k, entry in enumerate(actions, 1):
             if (k - 1) % SNAPSHOT_EVERY == 0:  # snapshot i: the game after i * SNAPSHOT_EVERY actions
                 self._snapshots.append((game.clone(), list(scores_before)))
@@ -456,11 +540,16 @@ class Replay:
                     if next_deal_or_end(game, episode):
                         raise ValueError(f"the {episode} is over after action {k - 1}, the log goes on")
                     scores_before = list(game.scores)
+                    self._deal_flights.append((k, list(game.flights)))
+                    chart.start(game)
                 seat, action = self._entry(entry, game)
                 game.apply(action)
             except (ValueError, IllegalActionError) as err:
                 raise ApiError(400, f"action {k} {_short(entry)} does not replay: {err}") from None
             self.actions.append((seat, action))
+            if game.phase >= Phase.DEAL_OVER:
+                chart.deal_over(game)
+            self._chart += [(k, point) for point in chart.points[len(self._chart) :]]
         if not self._snapshots:
             self._snapshots.append((start.clone(), list(start.scores)))
 
@@ -510,6 +599,12 @@ class Replay:
 
     def state(self, ident: str, step: int, seat: int) -> dict[str, Any]:
         game, lines, scores_before = self.at(step, seat)
+        # The deal of action ``step`` (its first action is at or before it), also when it is over at this step.
+        flights_before = next(f for first, f in reversed(self._deal_flights) if first <= step)
+        last = f"[{step}] "
+        recent = [
+            {"seat": self.actions[step - 1][0], "line": line[len(last) :]} for line in lines if line.startswith(last)
+        ]
         return {
             "kind": "replay",
             "id": ident,
@@ -525,6 +620,9 @@ class Replay:
             **_seat_state(game, seat),
             "deal_over": game.current < 0,
             "deal_points": _deal_points(game, scores_before),
+            "deal_summary": deal_summary(game, seat, scores_before, flights_before) if game.current < 0 else None,
+            "score_chart": [point for first, point in self._chart if first <= step],
+            "recent": recent,
             "events": lines,
         }
 
@@ -622,9 +720,15 @@ class ServeState:
 
     def agent_suggestions(self) -> list[str]:
         names = ["random", "heuristic", "search", "search:200", *zoo.known_names()]
+        names += [card.spec for card in self.agent_cards() if card.spec not in names]
         if self.checkpoint_dir is not None and self.checkpoint_dir.is_dir():
-            names += [str(p) for p in sorted(self.checkpoint_dir.rglob("*.pt")) if p.parent.name != p.stem]
+            pts = sorted(self.checkpoint_dir.rglob("*.pt"))
+            names += [str(p) for p in pts if p.parent.name != p.stem and str(p) not in names]
         return names
+
+    def agent_cards(self) -> list[AgentCard]:
+        """The trained agents whose model cards lie under ``checkpoint_dir`` (flagships, ensembles, others)."""
+        return zoo_cards(self.checkpoint_dir) if self.checkpoint_dir is not None else []
 
     def limit_threads(self) -> None:
         """One torch thread for checkpoint agents (as ``rams eval --threads``), once torch is loaded."""
@@ -746,6 +850,7 @@ def create_app(
             episodes=list(EPISODES),
             scores=list(SCORES),
             agents=state.agent_suggestions(),
+            agent_cards=[card.to_dict() for card in state.agent_cards()],
             saving=state.save_dir is not None,
         )
 
@@ -785,6 +890,16 @@ def create_app(
             raise ApiError(400, '\'action\' is required: an action id, a card like "TH" or a name like "PASS"')
         with live.lock:
             live.act(data["action"])
+            return flask.jsonify(live.state(ident))
+
+    @app.post("/api/games/<ident>/buy")
+    def buy(ident: str) -> Any:
+        data = body()
+        live = state.games.get(ident)
+        if "discards" not in data:
+            raise ApiError(400, "'discards' is required: the list of cards to discard (empty: draw none)")
+        with live.lock:
+            live.buy(data["discards"])
             return flask.jsonify(live.state(ident))
 
     @app.post("/api/games/<ident>/next")
@@ -896,8 +1011,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--checkpoints",
         metavar="DIR",
         default="checkpoints",
-        help="folder whose *.pt files (in its subfolders too) the page suggests as agents, after the model zoo's "
-        "names (default checkpoints)",
+        help="folder of trained agents the page suggests after the model zoo's names: their model cards "
+        "(*.md, at any depth) with their headlines, and other *.pt files in it (default checkpoints)",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads for checkpoint agents (default 1)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request (default: logged)")

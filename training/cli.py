@@ -1,8 +1,8 @@
 """``rams train``: self-play PPO with the ``quick``, ``full`` or ``deal`` recipe, every argument overridable.
 
 Registered as a ``rams`` subcommand through the ``rams_env.commands`` entry point (pyproject).
-``quick`` is the README's main job: a few minutes on a laptop CPU of training for whole ramsar, then
-an evaluation table in whole ramsar and where the checkpoint and plots are. ``full`` is the recipe
+``quick`` is the README's main job: a short training for whole ramsar (docs give its measured times),
+then an evaluation table in whole ramsar and where the checkpoint and plots are. ``full`` is the recipe
 of the shipped checkpoints; ``deal`` the earlier one-deal recipe.
 """
 
@@ -152,11 +152,34 @@ def _check_run_dir(run_dir: str) -> None:
             break
 
 
+def summary(recipe: str, args: TrainArgs) -> str:
+    """One line of what a run trains (its full arguments go to its ``args.json``)."""
+    sizes = "/".join(str(n) for n in args.sizes)
+    return (
+        f"rams train {recipe}: {args.variant}, {sizes} players, episode {args.episode}, reward {args.reward}, "
+        f"{args.total_steps:,} steps over {args.num_games} games; all arguments in {Path(args.run_dir) / 'args.json'}"
+    )
+
+
+def engine_compiled() -> bool:
+    """Whether numba's cache holds the batched env's compiled step (False when unsure), so that the
+    first run can say it compiles. Reads numba's cache index: the package's own business, hence the guard."""
+    try:
+        from rams_env import compiled
+        from rams_env.compiled import versus  # the final evaluation's games against compiled heuristics
+
+        return all(f._cache._cache_file._load_index() for f in (compiled.step_batch, versus.step_deals))
+    except Exception:  # another numba, or no cache: say it compiles
+        return False
+
+
 def run(namespace: argparse.Namespace) -> int:
     """Train, then evaluate the best checkpoint and say where everything is."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     args = args_from(namespace)
-    print("training arguments:", dataclasses.asdict(args), flush=True)
+    print(summary(namespace.recipe, args), flush=True)
+    if not engine_compiled():
+        print("compiling the rules engine, once per install (later runs load it from numba's cache) ...", flush=True)
     started = time.perf_counter()
     try:
         trainer = Trainer(args)
@@ -173,6 +196,11 @@ def run(namespace: argparse.Namespace) -> int:
     from rams_env.agents import load_agent
 
     written = []
+    print(
+        f"final evaluation: {decks} decks of deal set {args.eval_seed + 1}, a fresh one (the periodic evaluations "
+        f"of {curves.name} play {args.eval_decks} decks of deal set {args.eval_seed}: numbers differ by chance)",
+        flush=True,
+    )
     for table in trainer.tables:  # every table size it trained for (a suffix names the size when several)
         config = table.config
         policy = load_agent(best, expect_config=config)

@@ -185,7 +185,8 @@ def _to_card(value: Any) -> int:
 
 def illegal_message(action: Any, player: int, phase: int, legal: list[int]) -> str:
     """Why ``action`` is refused: not an int, nobody to act, or not among ``legal`` (every engine
-    and env words it this way)."""
+    and env words it this way); the legal actions are named with their ids (``BID_BETTER (54)``),
+    which is what a caller passes."""
     try:
         operator.index(action)
     except TypeError:
@@ -195,7 +196,7 @@ def illegal_message(action: Any, player: int, phase: int, legal: list[int]) -> s
         return f"no action is legal in phase {name} (nobody is to act); got {action_name(action)}"
     return (
         f"illegal action {action_name(action)} ({action}) by player {player} in phase "
-        f"{name}; legal: {', '.join(action_name(a) for a in legal)}"
+        f"{name}; legal: {', '.join(f'{action_name(a)} ({a})' for a in legal)}"
     )
 
 

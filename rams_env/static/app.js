@@ -78,26 +78,103 @@ function fillSelect(select, values, chosen) {
   select.replaceChildren(...values.map((v) => el("option", { value: v, text: v, selected: v === chosen })));
 }
 
-function agentInputs(fieldset, seats, prefix) {
+const BUILTIN = [
+  { spec: "heuristic", label: "heuristic (rules of thumb)" },
+  { spec: "random", label: "random (a legal move at random)" },
+  { spec: "search", label: "search (determinized rollouts)" },
+  { spec: "search:200", label: "search:200 (more rollouts, slower)" },
+];
+const KINDS = { flagship: "Flagships of the zoo", ensemble: "Ensembles", checkpoint: "Other checkpoints" };
+
+// The trained agents whose model cards fit these rules: the variant and the table size.
+function cardsFor(variant, players) {
+  return ((meta && meta.agent_cards) || []).filter((c) => c.variant === variant && c.sizes.includes(players));
+}
+
+function cardOf(spec) {
+  return ((meta && meta.agent_cards) || []).find((c) => c.spec === spec);
+}
+
+function pickerOptions(select, variant, players, value) {
+  const rules = `${variant}/${players}`;
+  if (select.dataset.rules === rules) {
+    const known = [...select.options].some((o) => o.value === value && value !== "");
+    select.value = known ? value : "";
+    return; // the same suggestions: the options stay (a choice being made is not lost)
+  }
+  select.dataset.rules = rules;
+  const groups = [el("optgroup", { label: "Built in" }, BUILTIN.map((b) => el("option", { value: b.spec, text: b.label })))];
+  const cards = cardsFor(variant, players);
+  for (const [kind, label] of Object.entries(KINDS)) {
+    const here = cards.filter((c) => c.kind === kind);
+    if (here.length) {
+      groups.push(el("optgroup", { label }, here.map((c) => el("option", { value: c.spec, text: c.name + (c.ensemble && kind !== "ensemble" ? " (ensemble)" : ""), title: c.spec }))));
+    }
+  }
+  groups.push(el("optgroup", { label: "Anything else" }, [el("option", { value: "", text: "type a spec or a path…" })]));
+  select.replaceChildren(...groups);
+  const known = [...select.options].some((o) => o.value === value && value !== "");
+  select.value = known ? value : "";
+}
+
+// Under a picker: the chosen agent's whole name and file, and its card's headline (wrapped, never cut).
+function showCard(input, note) {
+  const card = cardOf(input.value.trim());
+  note.replaceChildren(
+    ...(card
+      ? [
+          el("div", { class: "headline", text: `${card.name}: ${card.headline || "no headline on its card"}` }),
+          el("div", { class: "spec", text: card.spec }),
+        ]
+      : []),
+  );
+  note.title = card ? `model card: ${card.card}` : "";
+}
+
+function agentInputs(fieldset, seats, prefix, variant, players) {
+  const rows = [...fieldset.querySelectorAll(".agent-row")];
+  if (rows.length && rows.map((row) => Number(row.dataset.seat)).join() === seats.join()) {
+    // the same seats: keep the fields (and a choice being made), offer what fits the rules now
+    for (const row of rows) {
+      row.rules = { variant, players };
+      pickerOptions(row.querySelector("select"), variant, players, row.querySelector("input").value.trim());
+    }
+    return;
+  }
   const old = [...fieldset.querySelectorAll("input")].map((input) => input.value);
-  fieldset.querySelectorAll("label").forEach((label) => label.remove());
+  fieldset.querySelectorAll("label, .agent-row").forEach((node) => node.remove());
   seats.forEach((seat, k) => {
-    const input = el("input", { value: old[k] || "heuristic", id: `${prefix}-${seat}` });
-    input.setAttribute("list", "agent-list");
+    const input = el("input", { value: old[k] || "heuristic", id: `${prefix}-${seat}`, className: "agent-spec" });
     input.dataset.seat = seat;
-    fieldset.append(el("label", {}, [`player_${seat}`, input]));
+    const select = el("select", { className: "agent-pick", title: "suggested agents for these rules" });
+    select.dataset.seat = seat;
+    const note = el("div", { class: "agent-card" });
+    const row = el("div", { class: "agent-row", data: { seat } }, [el("label", {}, [`player_${seat}`, input]), select, note]);
+    row.rules = { variant, players };
+    pickerOptions(select, variant, players, input.value);
+    select.addEventListener("change", () => {
+      if (select.value) input.value = select.value;
+      showCard(input, note);
+      if (!select.value) input.focus();
+    });
+    input.addEventListener("input", () => {
+      pickerOptions(select, row.rules.variant, row.rules.players, input.value.trim());
+      showCard(input, note);
+    });
+    showCard(input, note);
+    fieldset.append(row);
   });
 }
 
 function playSeats() {
   const n = Number($("num-players").value) || 4;
   const me = Number($("seat").value) || 0;
-  agentInputs($("agent-inputs"), [...Array(n).keys()].filter((s) => s !== me), "agent");
+  agentInputs($("agent-inputs"), [...Array(n).keys()].filter((s) => s !== me), "agent", $("variant").value, n);
 }
 
 function evalSeats() {
   const n = Number($("eval-num-players").value) || 4;
-  agentInputs($("eval-agent-inputs"), [...Array(n).keys()], "eval-agent");
+  agentInputs($("eval-agent-inputs"), [...Array(n).keys()], "eval-agent", $("eval-variant").value, n);
 }
 
 async function loadMeta() {
@@ -136,7 +213,7 @@ function optionalNumber(id) {
 
 async function startGame(event) {
   event.preventDefault();
-  const agents = [...$("agent-inputs").querySelectorAll("input")].map((input) => input.value.trim());
+  const agents = [...$("agent-inputs").querySelectorAll("input.agent-spec")].map((input) => input.value.trim());
   const body = {
     variant: $("variant").value,
     num_players: Number($("num-players").value),
@@ -171,7 +248,7 @@ async function uploadLog() {
 
 async function watchAgents(event) {
   event.preventDefault();
-  const agents = [...$("eval-agent-inputs").querySelectorAll("input")].map((input) => input.value.trim());
+  const agents = [...$("eval-agent-inputs").querySelectorAll("input.agent-spec")].map((input) => input.value.trim());
   show(
     await api("POST", "/api/replays", {
       variant: $("eval-variant").value,
@@ -186,38 +263,133 @@ async function watchAgents(event) {
 }
 
 // ----------------------------------------------------------------------------- the table
+let marked = new Set(); // cards marked for discarding: sent only when the draw is confirmed
+
 function show(state) {
+  if (!current || current.id !== state.id || current.actions !== state.actions) marked = new Set();
   current = state;
   render(state);
   $("table").classList.remove("hidden");
   $("setup").classList.add("hidden"); // the tabs bring the forms back
 }
 
+// Seat s's place around the oval, seen from the viewing seat: it sits at the bottom, the next seat to
+// its left, and so on clockwise (as render_rgb draws the table). Percentages of the felt.
+function place(state, s) {
+  const n = state.num_players;
+  const r = (s - state.seat + n) % n;
+  const angle = Math.PI / 2 + (2 * Math.PI * r) / n;
+  return { x: Math.cos(angle), y: Math.sin(angle), r };
+}
+
+// Radii (percent of the felt) of the seats and of the trick's cards: a narrow (phone) felt is tall.
+function radii() {
+  const narrow = $("felt").clientWidth < 600;
+  return narrow ? { seat: [35, 42], trick: [14, 18] } : { seat: [43, 40], trick: [27, 19] };
+}
+
+function backs(count) {
+  return el("div", { class: "backs", title: `${count} card${count === 1 ? "" : "s"}` }, [
+    ...Array.from({ length: Math.min(count, 8) }, () => el("span", { class: "card back mini" })),
+    el("span", { class: "count", text: count ? `×${count}` : "no cards" }),
+  ]);
+}
+
+function said(line) {
+  return line.replace(/^(you|player_\d+): /, "");
+}
+
+// A seat's moves in one bubble: its discards counted ("discard 3 · draw 3"), the rest as they were said.
+function summarize(lines) {
+  const out = [];
+  for (const line of lines) {
+    const last = out[out.length - 1];
+    if (line.startsWith("discard") && last && last.startsWith("discard")) {
+      const count = Number((last.match(/^discard (\d+)$/) || [0, 1])[1]);
+      out[out.length - 1] = `discard ${count + 1}`;
+    } else out.push(line.startsWith("discard a card") ? "discard 1" : line);
+  }
+  return out.join(" · ");
+}
+
 function seatPanel(state, s) {
   const v = state.view;
   const replay = state.kind === "replay";
-  const roles = [];
-  if (s === v.dealer) roles.push("dealer");
-  if (s === v.forehand) roles.push("forehand");
   const status = { true: "knocked", false: "passed", null: "" }[String(v.active[s])];
-  const played = v.trick.find(([seat]) => seat === s);
   const me = s === state.seat;
   const name = `player_${s}` + (me ? (replay ? " (seen)" : " (you)") : "");
-  const panel = el("div", { class: "seat" + (v.to_act === s ? " to-act" : "") + (me ? " me" : ""), id: `seat-${s}` }, [
-    el("div", { class: "name", text: name }),
-    el("div", { class: "agent", text: state.seats[s] }),
-    el("div", { class: "line role", text: roles.join(", ") || " " }),
-    el("div", { class: "line" }, ["score ", el("b", { class: "score", text: String(v.scores[s]) })]),
-    el("div", { class: "line" }, ["tricks ", el("b", { class: "tricks", text: String(v.tricks[s]) })]),
+  const marks = el("span", { class: "marks" });
+  if (s === v.dealer) marks.append(el("span", { class: "mark dealer", text: "D", title: "dealer" }));
+  if (s === v.forehand) marks.append(el("span", { class: "mark forehand", text: "F", title: "forehand" }));
+  const moved = (state.recent || []).filter((m) => m.seat === s);
+  const classes = ["seat"];
+  if (v.to_act === s) classes.push("to-act");
+  if (me) classes.push("me");
+  if (moved.length) classes.push("moved");
+  const where = place(state, s);
+  const panel = el("div", { class: classes.join(" "), id: `seat-${s}`, data: { seat: s } }, [
+    el("div", { class: "name" }, [el("span", { text: name }), marks]),
+    el("div", { class: "agent", text: me && !replay ? "" : state.seats[s] }),
+    el("div", { class: "line" }, [
+      "score ",
+      el("b", { class: "score", text: String(v.scores[s]) }),
+      "  tricks ",
+      el("b", { class: "tricks", text: String(v.tricks[s]) }),
+    ]),
     el("div", { class: "line status status-" + (status || "none"), text: status || "undecided" }),
-    el("div", { class: "backs", text: me ? "" : `${state.counts[s]} card${state.counts[s] === 1 ? "" : "s"}` }),
+    me ? el("div", { class: "backs" }) : backs(state.counts[s]),
   ]);
-  if (played) panel.append(el("div", { class: "line" }, ["played ", cardNode(played[1], "span", true)]));
+  if (moved.length) panel.append(el("div", { class: "said", text: summarize(moved.map((m) => said(m.line))) }));
+  const [rx, ry] = radii().seat;
+  panel.style.left = `${50 + rx * where.x}%`;
+  panel.style.top = `${50 + ry * where.y}%`;
   return panel;
 }
 
-function trickNodes(cards) {
-  return cards.map(([seat, card]) => el("div", { class: "played" }, [cardNode(card, "span", true), `player_${seat}`]));
+// The trick in the middle: each card pushed out towards the seat that played it, with its order and player.
+function trickNodes(state) {
+  const v = state.view;
+  const fresh = new Set((state.recent || []).filter((m) => / play /.test(` ${said(m.line)}`)).map((m) => m.seat));
+  let delay = 0;
+  const [rx, ry] = radii().trick;
+  return v.trick.map(([seat, card], k) => {
+    const where = place(state, seat);
+    const node = el("div", { class: "played", data: { seat } }, [
+      cardNode(card),
+      el("span", { class: "who", text: `${k + 1}. player_${seat}` }),
+    ]);
+    node.style.left = `${50 + rx * where.x}%`;
+    node.style.top = `${50 + ry * where.y}%`;
+    if (fresh.has(seat)) {
+      node.classList.add("fresh");
+      node.style.animationDelay = `${0.25 * delay++}s`;
+    }
+    return node;
+  });
+}
+
+function lastTrick(v) {
+  const last = v.completed_tricks[v.completed_tricks.length - 1];
+  if (!last) return [];
+  return [
+    ...last.cards.map(([seat, card]) => el("div", { class: "played small" }, [cardNode(card, "span", true), `p${seat}`])),
+    el("div", { class: "taken", text: `taken by player_${last.winner}` }),
+  ];
+}
+
+function buyButton(state) {
+  const rules = state.buy;
+  const k = marked.size;
+  const drawn = rules.draw ? Math.max(0, k - rules.fewer) : 0;
+  let text = rules.draw ? (k ? `Discard ${k} and draw ${drawn}` : "Keep all: draw none") : `Discard ${k || 1}`;
+  if (rules.draw && rules.fewer && k) text += " (you keep the turned card)";
+  const draw = state.legal.find((m) => m.name === "DRAW");
+  const button = el("button", { type: "button", id: "confirm-buy", class: "confirm", text });
+  if (draw) button.dataset.action = draw.id;
+  button.dataset.name = "DRAW";
+  button.disabled = k < rules.min || k > rules.max;
+  button.addEventListener("click", () => quiet(buy([...marked])));
+  return button;
 }
 
 function render(state) {
@@ -228,21 +400,25 @@ function render(state) {
   $("status-line").textContent =
     `${replay ? state.title + " — " : ""}${state.variant}, ${n} players, episode ${state.episode} — ` +
     `rams ${v.rams + 1}, deal ${v.deal + 1} — phase: ${v.phase} — to act: ${who}`;
+  $("felt").dataset.players = String(n);
   $("seats").replaceChildren(...[...Array(n).keys()].map((s) => seatPanel(state, s)));
-  $("trump").replaceChildren(el("b", { class: v.trump === "D" || v.trump === "H" ? "red-text" : "", text: SUITS[v.trump] + " " + v.trump }));
-  $("turned").replaceChildren(v.turned_card ? cardNode(v.turned_card, "span", true) : "—");
-  $("talon").textContent = `${v.talon} cards`;
-  $("trick").replaceChildren(...trickNodes(v.trick));
-  const last = v.completed_tricks[v.completed_tricks.length - 1];
-  $("last-trick").replaceChildren(
-    ...(last ? [...trickNodes(last.cards), el("div", { class: "played", text: `taken by player_${last.winner}` })] : []),
+  const red = v.trump === "D" || v.trump === "H";
+  $("trump").replaceChildren(el("span", { class: red ? "red-text" : "", text: SUITS[v.trump], title: `trump ${v.trump}` }));
+  $("turned").replaceChildren(
+    v.turned_card ? cardNode(v.turned_card, "span", true) : el("span", { class: "card small gone", text: "gone" }),
   );
+  $("talon").textContent = String(v.talon);
+  $("trick").replaceChildren(...trickNodes(state));
+  $("last-trick").replaceChildren(...lastTrick(v));
+  $("last-trick-box").classList.toggle("hidden", !v.completed_tricks.length);
 
   // the seat's own hand, with its legal moves when it is a person's turn
   $("own-title").textContent = replay ? `player_${state.seat}'s hand` : `Your hand (player_${state.seat})`;
   const legal = replay ? [] : state.legal;
+  const buying = !replay && state.buy && legal.length > 0;
   const byCard = new Map(legal.filter((m) => m.kind === "card").map((m) => [m.name, m]));
   $("hand").classList.toggle("choosing", legal.length > 0); // unplayable cards greyed only while choosing
+  $("hand").classList.toggle("buying", Boolean(buying));
   $("hand").replaceChildren(
     ...v.hand.map((card) => {
       const node = cardNode(card, "button");
@@ -252,36 +428,31 @@ function render(state) {
       if (move) {
         node.classList.add("legal");
         node.dataset.action = move.id;
-        node.title = move.label;
-        node.addEventListener("click", () => act(move.id));
+        node.title = buying ? `mark ${card} for discarding (click again to keep it)` : move.label;
+        if (buying) {
+          node.classList.toggle("selected", marked.has(card));
+          node.setAttribute("aria-pressed", String(marked.has(card)));
+          node.addEventListener("click", () => toggleMark(card));
+        } else {
+          node.addEventListener("click", () => act(move.id));
+        }
       }
       return node;
     }),
   );
+  const calls = legal.filter((m) => m.kind === "call" && !(buying && m.name === "DRAW"));
   $("calls").replaceChildren(
-    ...legal
-      .filter((m) => m.kind === "call")
-      .map((m) => {
-        const button = el("button", { type: "button", text: m.label, data: { action: m.id, name: m.name } });
-        button.addEventListener("click", () => act(m.id));
-        return button;
-      }),
+    ...calls.map((m) => {
+      const button = el("button", { type: "button", text: m.label, data: { action: m.id, name: m.name } });
+      button.addEventListener("click", () => act(m.id));
+      return button;
+    }),
+    ...(buying ? [buyButton(state)] : []),
   );
-  $("hint").textContent = replay ? "" : state.hint;
+  $("hint").textContent = replay ? "" : buying ? `${state.hint} ${state.buy.note}` : state.hint;
 
-  // what is over
-  const banner = $("banner");
-  let text = "";
-  if (state.error) text = state.error;
-  else if (v.phase === "over") {
-    const points = (state.deal_points || []).map((p, s) => `player_${s} ${p >= 0 ? "+" : ""}${p}`).join(", ");
-    text = state.over || (replay && state.step === state.steps) ? "Game over" : "Deal over";
-    if (v.rams_over) text += " — the rams is over";
-    if (points) text += ` — points this deal: ${points}`;
-    if (v.winners) text += ` — winners: ${v.winners.map((s) => `player_${s}`).join(", ")}`;
-  }
-  banner.textContent = text;
-  banner.classList.toggle("hidden", !text);
+  renderBanner(state);
+  renderChart(state);
 
   $("controls-play").classList.toggle("hidden", replay);
   $("controls-watch").classList.toggle("hidden", !replay);
@@ -312,6 +483,92 @@ function render(state) {
   if ($("picture-box").open) refreshPicture();
 }
 
+function toggleMark(card) {
+  if (marked.has(card)) marked.delete(card);
+  else marked.add(card);
+  render(current);
+}
+
+// What is over: each seat's score change the way the game counts it (10 → 6, 4 tricks), and why.
+function renderBanner(state) {
+  const v = state.view;
+  const replay = state.kind === "replay";
+  const summary = state.deal_summary;
+  let title = "";
+  if (state.error) title = state.error;
+  else if (v.phase === "over") {
+    title = state.over || (replay && state.step === state.steps) ? "Game over" : "Deal over";
+    if (summary) title += ` — ${summary.ended}`;
+    if (v.rams_over) title += " — the rams is over";
+    if (v.winners) title += ` — winners: ${v.winners.map((s) => `player_${s}`).join(", ")}`;
+  }
+  $("banner-title").textContent = title;
+  const rows = summary && !state.error ? summary.seats : [];
+  $("deal-summary").replaceChildren(
+    ...rows.map((row) =>
+      el("li", { class: row.flew ? "flight" : "", data: { seat: row.seat } }, [
+        el("b", { text: `player_${row.seat}${row.seat === state.seat && !replay ? " (you)" : ""}: ` }),
+        el("span", { class: "change", text: `${row.before} → ${row.after}` }),
+        row.flew ? el("span", { class: "flight-mark", text: " ✈ flight", title: "knocked and took no trick" }) : "",
+        el("span", { class: "why", text: ` — ${row.why}` }),
+      ]),
+    ),
+  );
+  $("banner").classList.toggle("hidden", !title);
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attributes = {}, text = "") {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (text) node.textContent = text;
+  return node;
+}
+
+// Every seat's score at the start of each rams and after each deal, one line per seat.
+function renderChart(state) {
+  const points = state.score_chart || [];
+  $("chart-box").classList.toggle("hidden", points.length < 2);
+  const chart = $("score-chart");
+  if (points.length < 2) {
+    chart.replaceChildren();
+    return;
+  }
+  const n = state.num_players;
+  const W = 340, H = 120, L = 26, R = 8, T = 8, B = 18;
+  const all = points.flatMap((p) => p.scores);
+  const high = Math.max(...all, 1), low = Math.min(...all, 0);
+  const x = (k) => L + ((W - L - R) * k) / (points.length - 1);
+  const y = (value) => T + ((H - T - B) * (high - value)) / (high - low || 1);
+  const nodes = [
+    svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero" }),
+    svg("text", { x: L - 6, y: y(high) + 4, class: "axis", "text-anchor": "end" }, String(high)),
+    svg("text", { x: L - 6, y: y(low) + 4, class: "axis", "text-anchor": "end" }, String(low)),
+  ];
+  points.forEach((p, k) => {
+    if (k && p.deal === 0) nodes.push(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, class: "rams-break" }));
+    const label = p.deal === 0 ? `r${p.rams + 1}` : String(p.deal);
+    nodes.push(svg("text", { x: x(k), y: H - 8, class: "axis", "text-anchor": "middle" }, label));
+  });
+  for (let s = 0; s < n; s++) {
+    // a rams starts from fresh scores: its line does not join the previous rams' last point
+    let path = "";
+    points.forEach((p, k) => {
+      path += `${k === 0 || p.deal === 0 ? "M" : "L"}${x(k).toFixed(1)},${y(p.scores[s]).toFixed(1)} `;
+    });
+    nodes.push(svg("path", { d: path, class: `series seat-${s}${s === state.seat ? " mine" : ""}`, "data-seat": s }));
+    points.forEach((p, k) => {
+      nodes.push(svg("circle", { cx: x(k), cy: y(p.scores[s]), r: 3, class: `dot seat-${s}` }));
+    });
+  }
+  chart.replaceChildren(...nodes);
+  $("chart-legend").replaceChildren(
+    ...[...Array(n).keys()].map((s) =>
+      el("span", { class: `legend seat-${s}`, text: `player_${s} ${points[points.length - 1].scores[s]}` }),
+    ),
+  );
+}
+
 function pictureUrl() {
   if (!current) return "";
   if (current.kind === "replay") {
@@ -328,6 +585,13 @@ async function act(action) {
   show(await api("POST", `/api/games/${current.id}/act`, { action }));
 }
 
+// The whole purchase at once: the marked cards are discarded and the draw made only now.
+async function buy(cards) {
+  const state = await api("POST", `/api/games/${current.id}/buy`, { discards: cards });
+  marked = new Set();
+  show(state);
+}
+
 async function step(to, seat = current.seat) {
   if (!current || current.kind !== "replay") return;
   const target = Math.max(0, Math.min(current.steps, to));
@@ -342,6 +606,8 @@ window.addEventListener("DOMContentLoaded", () => {
   $("tab-play").addEventListener("click", () => showTab("play"));
   $("tab-watch").addEventListener("click", () => showTab("watch"));
   $("num-players").addEventListener("change", playSeats);
+  $("variant").addEventListener("change", playSeats);
+  $("eval-variant").addEventListener("change", evalSeats);
   $("seat").addEventListener("change", playSeats);
   $("eval-num-players").addEventListener("change", evalSeats);
   $("play-form").addEventListener("submit", (e) => quiet(startGame(e)));
@@ -366,5 +632,6 @@ window.addEventListener("DOMContentLoaded", () => {
       quiet(step(moves[e.key]));
     }
   });
+  window.addEventListener("resize", () => current && render(current)); // seats placed for the felt's shape
   quiet(loadMeta());
 });

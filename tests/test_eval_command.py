@@ -1,0 +1,63 @@
+"""``rams eval CKPT``: without ``--variant`` or ``--num-players`` it plays the checkpoint's own rules;
+a conflicting one is refused with a message naming the option to change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rams_env.cli import main
+from rams_env.rules import make_config
+
+
+@pytest.fixture(scope="module")
+def russian_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from rams_env.encoding import OBS_SIZE
+    from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
+    from rams_env.rules.actions import NUM_ACTIONS
+
+    path = tmp_path_factory.mktemp("ckpt") / "russian-4p.pt"
+    save_checkpoint(path, make_checkpoint(PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(8,)), make_config("russian", 4)))
+    return path
+
+
+def test_eval_of_a_checkpoint_plays_its_own_rules(russian_checkpoint: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["eval", str(russian_checkpoint), "--decks", "2", "--resamples", "20", "--no-progress"]) == 0
+    assert "russian, 4 players, episode deal: 2 decks" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--variant", "mattmar"], "plays russian, not --variant mattmar: change it to --variant russian"),
+        (["--num-players", "5"], "plays 4 players, not --num-players 5: change it to --num-players 4"),
+        (["--option", "start_score=150"], "start_score=150 (it plays 100); drop those --option"),
+    ],
+)
+def test_a_conflicting_rules_option_is_named(
+    russian_checkpoint: Path, options: list[str], message: str, capsys: pytest.CaptureFixture
+) -> None:
+    assert main(["eval", str(russian_checkpoint), *options, "--decks", "1", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rams eval: error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_the_checkpoints_own_rules_agree_with_a_matching_option(russian_checkpoint: Path, capsys) -> None:
+    argv = ["eval", str(russian_checkpoint), "--variant", "russian", "--num-players", "4", "--decks", "1"]
+    assert main([*argv, "--resamples", "20", "--no-progress"]) == 0
+    assert "russian, 4 players" in capsys.readouterr().out
+
+
+def test_without_a_checkpoint_the_defaults_stay_mattmar_4(capsys: pytest.CaptureFixture) -> None:
+    assert main(["eval", "random", "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
+    assert "mattmar, 4 players" in capsys.readouterr().out
+
+
+def test_a_zoo_name_plays_its_models_rules(capsys: pytest.CaptureFixture) -> None:
+    from rams_env import zoo
+
+    if "russian-4p" not in zoo.known_names():
+        pytest.skip("no model zoo here (RAMS_ZOO)")
+    assert main(["eval", "russian-4p", "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
+    assert "russian, 4 players" in capsys.readouterr().out

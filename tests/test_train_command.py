@@ -1,0 +1,74 @@
+"""``rams train``: a one-line summary of the arguments (all of them in ``args.json``), a line before the
+engine compiles, and the final tables named apart from the periodic evaluation's deal set."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from rams_env.evaluation import agent_source, evaluate
+from rams_env.rules import make_config
+from training import cli
+from training.selfplay import TrainArgs
+
+TINY = ["--total-steps", "1", "--num-games", "6", "--hidden", "16", "--minibatch", "64", "--epochs", "1",
+        "--eval-decks", "1", "--final-decks", "1", "--progress", "false", "--threads", "1"]  # fmt: skip
+
+
+def _namespace(run_dir: Path) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    cli.configure(parser)
+    return parser.parse_args(["quick", *TINY, "--run-dir", str(run_dir)])
+
+
+def test_a_run_prints_a_summary_line_and_says_when_it_compiles(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(cli, "engine_compiled", lambda: False)  # as on the first run of an install
+    run_dir = tmp_path / "run"
+    assert cli.run(_namespace(run_dir)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    summary = lines[0]
+    assert summary.startswith("rams train quick: mattmar, 4 players, episode rams, reward win, 1 steps")
+    assert len(summary) <= 200 and "{" not in summary and str(run_dir / "args.json") in summary
+    assert lines[1].startswith("compiling the rules engine, once per install")
+    saved = json.loads((run_dir / "args.json").read_text())
+    assert set(saved) == {f.name for f in dataclasses.fields(TrainArgs)}  # the full arguments are there
+    final = next(line for line in lines if line.startswith("final evaluation:"))
+    assert f"deal set {saved['eval_seed'] + 1}" in final and f"deal set {saved['eval_seed']}:" in final
+
+
+def test_a_compiled_engine_is_not_announced(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(cli, "engine_compiled", lambda: True)
+    args = cli.args_from(_namespace(tmp_path / "run"))
+    monkeypatch.setattr(cli, "Trainer", _Stop)
+    with pytest.raises(_Stopped):
+        cli.run(_namespace(tmp_path / "run"))
+    out = capsys.readouterr().out
+    assert "compiling" not in out and out.startswith(cli.summary("quick", args))
+
+
+def test_engine_compiled_reads_numbas_cache(tmp_path: Path) -> None:
+    from rams_env.agents import load_agent
+    from rams_env.encoding import OBS_SIZE
+    from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
+    from rams_env.rules.actions import NUM_ACTIONS
+    from rams_env.vector import BatchedRamsEnv
+
+    config = make_config("mattmar", 4)
+    BatchedRamsEnv(1).reset(seed=0)  # compiles or loads the engine, leaving it in the cache
+    save_checkpoint(tmp_path / "p.pt", make_checkpoint(PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(8,)), config))
+    policy = load_agent(tmp_path / "p.pt")  # a greedy policy against heuristics: the compiled games of the final tables
+    evaluate({"policy": policy}, agent_source("heuristic", config), config, decks=1, progress=False, resamples=10)
+    assert cli.engine_compiled() is True
+
+
+class _Stopped(Exception):
+    pass
+
+
+class _Stop:
+    def __init__(self, args: TrainArgs) -> None:
+        raise _Stopped
