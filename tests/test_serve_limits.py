@@ -212,3 +212,23 @@ def test_the_last_deck_of_a_set_is_played_without_making_the_others(server: Serv
     status, replay, _ = server.request("POST", "/api/replays", {"agents": ["random"], "seed": 3, "deck": 99_999})
     assert status == 201 and "deck 99999 of deal set 3" in replay["title"], replay
     assert time.perf_counter() - started < 5  # making the 100,000 decks before it took 10 s of one core
+
+
+def test_the_limits_table_of_the_serve_page_shows_the_defaults() -> None:
+    import re
+    from pathlib import Path
+
+    from rams_env.serve_limits import Limits
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "serve.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `--([a-z-]+) [A-Z]+` \| ([\d.]+) \|", page, re.M))
+    d = Limits()
+    expected = {
+        "max-games": d.max_games,
+        "max-replays": d.max_replays,
+        "idle-time": d.idle_seconds,
+        "max-simulations": d.max_simulations,
+        "move-time": d.move_seconds,
+        "request-time": d.request_seconds,
+    }
+    assert {k: float(v) for k, v in rows.items()} == {k: float(v) for k, v in expected.items()}
