@@ -125,12 +125,12 @@ def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:
     if spec is None:
         return None
     from .agents import load_agent
-    from .policy import config_at_size
 
     try:
-        agent = load_agent(spec)
+        agent = load_agent(spec)  # without torch: a MissingExtraError (a ValueError) naming the extra
     except ValueError as err:
         raise CommandError(str(err)) from None
+    from .policy import config_at_size  # torch is there
     own: RulesConfig | None = getattr(agent, "config", None)
     if own is None:  # an agent that does not say its rules (an RLlib folder without them): the options decide
         return None

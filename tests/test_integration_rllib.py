@@ -179,7 +179,7 @@ def _check_checkpoint_agent(saved: Path, module: MaskedPPOModule, tmp_path: Path
     out = capsys.readouterr().out
     assert str(saved) in out and "heuristic" in out
     assert rams_main(["eval", str(saved), "--num-players", "5", "--decks", "1", "--no-progress"]) == 1
-    assert "trained for other rules" in capsys.readouterr().err
+    assert "plays 4 players, not --num-players 5: change it to --num-players 4" in capsys.readouterr().err
 
     # Nothing in the folder runs: a hostile pickle in either file is refused without being executed.
     marker = tmp_path / "ran"
