@@ -104,13 +104,13 @@ def play_against_heuristic(
             if not len(live):
                 continue
             actions = np.asarray(act_batch(table.observations[live], table.masks[live]), np.int64)
-            for slot, action in zip(live.tolist(), actions.tolist(), strict=True):
+            deciding = np.flatnonzero(table.states[live, PHASE] == Phase.KNOCK)  # the knock decisions, tallied
+            for slot, action in zip(live[deciding].tolist(), actions[deciding].tolist(), strict=True):
                 seat = jobs[job_of[slot]][1]
-                if table.phase(slot) == Phase.KNOCK:
-                    tally = tallies[slot].setdefault(table.score(slot, seat), [0, 0])
-                    tally[0] += 1
-                    tally[1] += action == KNOCK
-                    knocks[slot] += action == KNOCK
+                tally = tallies[slot].setdefault(table.score(slot, seat), [0, 0])
+                tally[0] += 1
+                tally[1] += action == KNOCK
+                knocks[slot] += action == KNOCK
             table.step(live, actions, name)
     return records
 
@@ -184,9 +184,6 @@ class _Table:
         )
         if bad >= 0:
             raise IllegalActionError(f"agent {name!r} chose the illegal action {int(actions[bad])}")
-
-    def phase(self, slot: int) -> int:
-        return int(self.states[slot, PHASE])
 
     def score(self, slot: int, seat: int) -> int:
         return int(self.states[slot, SCORES + seat])

@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from . import compiled
-from .compiled import heuristic as compiled_heuristic
 from .compiled.versus import reset_versus, step_versus
 from .encoding import OBS_SIZE, ObservationEncoder, action_mask
 from .episode import check_episode, next_deal_or_end, win_rewards
+from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
 from .rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from .rules.actions import NUM_ACTIONS
 from .rules.game import illegal_message
@@ -147,7 +147,8 @@ class BatchedRamsEnv(_Batch):
     then returns only decisions of the other (controlled) seats; see :mod:`rams_env.compiled.versus`
     for how rewards, ``done`` and episodes without a controlled decision (``skipped_episodes``) are
     counted. Every game needs a controlled seat. Heuristic seat ``s`` of game ``i`` is seeded like
-    ``HeuristicAgent(seed=heuristic_seed(seeds[i], s))``, or by ``reset_games(heuristic_seeds=...)``.
+    ``HeuristicAgent(seed=heuristic_seed(seeds[i], s))`` (:mod:`rams_env.heuristic_seats`), or by
+    ``reset_games(heuristic_seeds=...)``.
     """
 
     def __init__(self, num_games: int, *args: Any, heuristic_seats: Any = None, **kwargs: Any) -> None:
@@ -157,15 +158,15 @@ class BatchedRamsEnv(_Batch):
         self._states = np.zeros((num_games, compiled.STATE_WIDTH), np.int64)
         self._rngs = np.zeros((num_games, 2, 625), np.int64)  # per game: episode seeder, game's rng
         self._started = False
-        self._versus: _Versus | None = None
+        self._versus: Versus | None = None
         if heuristic_seats is not None:
-            self._versus = _Versus(num_games, self.num_players)
+            self._versus = Versus(num_games, self.num_players)
             self.set_heuristic_seats(heuristic_seats)
 
     @property
     def heuristic_seats(self) -> np.ndarray | None:
         """Per game and seat: played by the heuristic in the current episode (None without them)."""
-        return None if self._versus is None else _unpack_seats(self._versus.masks, self.num_players)
+        return None if self._versus is None else unpack_seats(self._versus.masks, self.num_players)
 
     @property
     def skipped_episodes(self) -> int:
@@ -186,7 +187,7 @@ class BatchedRamsEnv(_Batch):
     def _masks(self, seats: Any) -> np.ndarray:
         if self._versus is None:
             raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
-        return _seat_masks(seats, self.num_games, self.num_players)
+        return seat_masks(seats, self.num_games, self.num_players)
 
     @property
     def scores(self) -> np.ndarray:
@@ -217,7 +218,7 @@ class BatchedRamsEnv(_Batch):
                 self._states, self._rngs, self._cfg, seed_array, out.observations, out.action_masks, out.seats
             )
         else:
-            hseeds = _checked_heuristic_seeds(seeds, heuristic_seeds, self.num_games, self.num_players)
+            hseeds = checked_heuristic_seeds(seeds, heuristic_seeds, self.num_games, self.num_players)
             versus.masks[:] = versus.pending
             versus.skipped += reset_versus(
                 self._states,
@@ -290,72 +291,6 @@ class BatchedRamsEnv(_Batch):
         state = self._states[game]
         player, phase = int(state[compiled.CURRENT]), int(state[compiled.PHASE])
         return illegal_message(action, player, phase, compiled.legal_actions(state))
-
-
-class _Versus:
-    """The arrays of a batched env's heuristic seats: seat masks (next reset, now, next episode), generators,
-    the rewards carried into the next step, and the heuristic's scratch."""
-
-    def __init__(self, num_games: int, num_players: int) -> None:
-        self.pending = np.zeros(num_games, np.int64)  # for the next reset
-        self.masks = np.zeros(num_games, np.int64)  # the current episodes'
-        self.next = np.zeros(num_games, np.int64)  # each game's next episode's
-        self.rngs = np.zeros((num_games, compiled.P, 625), np.int64)
-        self.carry = np.zeros((num_games, num_players), np.float32)
-        self.work = np.zeros(compiled_heuristic.WORK_SIZE, np.float64)
-        self.iwork = np.zeros(compiled_heuristic.WORK_SIZE, np.int64)
-        self.skipped = 0
-
-
-def _seat_masks(seats: Any, num_games: int, num_players: int) -> np.ndarray:
-    """Per game, the seat bit mask of a bool array (num_players,) or (num_games, num_players)."""
-    array = np.asarray(seats)
-    if array.dtype != bool:
-        raise ValueError(f"heuristic_seats must be a bool array, got dtype {array.dtype}")
-    if array.shape == (num_players,):
-        array = np.broadcast_to(array, (num_games, num_players))
-    if array.shape != (num_games, num_players):
-        raise ValueError(
-            f"heuristic_seats must have shape ({num_players},) or ({num_games}, {num_players}), got {array.shape}"
-        )
-    full = np.flatnonzero(array.all(axis=1))
-    if len(full):
-        raise ValueError(f"game {int(full[0])}: every seat is a heuristic seat; each game needs a controlled seat")
-    return (array.astype(np.int64) << np.arange(num_players, dtype=np.int64)).sum(axis=1)
-
-
-def _unpack_seats(masks: np.ndarray, num_players: int) -> np.ndarray:
-    return (masks[:, None] >> np.arange(num_players, dtype=np.int64)) & 1 == 1
-
-
-def heuristic_seed(game_seed: int, seat: int) -> int:
-    """The default seed of heuristic seat ``seat`` in a game seeded ``game_seed``."""
-    return int(np.random.SeedSequence([int(game_seed), seat, _HEURISTIC_TAG]).generate_state(1, np.uint64)[0] >> 1)
-
-
-_HEURISTIC_TAG = 0x68657572  # keeps the heuristics' seeds apart from the games'
-
-
-def _checked_heuristic_seeds(seeds: list[int], given: Any, num_games: int, num_players: int) -> np.ndarray:
-    """Per game and seat (padded to ``P``), the heuristic seats' seeds: given, or derived from the game seeds."""
-    out = np.zeros((num_games, compiled.P), np.int64)
-    if given is None:
-        for i, seed in enumerate(seeds):
-            out[i, :num_players] = [heuristic_seed(seed, seat) for seat in range(num_players)]
-        return out
-    try:
-        array = np.asarray(given)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"heuristic_seeds must be an int array of shape ({num_games}, {num_players}): {err}") from None
-    if array.shape != (num_games, num_players) or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(
-            f"heuristic_seeds must be an int array of shape ({num_games}, {num_players}), "
-            f"got {array.dtype} {array.shape}"
-        )
-    if (array < 0).any() or (array >= 2**63).any():
-        raise ValueError("heuristic_seeds must be from 0 to 2**63 - 1")
-    out[:, :num_players] = array
-    return out
 
 
 class ReferenceBatchedRamsEnv(_Batch):
@@ -545,7 +480,7 @@ class SubprocBatchedRamsEnv:
         if self._versus:
             if reference:
                 raise ValueError("heuristic_seats needs the compiled engine: reference=True has none")
-            _seat_masks(heuristic_seats, num_games, probe.num_players)  # validated here, not in a worker
+            seat_masks(heuristic_seats, num_games, probe.num_players)  # validated here, not in a worker
             heuristic_seats = np.broadcast_to(np.asarray(heuristic_seats), (num_games, probe.num_players))
         env_kwargs["reference"] = reference
         self.config, self.num_games, self.num_players = probe.config, num_games, probe.num_players
@@ -644,7 +579,7 @@ class SubprocBatchedRamsEnv:
         self._check_open()
         if not self._versus:
             raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
-        _seat_masks(seats, self.num_games, self.num_players)
+        seat_masks(seats, self.num_games, self.num_players)
         array = np.broadcast_to(np.asarray(seats), (self.num_games, self.num_players))
         self._send(command, [np.array(array[rows]) for rows in self._rows])
         self._replies()

@@ -57,7 +57,6 @@ def test_without_a_checkpoint_the_defaults_stay_mattmar_4(capsys: pytest.Capture
 def test_a_zoo_name_plays_its_models_rules(capsys: pytest.CaptureFixture) -> None:
     from rams_env import zoo
 
-    if "russian-4p" not in zoo.known_names():
-        pytest.skip("no model zoo here (RAMS_ZOO)")
+    assert "russian-4p" in zoo.known_names()  # the repository ships the zoo
     assert main(["eval", "russian-4p", "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
     assert "russian, 4 players" in capsys.readouterr().out

@@ -1,0 +1,81 @@
+"""The heuristic seats of a batched env (``BatchedRamsEnv(heuristic_seats=...)``): seat masks, the
+heuristics' seeds, and the arrays the compiled step (:mod:`rams_env.compiled.versus`) reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .compiled.heuristic import WORK_SIZE
+from .compiled.layout import P
+
+
+class Versus:
+    """The arrays of a batched env's heuristic seats: seat masks (next reset, now, next episode), generators,
+    the rewards carried into the next step, and the heuristic's scratch."""
+
+    def __init__(self, num_games: int, num_players: int) -> None:
+        self.pending = np.zeros(num_games, np.int64)  # for the next reset
+        self.masks = np.zeros(num_games, np.int64)  # the current episodes'
+        self.next = np.zeros(num_games, np.int64)  # each game's next episode's
+        self.rngs = np.zeros((num_games, P, 625), np.int64)
+        self.carry = np.zeros((num_games, num_players), np.float32)
+        self.work = np.zeros(WORK_SIZE, np.float64)
+        self.iwork = np.zeros(WORK_SIZE, np.int64)
+        self.skipped = 0
+
+
+def seat_masks(seats: Any, num_games: int, num_players: int) -> np.ndarray:
+    """Per game, the seat bit mask of a bool array (num_players,) or (num_games, num_players)."""
+    array = np.asarray(seats)
+    if array.dtype != bool:
+        raise ValueError(f"heuristic_seats must be a bool array, got dtype {array.dtype}")
+    if array.shape == (num_players,):
+        array = np.broadcast_to(array, (num_games, num_players))
+    if array.shape != (num_games, num_players):
+        raise ValueError(
+            f"heuristic_seats must have shape ({num_players},) or ({num_games}, {num_players}), got {array.shape}"
+        )
+    full = np.flatnonzero(array.all(axis=1))
+    if len(full):
+        raise ValueError(f"game {int(full[0])}: every seat is a heuristic seat; each game needs a controlled seat")
+    return (array.astype(np.int64) << np.arange(num_players, dtype=np.int64)).sum(axis=1)
+
+
+def unpack_seats(masks: np.ndarray, num_players: int) -> np.ndarray:
+    """Per game and seat, whether the seat bit is set in the game's mask."""
+    return (masks[:, None] >> np.arange(num_players, dtype=np.int64)) & 1 == 1
+
+
+def heuristic_seed(game_seed: int, seat: int) -> int:
+    """The default seed of heuristic seat ``seat`` in a game seeded ``game_seed``."""
+    return int(np.random.SeedSequence([int(game_seed), seat, _HEURISTIC_TAG]).generate_state(1, np.uint64)[0] >> 1)
+
+
+_HEURISTIC_TAG = 0x68657572  # keeps the heuristics' seeds apart from the games'
+
+
+def checked_heuristic_seeds(seeds: list[int], given: Any, num_games: int, num_players: int) -> np.ndarray:
+    """Per game and seat (padded to ``P``), the heuristic seats' seeds: given, or derived from the game seeds."""
+    out = np.zeros((num_games, P), np.int64)
+    if given is None:
+        for i, seed in enumerate(seeds):
+            out[i, :num_players] = [heuristic_seed(seed, seat) for seat in range(num_players)]
+        return out
+    try:
+        array = np.asarray(given)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"heuristic_seeds must be an int array of shape ({num_games}, {num_players}): {err}") from None
+    if array.shape != (num_games, num_players) or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"heuristic_seeds must be an int array of shape ({num_games}, {num_players}), "
+            f"got {array.dtype} {array.shape}"
+        )
+    if (array < 0).any() or (array >= 2**63).any():
+        raise ValueError("heuristic_seeds must be from 0 to 2**63 - 1")
+    out[:, :num_players] = array
+    return out
+
+
+__all__ = ["Versus", "checked_heuristic_seeds", "heuristic_seed", "seat_masks", "unpack_seats"]
