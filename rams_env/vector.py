@@ -195,6 +195,16 @@ class BatchedRamsEnv(_Batch):
         return self._states[:, compiled.SCORES : compiled.SCORES + self.num_players].copy()
 
     @property
+    def dealers(self) -> np.ndarray:
+        """Every game's dealer of the current deal, shape (num_games,)."""
+        return self._states[:, compiled.DEALER].copy()
+
+    @property
+    def deal_numbers(self) -> np.ndarray:
+        """Every game's count of deals started since its episode began (0 for the first), shape (num_games,)."""
+        return self._states[:, compiled.DEAL_NUMBER].copy()
+
+    @property
     def hands(self) -> np.ndarray:
         """Every game's hands, shape (num_games, num_players): bit ``c`` of a seat's entry is set when
         it holds card ``c``. Hidden information: for training-time critics, never for a player."""

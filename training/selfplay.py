@@ -62,6 +62,7 @@ from rams_env.rules.cards import NUM_CARDS
 from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
 
 from .heuristic_pool import HeuristicPool
+from .shaping import EquityShaping
 
 log = logging.getLogger("rams.train")
 
@@ -117,6 +118,9 @@ class TrainArgs:
     """rewards are multiplied by this before training; default 1 for win, 2 / start score for points"""
     points_weight: float = 0.0
     """with reward=win: add this x (score decrease / start score) at every scoring step, a shaping of the race"""
+    equity_shaping: bool = False
+    """with reward=win and episode=rams: each deal also pays the change of the learner's chance to win the
+    rams (rams_env.equity), a potential-based shaping that keeps the win reward's optimum (training/shaping.py)"""
     pool_fraction: float = 0.2
     """share of episodes in which the learner plays one seat against a pool snapshot"""
     heuristic_fraction: float = 0.0
@@ -214,6 +218,11 @@ class TrainArgs:
         if len(set(self.sizes)) != len(self.sizes):
             raise ValueError(f"table_sizes must be distinct and differ from num_players, got {self.sizes!r}")
         check_episode(self.episode, self.reward)
+        if self.equity_shaping and (self.reward, self.episode) != ("win", "rams"):
+            raise ValueError(
+                "equity_shaping shapes the win reward of whole ramsar: it needs reward=win and episode=rams "
+                f"(got reward={self.reward}, episode={self.episode}; the model gives a rams' equity, not a match's)"
+            )
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
         if self.algorithm == "dmc" and self.privileged_critic:
@@ -489,6 +498,8 @@ class Trainer:
                 raise ValueError(f"{name} shapes the win reward: it needs reward=win")
             if getattr(args, name) and args.workers > 1:
                 raise ValueError(f"{name} reads the in-process env's scores: it needs workers=1")
+        if args.equity_shaping and args.workers > 1:
+            raise ValueError("equity_shaping reads the in-process env's scores: it needs workers=1")
         if args.privileged_critic and args.workers > 1:
             raise ValueError("privileged_critic reads the in-process env's hands: it needs workers=1")
         self.run_dir = Path(args.run_dir)
@@ -730,6 +741,7 @@ class Trainer:
         last_row = np.full((n, players), -1, np.int64)
         finished_episodes: dict[int, int] = {}  # episode -> its game, in the order they ended
         shaping = self.stage_value("points_weight") / self.config.start_score
+        equity_shaping = EquityShaping(self.table.config, env) if args.equity_shaping else None
         env_steps = 0
         quota = args.episodes_per_game
         while (finished < quota).any():
@@ -788,6 +800,8 @@ class Trainer:
             rewards = out.rewards * self.reward_scale
             if shaping:  # score decreases of the games still going (a finished game was reset)
                 rewards += (before - env.scores) * ~out.done[:, None] * shaping
+            if equity_shaping is not None:
+                rewards += equity_shaping.step(env, out.done) * self.reward_scale
             # Each seat's reward goes to its latest decision (rows are distinct, so no sum collides).
             paid = (rewards != 0) & active[:, None] & (last_row >= 0)
             rollout.reward[last_row[paid]] += rewards[paid]
