@@ -1,5 +1,6 @@
-"""Episode bookkeeping shared by the AEC env and the batched env: when an episode ends and the
-``win`` rewards at its end. Both envs call these so their episodes cannot drift apart."""
+"""Episode bookkeeping shared by the AEC env, the batched env, the server and OpenSpiel: when an
+episode ends and the ``win`` rewards at its end. All of them call these so their episodes cannot
+drift apart."""
 
 from __future__ import annotations
 
@@ -43,11 +44,17 @@ def episode_kind(episode: str) -> EpisodeKind:
     return EpisodeKind(EPISODES.index(episode))
 
 
+def episode_ends(game: Game, episode: str) -> bool:
+    """After a deal ended (phase ``DEAL_OVER`` or ``GAME_OVER``): whether the episode ends with it.
+    The one test of every env, the server and OpenSpiel."""
+    kind = episode_kind(episode)
+    return game.phase == Phase.GAME_OVER or kind == EpisodeKind.DEAL or (kind == EpisodeKind.RAMS and game.rams_over)
+
+
 def next_deal_or_end(game: Game, episode: str) -> bool:
     """After a deal ended (phase ``DEAL_OVER`` or ``GAME_OVER``): True if the episode ends there;
     else deal the next deal and return False (or True if that deal ends the game at once)."""
-    kind = episode_kind(episode)
-    if game.phase == Phase.GAME_OVER or kind == EpisodeKind.DEAL or (kind == EpisodeKind.RAMS and game.rams_over):
+    if episode_ends(game, episode):
         return True
     game.next_deal()  # a new rams' fresh scores are no reward
     return game.phase == Phase.GAME_OVER  # russian: going out on jacks at the deal

@@ -59,7 +59,7 @@ from . import jsoncheck, zoo
 from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
 from .deal_summary import ScoreHistory, deal_summary
 from .encoding import ObservationEncoder
-from .episode import EPISODES, next_deal_or_end
+from .episode import EPISODES, episode_ends, next_deal_or_end
 from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
 from .render_rgb import hand_counts
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
@@ -246,11 +246,6 @@ def _news(game: Game, tricks_before: int, scores_before: Sequence[int], viewer: 
     return lines
 
 
-def _episode_ends(game: Game, episode: str) -> bool:
-    """Whether the deal just over ends the episode (``next_deal_or_end``'s test, without dealing on)."""
-    return game.phase == Phase.GAME_OVER or episode == "deal" or (episode == "rams" and game.rams_over)
-
-
 def _deal_points(game: Game, scores_before: Sequence[int]) -> list[int] | None:
     if game.phase < Phase.DEAL_OVER:
         return None
@@ -364,7 +359,7 @@ class LiveGame:
                 self.over = True
                 self.history.append(self.error)
                 raise ApiError(500, self.error) from None
-        if game.current < 0 and _episode_ends(game, self.episode):
+        if game.current < 0 and episode_ends(game, self.episode):
             self.over = True
             self._save()
 

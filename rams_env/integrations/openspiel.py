@@ -81,7 +81,7 @@ from ..agents.base import Observation, legal_from_mask
 from ..agents.search import DealSampler, HiddenCards, rollout_action
 from ..encoding import FIELDS, OBS_SIZE, SLICES, ObservationEncoder
 from ..env import seed_int
-from ..episode import EPISODES, REWARDS, check_episode, shared_win
+from ..episode import EPISODES, REWARDS, check_episode, episode_ends, shared_win
 from ..keyvalue import parse_value
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards, make_config
 from ..rules.actions import NUM_ACTIONS, Action
@@ -513,7 +513,7 @@ class _Core:
         self.acc = [a + b - s for a, b, s in zip(self.acc, self.start, game.scores, strict=True)]
         self.start = list(game.scores)
         episode = spec.episode
-        if game.phase == Phase.GAME_OVER or episode == "deal" or (episode == "rams" and game.rams_over):
+        if episode_ends(game, episode):
             self.over = True
         elif self.deals >= spec.max_deals:
             self.over = self.truncated = True
