@@ -4,8 +4,11 @@ At each decision with more than one legal action the agent samples ``simulations
 cards hidden from its seat are dealt again among the places it cannot see into (other hands,
 the talon, face-down piles), consistently with everything the seat knows. Every legal action is
 then tried in every world and the deal is played out by the rollout policy; an action's value is
-its mean result for the seat (its score decrease over the rest of the deal). The same worlds
-serve all actions (common random numbers).
+its mean result for the seat: its score decrease over the rest of the deal (``objective="points"``)
+or its chance to win the rams after the deal (``objective="win"``: the rams equity model of
+:mod:`rams_env.equity` from the next deal's start, or the real result where the rams ends). The
+same worlds serve all actions (common random numbers). ``rollouts=`` a trained policy plays the
+rollouts instead of the fast rollout rule, one batched forward pass per ply over all the worlds.
 
 The :class:`~rams_env.agents.HeuristicAgent`'s choice is the default: the search replaces it by
 the best-valued action only when that is better by more than ``confidence`` standard errors of
@@ -57,9 +60,13 @@ from itertools import combinations
 from typing import Any, NamedTuple
 
 from ..backends import GameMirror
+import numpy as np
+
+from ..encoding import OBS_SIZE, ObservationEncoder
 from ..env import seed_int
+from ..equity import equity
 from ..rules import Game, Phase, TurnedAt
-from ..rules.actions import Action
+from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
 from ..rules.config import RulesConfig
 from ..rules.game import legal_plays
@@ -70,6 +77,7 @@ PASS, KNOCK, NO_BID, REJECT, DRAW = (
     int(a) for a in (Action.PASS, Action.KNOCK, Action.NO_BID, Action.REJECT, Action.DRAW)
 )
 DEAL_ATTEMPTS = 100  # random placements tried per sampled world (matching after dead ends in the second half)
+OBJECTIVES = ("points", "win")  # what a rollout scores: the seat's points in the deal, or its chance to win the rams
 KNOCK_WORLDS = 4  # the knock decision (two actions, the largest stakes) samples this many times more worlds
 # Places of hidden cards in a sampled deal: hands are 0..n-1; face-down piles n..2n-1 (thrown-in and
 # passed hands) and 2n..3n-1 (cards bought away); the talon.
@@ -93,7 +101,10 @@ class SearchAgent:
     that ``act(observation)`` can read the game: ``SearchAgent(env=...)`` is required for
     ``act(observation)`` (without it ``act`` raises ``ValueError``), not for ``act_game(game,
     seat)``, which the evaluation harness calls. ``confidence``: standard errors by which the
-    search must beat the heuristic's choice to replace it.
+    search must beat the heuristic's choice to replace it. ``objective``: ``"points"`` scores a
+    rollout by the seat's points in the deal, ``"win"`` by its chance to win the rams after it.
+    ``rollouts``: None for the fast rollout rule, or the policy that plays the rollouts in every
+    seat (a zoo name, a checkpoint path, or an agent with ``act_batch``; needs torch).
     """
 
     def __init__(
@@ -103,7 +114,11 @@ class SearchAgent:
         time_limit: float | None = None,
         env: Any = None,
         confidence: float = 1.0,
+        objective: str = "points",
+        rollouts: Any = None,
     ) -> None:
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations must be a positive int, got {simulations!r}")
         if time_limit is not None and not (_is_number(time_limit) and time_limit > 0):
@@ -117,6 +132,8 @@ class SearchAgent:
         self.rng = random.Random(seed)
         self.env = env
         self.confidence = confidence
+        self.objective = objective
+        self.rollout_agent = _rollout_agent(rollouts)
         self._seed = seed
         self._priors: dict[RulesConfig, HeuristicAgent] = {}
 
@@ -172,18 +189,86 @@ class SearchAgent:
         results: list[list[float]] = []
         start = time.perf_counter()
         before = game.scores[seat]
+        ends: list[Game] = []
         for done in range(worlds):
             if self.time_limit is not None and done and time.perf_counter() - start > self.time_limit:
                 break
             world = sample(self.rng)
-            row = []
             for action in legal:
                 clone = world.clone()
                 clone.apply(action)
-                rollout(clone, self.rng)
-                row.append(before - clone.scores[seat])
-            results.append(row)
+                if self.rollout_agent is None:
+                    rollout(clone, self.rng)
+                ends.append(clone)
+        if self.rollout_agent is not None:
+            policy_rollouts(ends, self.rollout_agent)
+        width = len(legal)
+        results = [[before - g.scores[seat] for g in ends[k : k + width]] for k in range(0, len(ends), width)]
+        if self.objective == "win":
+            chances = rams_chances(ends, seat)
+            results = [chances[k : k + width] for k in range(0, len(ends), width)]
         return legal[_choose(results, legal.index(prior), self.confidence)], legal, results
+
+
+def _rollout_agent(rollouts: Any) -> Any:
+    """The agent that plays the rollouts: None for the fast rollout rule, else a policy with
+    ``act_batch`` (a loaded one, or a zoo name or checkpoint path for :func:`rams_env.agents.load_agent`)."""
+    if rollouts is None:
+        return None
+    if isinstance(rollouts, str):
+        from . import load_agent  # torch: only a policy rollout needs it
+
+        rollouts = load_agent(rollouts)
+    if not callable(getattr(rollouts, "act_batch", None)):
+        raise ValueError(f"rollouts must be None, a policy's name or path, or an agent with act_batch, got {rollouts!r}")
+    return rollouts
+
+
+def policy_rollouts(games: list[Game], agent: Any) -> None:
+    """Play every game of ``games`` to the end of its deal with ``agent`` in every seat: one batched
+    ``agent.act_batch`` per ply over the games still in play (forced moves are played at once)."""
+    encoders: dict[RulesConfig, ObservationEncoder] = {}
+    live = [g for g in games if g.phase < Phase.DEAL_OVER]
+    while live:
+        asked: list[Game] = []
+        for g in live:
+            legal = g.legal_actions()
+            if len(legal) == 1:
+                g.apply(legal[0])
+            else:
+                asked.append(g)
+        if asked:
+            obs = np.empty((len(asked), OBS_SIZE), np.float32)
+            masks = np.zeros((len(asked), NUM_ACTIONS), np.int8)
+            for k, g in enumerate(asked):
+                encoder = encoders.get(g.config) or encoders.setdefault(g.config, ObservationEncoder(g.config))
+                encoder.encode(g, g.current, out=obs[k])
+                masks[k, g.legal_actions()] = 1
+            for g, action in zip(asked, agent.act_batch(obs, masks).tolist(), strict=True):
+                g.apply(action)
+        live = [g for g in live if g.phase < Phase.DEAL_OVER]
+
+
+def rams_chances(games: list[Game], seat: int) -> list[float]:
+    """``seat``'s chance to win the rams after each of ``games`` (each at the end of a deal): its share
+    of the win where the rams ended, else the equity model's chance from the next deal's start (the
+    forehand deals it), in one batched call of :func:`rams_env.equity.equity`."""
+    if not games:
+        return []
+    out = [0.0] * len(games)
+    going = [k for k, g in enumerate(games) if not g.rams_over]
+    for k, g in enumerate(games):
+        if g.rams_over:
+            winners = g.rams_winners() or ()
+            out[k] = 1.0 / len(winners) if seat in winners else 0.0
+    if going:
+        config = games[0].config
+        scores = [games[k].scores for k in going]
+        dealers = [games[k].forehand for k in going]
+        chances = equity(config, scores, dealers)[:, seat]
+        for k, chance in zip(going, chances.tolist(), strict=True):
+            out[k] = chance
+    return out
 
 
 def _is_number(value: Any) -> bool:
