@@ -94,8 +94,8 @@ class SearchAgent:
     """Perfect-information Monte Carlo search over re-dealt clones of the game (module docstring).
 
     ``simulations``: worlds sampled per decision (each legal action is played out in each; the
-    knock gets ``KNOCK_WORLDS`` times as many); the default plays a 4-player deal in about a second
-    on a 2-core build machine, ``simulations=10`` is a cheap budget for CI. ``time_limit``: optional
+    knock gets ``KNOCK_WORLDS`` times as many; docs/performance.md gives the time per deal);
+    ``simulations=10`` is a cheap budget for tests. ``time_limit``: optional
     seconds per decision, checked between worlds (at least one world). ``seed``: seeds the sampling
     and the rollouts (a Python or numpy integer). ``env``: a rams_env AEC env (wrapped or raw) so
     that ``act(observation)`` can read the game: ``SearchAgent(env=...)`` is required for

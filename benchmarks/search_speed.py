@@ -1,0 +1,64 @@
+"""The cost of ``SearchAgent`` per deal: seconds of one searching seat over a 4-player deal, for the
+default search, ``objective="win"`` and policy rollouts, beside the heuristic in the same run.
+
+Each configuration plays the same deals (mattmar, 4 players, seeds 0..N-1, from the start score):
+seat 0 searches and the other seats play ``HeuristicAgent``; the time is that of seat 0's decisions
+alone, per deal. The ratio column is against ``HeuristicAgent`` in seat 0, measured in the same run.
+
+Run: ``python -m benchmarks.search_speed [--deals 10] [--policy mattmar-4p]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from rams_env.agents import HeuristicAgent, SearchAgent
+from rams_env.rules import Game, Phase, make_config
+
+
+def seconds_per_deal(make_agent, deals: int, variant: str = "mattmar") -> float:
+    """Mean seconds seat 0's agent spends deciding over one deal, against three heuristics."""
+    config = make_config(variant, 4)
+    others = HeuristicAgent(config, seed=1)
+    spent = 0.0
+    for seed in range(deals):
+        agent = make_agent(seed)
+        game = Game(config, seed)
+        while game.phase < Phase.DEAL_OVER:
+            seat = game.current
+            if seat == 0:
+                start = time.perf_counter()
+                action = agent.act_game(game, seat)
+                spent += time.perf_counter() - start
+            else:
+                action = others.act_game(game, seat)
+            game.apply(action)
+    return spent / deals
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=10, help="deals per configuration (default 10)")
+    parser.add_argument("--policy", default="mattmar-4p", help="the policy of the rollouts row (a zoo name or path)")
+    args = parser.parse_args(argv)
+    config = make_config("mattmar", 4)
+    rows = [
+        ("heuristic", lambda seed: HeuristicAgent(config, seed=seed)),
+        ("search (points)", lambda seed: SearchAgent(seed=seed)),
+        ("search objective=win", lambda seed: SearchAgent(seed=seed, objective="win")),
+        (
+            f"search objective=win rollouts={args.policy} simulations=10",
+            lambda seed: SearchAgent(seed=seed, objective="win", rollouts=args.policy, simulations=10),
+        ),
+    ]
+    base = None
+    print(f"seconds of one seat's decisions per 4-player mattmar deal, {args.deals} deals")
+    for name, make in rows:
+        seconds = seconds_per_deal(make, args.deals)
+        base = base or seconds
+        print(f"{name:55s} {seconds:8.3f} s/deal  {seconds / base:8.0f}x the heuristic")
+
+
+if __name__ == "__main__":
+    main()
