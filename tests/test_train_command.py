@@ -13,7 +13,7 @@ import pytest
 from rams_env.evaluation import agent_source, evaluate
 from rams_env.rules import make_config
 from training import cli
-from training.selfplay import TrainArgs
+from training.config import TrainArgs
 
 TINY = ["--total-steps", "1", "--num-games", "6", "--hidden", "16", "--minibatch", "64", "--epochs", "1",
         "--eval-decks", "1", "--final-decks", "1", "--progress", "false", "--threads", "1"]  # fmt: skip

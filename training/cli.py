@@ -25,8 +25,10 @@ from rams_env.cli import Command, CommandError
 from rams_env.evaluation import agent_source, evaluate
 from rams_env.keyvalue import parse_bool
 
+from .config import TrainArgs, field_help
+from .logs import plot_learning_curves
+from .run import Trainer
 from .runargs import read_run_args
-from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
 # Every recipe trains for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
 # points_weight x (score decrease / start score) as a shaping of the race. "full" is the recipe of the

@@ -31,7 +31,7 @@ def read_run_args(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
     ``FileNotFoundError`` when the folder holds no ``args.json``.
     """
-    from .selfplay import TrainArgs  # torch: imported when a run is read, not with this module
+    from .config import TrainArgs  # torch: imported when a run is read, not with this module
 
     path = Path(run_dir) / "args.json"
     if not os.path.isfile(path):
