@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from rams_env.cli import Command, CommandError
 from rams_env.evaluation import agent_source, evaluate
 from rams_env.keyvalue import parse_bool
 
-from .config import TrainArgs, field_help
+from .config import FIELD_TYPES, TrainArgs, field_docs
 from .logs import plot_learning_curves
 from .run import Trainer
 from .runargs import read_run_args
@@ -86,17 +87,20 @@ def _parse_ints(text: str) -> tuple[int, ...]:
     return values
 
 
-PARSERS: dict[str, Any] = {"bool": _parse_bool, "int": int, "float": float, "float | None": float, "str": str}
+PARSERS: dict[type, Callable[[str], Any]] = {bool: _parse_bool, int: int, float: float, str: str, tuple: _parse_ints}
+"""how an option's text is read, by the field's base type (``X | None`` reads as ``X``: unset is the default)"""
+
+OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for name, t in FIELD_TYPES.items()}
+"""each field's parser, made when this module is imported: a field of a type without one fails here"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """One option per :class:`TrainArgs` field (help from its docstring), defaults from the recipe."""
+    """One option per :class:`TrainArgs` field (help from its documentation), defaults from the recipe."""
     parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
-    helps = field_help(TrainArgs)
-    for f in dataclasses.fields(TrainArgs):
-        kind = _parse_ints if str(f.type).startswith("tuple") else PARSERS[str(f.type)]
-        text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None, help=text)
+    docs = field_docs()
+    for name, kind in OPTION_PARSERS.items():
+        text = docs[name].replace("%", "%%")  # argparse formats help with %
+        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=None, help=text)
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
 
 
