@@ -1,7 +1,7 @@
 """``rams train``: self-play PPO with the ``quick``, ``full`` or ``deal`` recipe, every argument overridable.
 
 Registered as a ``rams`` subcommand through the ``rams_env.commands`` entry point (pyproject).
-``quick`` is the README's main job: a short training for whole ramsar (docs give its measured times),
+``quick`` is the README's main job: a short training for whole ramsar (docs/training.md gives its times),
 then an evaluation table in whole ramsar and where the checkpoint and plots are. ``full`` is the recipe
 of the shipped checkpoints; ``deal`` the earlier one-deal recipe.
 """
@@ -31,14 +31,13 @@ from .logs import plot_learning_curves
 from .run import Trainer
 from .runargs import read_run_args
 
-# Every recipe trains for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
+# "quick" and "full" train for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
 # points_weight x (score decrease / start score) as a shaping of the race. "full" is the recipe of the
-# shipped checkpoints in one command (rams train full --variant mattmar): 15M learner decisions of
-# self-play and snapshot-pool games with the shaping (about 17,000 decisions/s on one core), then a
-# second stage in which every episode is one learning seat against three HeuristicAgents, on the pure
-# win reward (late_points_weight=0) at a lower learning rate and entropy bonus (the heuristics are slow:
-# about 2,000 decisions/s), to 20.1M. "deal" is the earlier recipe of one-deal episodes from the start
-# score, kept for comparison.
+# shipped checkpoints in one command (rams train full --variant mattmar), a two-stage run (training/config.py,
+# "Stages"): self-play and snapshot-pool games with the shaping up to heuristic_after, then a second stage
+# in which every episode is one learning seat against three HeuristicAgents, on the pure win reward
+# (late_points_weight=0) at a lower learning rate and entropy bonus. "deal" is the earlier recipe of
+# one-deal episodes from the start score, kept for comparison. docs/training.md gives their measured times.
 WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
 RECIPES: dict[str, dict[str, Any]] = {
     "quick": dict(WHOLE_GAME, total_steps=1_500_000, num_games=64, eval_every=0, eval_decks=50),

@@ -70,7 +70,7 @@ class TrainArgs:
     )
     total_steps: int = arg(200_000, "learner decisions to train on (the run stops after the update that passes it)")
     num_games: int = arg(128, "games stepped together by the batched env")
-    workers: int = arg(1, "env processes (1 steps the compiled env in this process: fastest on 2 cores, measured)")
+    workers: int = arg(1, "env processes (1 steps the compiled env in this process)")
     episodes_per_game: int = arg(2, "complete episodes each game contributes to one update")
     hidden: tuple[int, ...] = arg((256, 256), "hidden layer widths of the policy/value MLP")
     lr: float = arg(3e-4, "Adam learning rate")

@@ -61,7 +61,7 @@ def update(
     batches = 0
     for idx in minibatches(len(rows), args, generator, device):
         where = rows_t[idx]
-        obs_batch = obs.index_select(0, where)  # 3x faster than obs[where] here, measured
+        obs_batch = obs.index_select(0, where)  # faster than obs[where] (docs/performance.md)
         logits, value = net(obs_batch, bf16_torso=bf16)
         dist = MaskedCategorical(logits, mask.index_select(0, where).bool())
         logp = dist.log_prob(actions[idx])

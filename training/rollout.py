@@ -44,8 +44,8 @@ class Rollout:
     earned until its next decision.
 
     The arrays are kept and reused from update to update, growing when an update needs more rows:
-    stacking a fresh copy of every observation each update cost more than a tenth of an update, most
-    of it in first touches of new memory. Rows stay valid until the next ``clear``.
+    stacking a fresh copy of every observation each update was a large share of an update, most of it
+    in first touches of new memory (docs/performance.md). Rows stay valid until the next ``clear``.
     """
 
     def __init__(self, hidden: bool) -> None:

@@ -57,9 +57,8 @@ def uses_bf16(precision: str, device: torch.device) -> bool:
     """Whether a run with ``precision`` on ``device`` computes its hidden layers in bfloat16.
 
     ``auto`` takes bf16 where it is fast: a CUDA device that supports it, or a CPU with native bf16
-    instructions (AVX-512 BF16 or AMX; emulated bf16 is slower than fp32). On this project's 2-core
-    machine (AVX-512 BF16) a 1024-sample gradient step of the default network took 18.0 ms in fp32
-    and 5.1 ms in bf16.
+    instructions (AVX-512 BF16 or AMX; emulated bf16 is slower than fp32). docs/performance.md has
+    the measurements.
     """
     if precision != "auto":
         return precision == "bf16"
@@ -71,8 +70,7 @@ def uses_bf16(precision: str, device: torch.device) -> bool:
 def torch_threads(workers: int) -> int:
     """Torch threads beside ``workers`` env processes: the cores they leave free, at least 1.
 
-    Measured on 2 cores (mattmar, 256 games): 1 process + 2 threads 18,000 samples/s, 2 processes
-    + 1 thread 11,300/s, 1 + 1 12,000/s; 2 threads beside 2 processes was 8 times slower.
+    Torch threads that compete with env processes for the same cores slow both (docs/performance.md).
     """
     cores = os.cpu_count() or 1
     return max(1, cores - (workers if workers > 1 else 0))
@@ -139,8 +137,8 @@ class Trainer:
             self.critic = PrivilegedCritic(args.hidden).to(self.device) if args.privileged_critic else None
         self.rollout = Rollout(hidden=self.critic is not None)
         parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
-        # The fused kernel makes a step 4x faster on the CPU than the default loop over tensors (about a
-        # tenth of a self-play update, measured); the same algorithm, rounded differently in the last bits.
+        # The fused kernel is much faster on the CPU than the default loop over tensors (docs/performance.md);
+        # the same algorithm, rounded differently in the last bits.
         fused = self.device.type in ("cpu", "cuda")
         self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5, fused=fused)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
