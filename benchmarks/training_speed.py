@@ -15,7 +15,9 @@ import tempfile
 import time
 from typing import Any
 
-from training.selfplay import TrainArgs, Trainer, episode_rows
+from training.config import TrainArgs
+from training.rollout import episode_rows
+from training.run import Trainer
 
 # (env worker processes, torch threads; 0 = the free cores)
 SETTINGS = ((1, 0), (1, 1), (2, 1))

@@ -9,7 +9,7 @@ from rams_env.equity import equity
 from rams_env.rules import make_config
 from rams_env.vector import BatchedRamsEnv
 from tests.test_training import tiny
-from training.selfplay import Trainer
+from training.run import Trainer
 from training.shaping import EquityShaping
 
 

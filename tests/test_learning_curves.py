@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import PolyCollection
 from matplotlib.container import ErrorbarContainer
 
-from training.selfplay import CSV_COLUMNS, learning_curves_figure, plot_learning_curves
+from training.logs import CSV_COLUMNS, learning_curves_figure, plot_learning_curves
 
 
 def _run(folder: Path, evaluations: int, updates: int = 3) -> Path:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from training.config import TrainArgs
+from training.logs import num_players
 from training.runargs import read_run_args
-from training.selfplay import TrainArgs, num_players
 
 
 def _run(tmp_path: Path, text: str) -> Path:

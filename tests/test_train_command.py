@@ -13,7 +13,15 @@ import pytest
 from rams_env.evaluation import agent_source, evaluate
 from rams_env.rules import make_config
 from training import cli
-from training.selfplay import TrainArgs
+from training.config import (
+    FIELD_TYPES,
+    FieldType,
+    TrainArgs,
+    field_docs,
+    field_type,
+    heuristic_fraction_at,
+    stage_value,
+)
 
 TINY = ["--total-steps", "1", "--num-games", "6", "--hidden", "16", "--minibatch", "64", "--epochs", "1",
         "--eval-decks", "1", "--final-decks", "1", "--progress", "false", "--threads", "1"]  # fmt: skip
@@ -63,6 +71,38 @@ def test_engine_compiled_reads_numbas_cache(tmp_path: Path) -> None:
     policy = load_agent(tmp_path / "p.pt")  # a greedy policy against heuristics: the compiled games of the final tables
     evaluate({"policy": policy}, agent_source("heuristic", config), config, decks=1, progress=False, resamples=10)
     assert cli.engine_compiled() is True
+
+
+def test_every_option_is_a_documented_field_read_by_its_type() -> None:
+    docs = field_docs()  # at run time, from the fields themselves: no source is parsed
+    assert list(docs) == [f.name for f in dataclasses.fields(TrainArgs)] and all(docs.values())
+    assert list(cli.OPTION_PARSERS) == list(FIELD_TYPES) == list(docs)
+    assert cli.OPTION_PARSERS["late_lr"]("1e-4") == 1e-4 and cli.OPTION_PARSERS["hidden"]("32,16") == (32, 16)
+    assert cli.OPTION_PARSERS["resume"]("true") is True and FIELD_TYPES["reward_scale"] == FieldType(float, True)
+
+
+def test_a_field_type_the_command_line_cannot_read_is_refused() -> None:
+    assert field_type(int | None) == FieldType(int, optional=True)  # read as an int; unset: the default
+    assert cli.PARSERS[field_type(int | None).base]("3") == 3
+    assert field_type(tuple[int, ...]) == FieldType(tuple, optional=False)
+    for hint in (list[int], dict[str, int], tuple[int, int], int | str, None | float | str, bytes):
+        with pytest.raises(TypeError, match="cannot be typed"):
+            field_type(hint)
+
+
+def test_no_training_module_reads_source_code() -> None:
+    for path in Path(cli.__file__).parent.glob("*.py"):  # the options come from the fields, not from parsing
+        text = path.read_text(encoding="utf-8")
+        assert "import ast" not in text and "getsource" not in text and "PARSERS[str(" not in text, path.name
+
+
+def test_the_second_stage_starts_at_heuristic_after() -> None:
+    args = TrainArgs(heuristic_after=100, heuristic_fraction=0.5, late_lr=1e-4, late_points_weight=0.0)
+    assert [stage_value(args, 99, k) for k in ("lr", "ent_coef", "points_weight")] == [3e-4, 0.01, 0.0]
+    assert [stage_value(args, 100, k) for k in ("lr", "ent_coef", "points_weight")] == [1e-4, 0.01, 0.0]
+    assert (heuristic_fraction_at(args, 99), heuristic_fraction_at(args, 100)) == (0.0, 0.5)
+    with pytest.raises(KeyError, match="does not change between stages"):
+        stage_value(args, 100, "clip")
 
 
 class _Stopped(Exception):

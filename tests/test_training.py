@@ -19,18 +19,11 @@ from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training.cli import args_from, configure
-from training.selfplay import (
-    HIDDEN_SIZE,
-    Opponent,
-    Rollout,
-    TrainArgs,
-    Trainer,
-    episode_rows,
-    epsilon_greedy_entropy,
-    gae,
-    other_hands,
-    uses_bf16,
-)
+from training.config import TrainArgs
+from training.critic import HIDDEN_SIZE, other_hands
+from training.dmc import epsilon_greedy_entropy
+from training.rollout import Opponent, Rollout, episode_rows, gae
+from training.run import Trainer, uses_bf16
 
 
 def tiny(run_dir, **overrides) -> TrainArgs:
@@ -406,7 +399,7 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
 
 def test_random_opponents_take_their_share_and_leave_the_learner_one_seat(tmp_path):
     trainer = Trainer(tiny(tmp_path, num_games=40, heuristic_fraction=0.5, random_fraction=0.5))
-    opponents = [trainer._draw_opponent(4)[0] for _ in range(400)]
+    opponents = [trainer.collector.draw_opponent(trainer.args, 4, trainer.steps)[0] for _ in range(400)]
     assert set(opponents) == {Opponent.HEURISTIC, Opponent.RANDOM}
     assert 150 < opponents.count(Opponent.RANDOM) < 250
     trainer.args = dataclasses.replace(trainer.args, heuristic_fraction=0.0, random_fraction=1.0)

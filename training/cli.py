@@ -1,7 +1,7 @@
 """``rams train``: self-play PPO with the ``quick``, ``full`` or ``deal`` recipe, every argument overridable.
 
 Registered as a ``rams`` subcommand through the ``rams_env.commands`` entry point (pyproject).
-``quick`` is the README's main job: a short training for whole ramsar (docs give its measured times),
+``quick`` is the README's main job: a short training for whole ramsar (docs/training.md gives its times),
 then an evaluation table in whole ramsar and where the checkpoint and plots are. ``full`` is the recipe
 of the shipped checkpoints; ``deal`` the earlier one-deal recipe.
 """
@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +26,18 @@ from rams_env.cli import Command, CommandError
 from rams_env.evaluation import agent_source, evaluate
 from rams_env.keyvalue import parse_bool
 
+from .config import FIELD_TYPES, TrainArgs, field_docs
+from .logs import plot_learning_curves
+from .run import Trainer
 from .runargs import read_run_args
-from .selfplay import TrainArgs, Trainer, field_help, plot_learning_curves
 
-# Every recipe trains for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
+# "quick" and "full" train for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
 # points_weight x (score decrease / start score) as a shaping of the race. "full" is the recipe of the
-# shipped checkpoints in one command (rams train full --variant mattmar): 15M learner decisions of
-# self-play and snapshot-pool games with the shaping (about 17,000 decisions/s on one core), then a
-# second stage in which every episode is one learning seat against three HeuristicAgents, on the pure
-# win reward (late_points_weight=0) at a lower learning rate and entropy bonus (the heuristics are slow:
-# about 2,000 decisions/s), to 20.1M. "deal" is the earlier recipe of one-deal episodes from the start
-# score, kept for comparison.
+# shipped checkpoints in one command (rams train full --variant mattmar), a two-stage run (training/config.py,
+# "Stages"): self-play and snapshot-pool games with the shaping up to heuristic_after, then a second stage
+# in which every episode is one learning seat against three HeuristicAgents, on the pure win reward
+# (late_points_weight=0) at a lower learning rate and entropy bonus. "deal" is the earlier recipe of
+# one-deal episodes from the start score, kept for comparison. docs/training.md gives their measured times.
 WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
 RECIPES: dict[str, dict[str, Any]] = {
     "quick": dict(WHOLE_GAME, total_steps=1_500_000, num_games=64, eval_every=0, eval_decks=50),
@@ -84,17 +86,20 @@ def _parse_ints(text: str) -> tuple[int, ...]:
     return values
 
 
-PARSERS: dict[str, Any] = {"bool": _parse_bool, "int": int, "float": float, "float | None": float, "str": str}
+PARSERS: dict[type, Callable[[str], Any]] = {bool: _parse_bool, int: int, float: float, str: str, tuple: _parse_ints}
+"""how an option's text is read, by the field's base type (``X | None`` reads as ``X``: unset is the default)"""
+
+OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for name, t in FIELD_TYPES.items()}
+"""each field's parser, made when this module is imported: a field of a type without one fails here"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """One option per :class:`TrainArgs` field (help from its docstring), defaults from the recipe."""
+    """One option per :class:`TrainArgs` field (help from its documentation), defaults from the recipe."""
     parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
-    helps = field_help(TrainArgs)
-    for f in dataclasses.fields(TrainArgs):
-        kind = _parse_ints if str(f.type).startswith("tuple") else PARSERS[str(f.type)]
-        text = helps.get(f.name, "").replace("%", "%%")  # argparse formats help with %
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None, help=text)
+    docs = field_docs()
+    for name, kind in OPTION_PARSERS.items():
+        text = docs[name].replace("%", "%%")  # argparse formats help with %
+        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=None, help=text)
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
 
 

@@ -39,8 +39,8 @@ from rams_env.policy import (
 from rams_env.rules import RulesConfig
 from rams_env.zoo import CARD, FLAGSHIPS, SOURCE_ZOO, is_name
 
+from .logs import plot_learning_curves
 from .runargs import read_run_args
-from .selfplay import plot_learning_curves
 
 SHIPPED = SOURCE_ZOO  # the zoo of this checkout: checkpoints/<preset>/<model>/
 EVAL_SEED = 7_000_001  # a deal set no training run evaluates on

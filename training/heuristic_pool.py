@@ -1,8 +1,8 @@
 """``HeuristicAgent`` decisions for many games at once, shared between processes.
 
-Training against heuristic opponents spends about 95% of its time in ``HeuristicAgent`` (pure Python,
-about 145 µs a decision), so on a machine with a free core a second process playing half of each
-step's heuristic decisions nearly halves that part of a run. The pool's first share is played in the
+Training against heuristic opponents played by ``HeuristicAgent`` (pure Python) spends most of its time
+in the agent (docs/performance.md), so on a machine with a free core a second process playing half of
+each step's heuristic decisions nearly halves that part of a run. The pool's first share is played in the
 calling process while helper processes play the others.
 
 Each process has its own agent and random generator, seeded by :meth:`HeuristicPool.seed`, and each

@@ -1,0 +1,292 @@
+"""The arguments of a training run: :class:`TrainArgs`, one documented field per option, checked in one place.
+
+Each field is declared with :func:`arg`, which keeps its documentation next to it and available at run
+time (``dataclasses.fields(TrainArgs)[i].metadata["doc"]``): ``rams train --help`` shows it, and
+:data:`FIELD_TYPES` says how each field's type is read from the command line (training/cli.py) and from a
+run's ``args.json`` (training/runargs.py). A run saves its arguments in ``args.json`` and in every
+checkpoint, under the field names; renaming a field would orphan the runs that have it.
+
+Stages
+------
+A run has at most two stages, split at ``heuristic_after`` learner decisions:
+
+- the first stage (``steps < heuristic_after``) plays self-play, pool and random opponents only (no
+  ``HeuristicAgent``: ``heuristic_fraction`` is taken as 0), with ``lr``, ``ent_coef`` and
+  ``points_weight``;
+- the second stage (from ``heuristic_after`` learner decisions on; the whole run when it is 0) adds the
+  ``heuristic_fraction`` of episodes against heuristics, and each ``late_<name>`` that is set replaces
+  ``<name>`` for the fields in :data:`STAGED` (``late_lr``, ``late_ent_coef``, ``late_points_weight``).
+
+Nothing else changes between the stages. The stage follows from the run's counters
+(:func:`second_stage`, :func:`stage_value`, :func:`heuristic_fraction_at`), so a resumed run is in
+the stage its checkpoint's steps say; a change of learning rate is logged when the optimizer gets
+it. The ``full`` recipe of training/cli.py is the two-stage run of the shipped policies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from rams_env.episode import check_episode
+from rams_env.rules import make_config
+
+PRECISIONS = ("auto", "bf16", "fp32")
+ALGORITHMS = ("ppo", "dmc")
+
+STAGED = ("lr", "ent_coef", "points_weight")
+"""the fields the second stage may change: ``late_<name>`` replaces ``<name>`` when it is set"""
+
+
+def arg(default: Any, doc: str) -> Any:
+    """A :class:`TrainArgs` field: its default and its documentation (the option's ``--help`` text)."""
+    return dataclasses.field(default=default, metadata={"doc": doc})
+
+
+@dataclass
+class TrainArgs:
+    """Arguments of a self-play training run (saved with the run, printed at its start).
+
+    The order of the fields is the order of ``rams train --help`` and of ``args.json``.
+    """
+
+    variant: str = arg("mattmar", "rules preset: mattmar, norrlandsknack, rams32 or russian")
+    num_players: int = arg(4, "players at the table")
+    table_sizes: tuple[int, ...] = arg(
+        (), "more table sizes for the same network: update k plays size (num_players, *table_sizes)[k % count]"
+    )
+    episode: str = arg("deal", "episode kind: deal, rams or match")
+    reward: str = arg("points", "points (score decreases per deal) or win (+1/-1 at the end of a rams or match)")
+    algorithm: str = arg(
+        "ppo",
+        "ppo (clipped policy gradient, GAE advantages from the value head) or dmc (Deep Monte-Carlo as in "
+        "DouZero: the action head learns each action's Monte-Carlo return and is played epsilon-greedily)",
+    )
+    epsilon: float = arg(
+        0.01, "dmc: share of the decisions played uniformly at random among the legal ones (exploration)"
+    )
+    total_steps: int = arg(200_000, "learner decisions to train on (the run stops after the update that passes it)")
+    num_games: int = arg(128, "games stepped together by the batched env")
+    workers: int = arg(1, "env processes (1 steps the compiled env in this process)")
+    episodes_per_game: int = arg(2, "complete episodes each game contributes to one update")
+    hidden: tuple[int, ...] = arg((256, 256), "hidden layer widths of the policy/value MLP")
+    lr: float = arg(3e-4, "Adam learning rate")
+    gamma: float = arg(1.0, "discount per decision of a seat")
+    gae_lambda: float = arg(0.95, "GAE lambda")
+    clip: float = arg(0.2, "PPO ratio clip")
+    epochs: int = arg(3, "passes over each update's samples")
+    minibatch: int = arg(1024, "samples per gradient step")
+    ent_coef: float = arg(0.01, "entropy bonus (entropy over legal actions only)")
+    vf_coef: float = arg(0.5, "value loss weight")
+    max_grad_norm: float = arg(0.5, "gradient clipping")
+    reward_scale: float | None = arg(
+        None, "rewards are multiplied by this before training; default 1 for win, 2 / start score for points"
+    )
+    points_weight: float = arg(
+        0.0, "with reward=win: add this x (score decrease / start score) at every scoring step, a shaping of the race"
+    )
+    equity_shaping: bool = arg(
+        False,
+        "with reward=win and episode=rams: each deal also pays the change of the learner's chance to win the "
+        "rams (rams_env.equity), a potential-based shaping that keeps the win reward's optimum (training/shaping.py)",
+    )
+    pool_fraction: float = arg(0.2, "share of episodes in which the learner plays one seat against a pool snapshot")
+    heuristic_fraction: float = arg(
+        0.0, "share of episodes in which the learner plays one seat against HeuristicAgent in the others"
+    )
+    heuristic_after: int = arg(
+        0, "learner decisions of self-play before heuristic_fraction applies (0: from the start)"
+    )
+    compiled_heuristic: bool = arg(
+        True,
+        "heuristic opponents played by the compiled twin inside the batched env's step (false: HeuristicAgent "
+        "in Python, through heuristic_processes); the same decisions, in another order of the run's draws",
+    )
+    heuristic_processes: int = arg(
+        1,
+        "with compiled_heuristic false: processes that play the heuristic opponents' decisions, this one and "
+        "the rest as helpers (the games depend on the number)",
+    )
+    random_fraction: float = arg(
+        0.0, "share of episodes in which the learner plays one seat against random legal moves in the others"
+    )
+    late_lr: float | None = arg(
+        None, "learning rate from heuristic_after on (unset: lr), the second stage of a two-stage run"
+    )
+    late_ent_coef: float | None = arg(None, "entropy bonus from heuristic_after on (unset: ent_coef)")
+    late_points_weight: float | None = arg(
+        None, "points_weight from heuristic_after on (unset: points_weight; 0 ends the run on the pure win reward)"
+    )
+    privileged_critic: bool = arg(
+        False, "advantages from a separate value network that also sees the other hands (training only)"
+    )
+    critic_warmup: int = arg(
+        0, "first updates of the run that train only the privileged critic (the policy left as it is)"
+    )
+    pool_size: int = arg(8, "snapshots kept in the opponent pool (oldest dropped)")
+    snapshot_every: int = arg(10, "updates between snapshots added to the pool")
+    eval_every: int = arg(10, "updates between evaluations (0: only at the end)")
+    eval_decks: int = arg(100, "decks of each periodic duplicate evaluation (a fixed deal set)")
+    eval_seed: int = arg(20261129, "seed of the evaluation deal set")
+    checkpoint_every: int = arg(5, "updates between checkpoints")
+    keep_last: int = arg(3, "rolling checkpoints kept (plus the best by evaluation)")
+    run_dir: str = arg("runs/quick", "folder of the run: checkpoints, pool, logs, plots")
+    resume: bool = arg(False, "continue the run in run_dir from its latest checkpoint")
+    init_from: str = arg(
+        "",
+        "checkpoint whose weights start the run (any preset; an older encoder whose layout is a prefix of this one)",
+    )
+    seed: int = arg(0, "seed of everything random in the run")
+    device: str = arg("cpu", "torch device for the network (cuda where torch sees a GPU)")
+    threads: int = arg(0, "torch CPU threads; 0: the cores left by the env worker processes (at least 1)")
+    precision: str = arg(
+        "auto",
+        "bf16: hidden layers under bfloat16 autocast (heads, weights float32); fp32; auto: bf16 where it is fast",
+    )
+    progress: bool = arg(True, "show a progress bar")
+
+    def __post_init__(self) -> None:
+        """Check every argument before any work starts; ``ValueError`` names the first bad one."""
+        import torch  # the device check; the rest of this module needs no torch
+
+        positive = ("total_steps", "num_games", "workers", "heuristic_processes", "episodes_per_game", "epochs")
+        positive += ("minibatch", "pool_size", "checkpoint_every", "keep_last", "eval_decks")
+        for name in positive:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("eval_every", "snapshot_every", "threads", "heuristic_after", "critic_warmup"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
+        for name in ("pool_fraction", "heuristic_fraction", "random_fraction", "gamma", "gae_lambda", "epsilon"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        if self.heuristic_fraction + self.random_fraction > 1.0:
+            raise ValueError(
+                f"heuristic_fraction + random_fraction must be at most 1, got "
+                f"{self.heuristic_fraction!r} + {self.random_fraction!r}"
+            )
+        for name in ("lr", "clip"):
+            if not getattr(self, name) > 0.0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
+        if self.late_lr is not None and not self.late_lr > 0.0:
+            raise ValueError(f"late_lr must be positive (or unset for lr), got {self.late_lr!r}")
+        for name in ("ent_coef", "vf_coef", "max_grad_norm", "points_weight", "late_ent_coef", "late_points_weight"):
+            value = getattr(self, name)
+            if value is not None and not value >= 0.0:
+                raise ValueError(f"{name} must be >= 0, got {value!r}")
+        if self.reward_scale is not None and not self.reward_scale > 0.0:
+            raise ValueError(f"reward_scale must be positive (or unset for the default), got {self.reward_scale!r}")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden must be positive layer widths, got {self.hidden!r}")
+        try:
+            torch.device(self.device)
+        except RuntimeError as err:
+            raise ValueError(f"device {self.device!r} is not a torch device ({err})") from None
+        for n in (self.num_players, *self.table_sizes):
+            make_config(self.variant, n)  # ValueError naming a bad variant or player count
+        if len(set(self.sizes)) != len(self.sizes):
+            raise ValueError(f"table_sizes must be distinct and differ from num_players, got {self.sizes!r}")
+        check_episode(self.episode, self.reward)
+        if self.equity_shaping and (self.reward, self.episode) != ("win", "rams"):
+            raise ValueError(
+                "equity_shaping shapes the win reward of whole ramsar: it needs reward=win and episode=rams "
+                f"(got reward={self.reward}, episode={self.episode}; the model gives a rams' equity, not a match's)"
+            )
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
+        if self.algorithm == "dmc" and self.privileged_critic:
+            raise ValueError("privileged_critic gives PPO its advantages: dmc learns from Monte-Carlo returns alone")
+        if self.critic_warmup and not self.privileged_critic:
+            raise ValueError("critic_warmup trains the privileged critic: it needs privileged_critic")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Every table size the run trains for, ``num_players`` first."""
+        return (self.num_players, *self.table_sizes)
+
+
+_ZERO_MEANS = {
+    "eval_every": "only at the end",
+    "snapshot_every": "no pool",
+    "threads": "automatic",
+    "heuristic_after": "from the start",
+    "critic_warmup": "none",
+}
+
+
+# ------------------------------------------------------------------------------- stages
+def second_stage(args: TrainArgs, steps: int) -> bool:
+    """Whether a run at ``steps`` learner decisions is in its second stage (see Stages above)."""
+    return steps >= args.heuristic_after
+
+
+def stage_value(args: TrainArgs, steps: int, name: str) -> Any:
+    """``name``'s value at ``steps`` learner decisions: ``late_<name>`` in the second stage when it is set."""
+    if name not in STAGED:
+        raise KeyError(f"{name} does not change between stages (those that do: {', '.join(STAGED)})")
+    late = getattr(args, f"late_{name}")
+    return late if second_stage(args, steps) and late is not None else getattr(args, name)
+
+
+def heuristic_fraction_at(args: TrainArgs, steps: int) -> float:
+    """The share of episodes against heuristics at ``steps`` learner decisions: none in the first stage."""
+    return args.heuristic_fraction if second_stage(args, steps) else 0.0
+
+
+# ------------------------------------------------------------------------------- field types
+class FieldType(NamedTuple):
+    """A field's type as the command line and ``args.json`` read it: ``base`` is one of :data:`BASE_TYPES`,
+    ``optional`` whether it also takes ``None`` (``X | None``)."""
+
+    base: type
+    optional: bool
+
+
+BASE_TYPES = (bool, int, float, str, tuple)
+"""what a field may be: bool, int, float, str or tuple[int, ...] (``tuple``), each optionally ``| None``"""
+
+
+def field_type(hint: Any) -> FieldType:
+    """The :class:`FieldType` of a type hint; ``TypeError`` for any type the command line cannot read."""
+    if hint in (bool, int, float, str):
+        return FieldType(hint, optional=False)
+    if hint == tuple[int, ...]:
+        return FieldType(tuple, optional=False)
+    members = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(members) == 2 and type(None) in members:
+        inner = field_type(next(m for m in members if m is not type(None)))
+        if not inner.optional:
+            return FieldType(inner.base, optional=True)
+    raise TypeError(
+        f"a TrainArgs field cannot be typed {hint!r}: use bool, int, float, str or tuple[int, ...], or X | None"
+    )
+
+
+def _field_types() -> dict[str, FieldType]:
+    """Every field's :class:`FieldType`, checked when this module is imported (so a test sees a bad one)."""
+    hints = typing.get_type_hints(TrainArgs)
+    found = {}
+    for f in dataclasses.fields(TrainArgs):
+        if not f.metadata.get("doc"):
+            raise TypeError(f"TrainArgs.{f.name} has no documentation: declare it with arg(default, doc)")
+        try:
+            found[f.name] = field_type(hints[f.name])
+        except TypeError as err:
+            raise TypeError(f"TrainArgs.{f.name}: {err}") from None
+    return found
+
+
+FIELD_TYPES: dict[str, FieldType] = _field_types()
+"""each field's type, in field order"""
+
+
+def field_docs() -> dict[str, str]:
+    """Each field's documentation, in field order."""
+    return {f.name: f.metadata["doc"] for f in dataclasses.fields(TrainArgs)}

@@ -1,0 +1,322 @@
+"""Collection: one update's games played in the batched env, the learner's decisions kept in a :class:`Rollout`.
+
+One update: the batched env is reset from ``(seed, update)``; every game plays episodes until it has
+finished ``episodes_per_game`` of them (a game past its quota keeps stepping with random actions whose
+samples are dropped, so that every sample belongs to a complete episode). Most games are pure self-play
+(every seat is the learner); in a ``pool_fraction`` of the episodes one random seat is the learner and
+the others play a frozen snapshot from the opponent pool, in a ``heuristic_fraction`` (second stage
+only, training/config.py) they play ``HeuristicAgent``, in a ``random_fraction`` uniformly random legal
+moves. Each learner decision becomes a row; a seat's reward is what it earns between its decision and its
+next one (PPO targets use each acting player's own rewards), and GAE (:func:`gae`) runs along each
+seat's own chain of decisions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+import numba
+import numpy as np
+
+from rams_env.encoding import MAX_PLAYERS, OBS_SIZE
+from rams_env.evaluation import derive_seed
+from rams_env.policy import OpponentPool, PolicyNet
+from rams_env.rules import RulesConfig
+from rams_env.rules.actions import NUM_ACTIONS
+
+from .config import TrainArgs, heuristic_fraction_at, stage_value
+from .critic import HIDDEN_SIZE, other_hands
+from .heuristic_pool import HeuristicPool
+from .shaping import EquityShaping
+
+Policy = Callable[[PolicyNet, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""how a network acts: (network, observations, masks) -> (actions, log-probabilities, values)"""
+CriticValues = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""the privileged critic's values of (observations, other hands)"""
+
+
+class Rollout:
+    """One update's learner decisions, one row each: what PPO needs, and the reward the deciding seat
+    earned until its next decision.
+
+    The arrays are kept and reused from update to update, growing when an update needs more rows:
+    stacking a fresh copy of every observation each update was a large share of an update, most of it
+    in first touches of new memory (docs/performance.md). Rows stay valid until the next ``clear``.
+    """
+
+    def __init__(self, hidden: bool) -> None:
+        self.size = 0
+        self.obs = np.zeros((0, OBS_SIZE), np.float32)
+        self.mask = np.zeros((0, NUM_ACTIONS), np.int8)
+        self.hidden = np.zeros((0, HIDDEN_SIZE), np.uint8) if hidden else None  # the other hands
+        self.action = np.zeros(0, np.int64)
+        self.log_prob = np.zeros(0, np.float32)
+        self.value = np.zeros(0, np.float64)
+        self.seat = np.zeros(0, np.int64)
+        self.episode = np.zeros(0, np.int64)  # an id unique within the update
+        self.reward = np.zeros(0, np.float64)
+        self.advantage = np.zeros(0, np.float64)
+        self.ret = np.zeros(0, np.float64)
+        self._columns = tuple(name for name, value in vars(self).items() if isinstance(value, np.ndarray))
+        self._given = frozenset(self._columns) - {"reward", "advantage", "ret"}  # what add() takes
+
+    def clear(self) -> None:
+        self.size = 0
+
+    def add(self, **columns: np.ndarray | None) -> np.ndarray:
+        """Append one step's decisions: a value for every column but the three filled in later (reward,
+        advantage and ret start at 0); returns their row indices."""
+        names = self._columns
+        given = {name: value for name, value in columns.items() if value is not None}
+        if given.keys() != self._given:
+            missing, unknown = sorted(self._given - given.keys()), sorted(given.keys() - self._given)
+            raise ValueError(f"Rollout.add needs {missing}, got unknown {unknown}")
+        start, end = self.size, self.size + len(given["obs"])
+        if end > len(self.obs):
+            capacity = max(end, 2 * len(self.obs), 4096)
+            for name in names:
+                old = getattr(self, name)
+                grown = np.zeros((capacity, *old.shape[1:]), old.dtype)
+                grown[:start] = old[:start]
+                setattr(self, name, grown)
+        for name in names:
+            getattr(self, name)[start:end] = given.get(name, 0)
+        self.size = end
+        return np.arange(start, end)
+
+
+@numba.njit(cache=True)
+def gae(
+    rows: np.ndarray,
+    seat: np.ndarray,
+    reward: np.ndarray,
+    value: np.ndarray,
+    advantage: np.ndarray,
+    ret: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> None:
+    """GAE for one episode's decisions ``rows`` (in play order) along each seat's own chain of
+    decisions; a seat's last decision is terminal. Writes ``advantage`` and ``ret`` at those rows."""
+    next_value = np.zeros(MAX_PLAYERS)
+    running = np.zeros(MAX_PLAYERS)
+    for k in range(len(rows) - 1, -1, -1):
+        r, s = rows[k], seat[rows[k]]
+        delta = reward[r] + gamma * next_value[s] - value[r]
+        running[s] = delta + gamma * lam * running[s]
+        advantage[r] = running[s]
+        ret[r] = running[s] + value[r]
+        next_value[s] = value[r]
+
+
+@dataclass
+class Episode:
+    """One finished episode of game ``game`` of the batched env: its learner decisions, as rows of the
+    trainer's ``rollout`` in play order."""
+
+    game: int
+    rows: np.ndarray
+
+
+def episode_rows(episodes: list[Episode]) -> np.ndarray:
+    """The rollout rows of ``episodes``, one after the other: the batch of an update."""
+    return np.concatenate([e.rows for e in episodes]) if episodes else np.zeros(0, np.int64)
+
+
+class Opponent(IntEnum):
+    """Who makes a game's decisions other than the learner's, unless a pool snapshot does.
+
+    A game's opponent is one of the first two or the index (>= 0) of the pool snapshot that plays
+    the other seats; the last one is what every seat of a game gets once its quota of episodes is done.
+    """
+
+    SELF_PLAY = -1
+    """no opponent: the learner plays every seat"""
+    HEURISTIC = -2
+    """HeuristicAgent plays every seat but the learner's"""
+    RANDOM_AFTER_QUOTA = -3
+    """the game has finished its episodes of this update: random legal moves in every seat, nothing recorded"""
+    RANDOM = -4
+    """random legal moves in every seat but the learner's"""
+
+
+def heuristic_seats(opponent: np.ndarray, learner_seat: np.ndarray, players: int) -> np.ndarray:
+    """Per game, the seats the env's heuristic plays: all but the learner's where the opponent is the heuristic."""
+    seats = np.arange(players)[None, :] != learner_seat[:, None]
+    return seats & (opponent == Opponent.HEURISTIC)[:, None]
+
+
+@dataclass
+class Table:
+    """One table size of a run: its rules, its batched env and its heuristic opponents."""
+
+    config: RulesConfig
+    env: Any
+    heuristic: HeuristicPool
+
+
+class Collector:
+    """Plays updates' episodes with the learner's network ``net`` acting through ``policy``.
+
+    ``critic_values`` (the privileged critic's, or None) replaces the policy's values where given.
+    ``versus``: the heuristic opponents play inside the env's compiled step, so the env returns only the
+    learner's decisions there. The opponents are drawn from ``rng``, which a checkpoint saves.
+    """
+
+    def __init__(
+        self,
+        *,
+        net: PolicyNet,
+        policy: Policy,
+        critic_values: CriticValues | None,
+        rollout: Rollout,
+        pool: OpponentPool,
+        rng: random.Random,
+        reward_scale: float,
+        start_score: int,
+        versus: bool,
+    ) -> None:
+        self.net, self.policy, self.critic_values = net, policy, critic_values
+        self.rollout, self.pool, self.rng = rollout, pool, rng
+        self.reward_scale, self.start_score, self.versus = reward_scale, start_score, versus
+
+    def collect(
+        self, args: TrainArgs, table: Table, update: int, steps: int
+    ) -> tuple[list[Episode], dict[str, float], int]:
+        """Play update ``update``'s episodes at ``table`` after ``steps`` learner decisions: the learner's
+        decisions of each (rows of ``rollout``) with GAE done, the collection's statistics, and the number
+        of episodes finished."""
+        n = args.num_games
+        env, heuristic, players = table.env, table.heuristic, table.config.num_players
+        rollout = self.rollout
+        rollout.clear()
+        # The heuristics' bid sampling, per update (the first process's seed is the one-process run's).
+        heuristic.seed([derive_seed(args.seed, 2, update, *([k] if k else [])) for k in range(heuristic.processes)])
+        # Per game: its opponent (an Opponent value or a pool index), the learner's seat against one,
+        # the episodes it has finished, the episode it plays now, and each seat's latest learner row.
+        opponent = np.empty(n, np.int64)
+        learner_seat = np.empty(n, np.int64)
+        for i in range(n):
+            opponent[i], learner_seat[i] = self.draw_opponent(args, players, steps)
+        if self.versus:  # the env plays the heuristic seats, so each game's next opponent is drawn ahead
+            next_opponent, next_seat = np.empty(n, np.int64), np.empty(n, np.int64)
+            for i in range(n):
+                next_opponent[i], next_seat[i] = self.draw_opponent(args, players, steps)
+            env.set_heuristic_seats(heuristic_seats(opponent, learner_seat, players))
+        out = env.reset(seed=derive_seed(args.seed, 1, update))
+        if self.versus:
+            env.set_next_heuristic_seats(heuristic_seats(next_opponent, next_seat, players))
+        finished = np.zeros(n, np.int64)
+        episode_of_game = np.arange(n)
+        next_episode = n
+        last_row = np.full((n, players), -1, np.int64)
+        finished_episodes: dict[int, int] = {}  # episode -> its game, in the order they ended
+        shaping = stage_value(args, steps, "points_weight") / self.start_score
+        equity_shaping = EquityShaping(table.config, env) if args.equity_shaping else None
+        env_steps = 0
+        quota = args.episodes_per_game
+        while (finished < quota).any():
+            seats = out.seats
+            active = finished < quota
+            learner = active & ((opponent == Opponent.SELF_PLAY) | (seats == learner_seat))
+            rows = np.flatnonzero(learner)
+            actions = np.empty(n, np.int64)
+            if len(rows):
+                obs_rows, mask_rows = out.observations[rows], out.action_masks[rows]
+                act, logp, value = self.policy(self.net, obs_rows, mask_rows)
+                hidden = None
+                if self.critic_values is not None:
+                    hidden = other_hands(env.hands[rows], seats[rows])
+                    value = self.critic_values(obs_rows, hidden)
+                actions[rows] = act
+                new_rows = rollout.add(
+                    obs=obs_rows,
+                    mask=mask_rows,
+                    hidden=hidden,
+                    action=act,
+                    log_prob=logp,
+                    value=value,
+                    seat=seats[rows],
+                    episode=episode_of_game[rows],
+                )
+                last_row[rows, seats[rows]] = new_rows
+            # The other decisions, opponent by opponent in the order of their first game (each draws
+            # from its own generator, so that order keeps runs reproducible).
+            acting = np.where(active, opponent, Opponent.RANDOM_AFTER_QUOTA)
+            others = np.flatnonzero(~learner)
+            kinds, first = np.unique(acting[others], return_index=True)
+            for kind in kinds[np.argsort(first)].tolist():
+                idx = others[acting[others] == kind]
+                if kind in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
+                    noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
+                    noise[out.action_masks[idx] == 0] = -1.0
+                    actions[idx] = noise.argmax(axis=1)
+                elif kind == Opponent.HEURISTIC:
+                    actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
+                else:
+                    act, _, _ = self.policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
+                    actions[idx] = act
+            before = env.scores if shaping else None
+            out = env.step(actions)
+            env_steps += n
+            rewards = out.rewards * self.reward_scale
+            if shaping:  # score decreases of the games still going (a finished game was reset)
+                rewards += (before - env.scores) * ~out.done[:, None] * shaping
+            if equity_shaping is not None:
+                rewards += equity_shaping.step(env, out.done) * self.reward_scale
+            # Each seat's reward goes to its latest decision (rows are distinct, so no sum collides).
+            paid = (rewards != 0) & active[:, None] & (last_row >= 0)
+            rollout.reward[last_row[paid]] += rewards[paid]
+            ended = np.flatnonzero(out.done).tolist()
+            for i in ended:
+                if active[i]:
+                    finished_episodes[int(episode_of_game[i])] = i
+                if self.versus:  # the episode the env started with the drawn-ahead seats
+                    opponent[i], learner_seat[i] = next_opponent[i], next_seat[i]
+                    next_opponent[i], next_seat[i] = self.draw_opponent(args, players, steps)
+                else:
+                    opponent[i], learner_seat[i] = self.draw_opponent(args, players, steps)
+                finished[i] += 1
+                episode_of_game[i] = next_episode
+                next_episode += 1
+                last_row[i] = -1
+            if self.versus and ended:
+                env.set_next_heuristic_seats(heuristic_seats(next_opponent, next_seat, players))
+        ready, mean_return = self._finish(args, finished_episodes)
+        return ready, {"env_steps": env_steps, "mean_return": mean_return}, len(finished_episodes)
+
+    def _finish(self, args: TrainArgs, finished_episodes: dict[int, int]) -> tuple[list[Episode], float]:
+        """The finished episodes in the order they ended, their GAE done; the mean return of a seat in one."""
+        rollout, size = self.rollout, self.rollout.size
+        rank = np.full(max(finished_episodes, default=-1) + 1, -1, np.int64)
+        rank[list(finished_episodes)] = np.arange(len(finished_episodes))
+        row_rank = rank[rollout.episode[:size]]  # every learner row belongs to a finished episode
+        order = np.argsort(row_rank, kind="stable")  # episodes in the order they ended, each in play order
+        chains = np.split(order, np.flatnonzero(np.diff(row_rank[order])) + 1) if size else []
+        # dmc: values 0 and lambda 1 make ret each decision's Monte-Carlo return.
+        lam = 1.0 if args.algorithm == "dmc" else args.gae_lambda
+        for rows in chains:
+            gae(rows, rollout.seat, rollout.reward, rollout.value, rollout.advantage, rollout.ret, args.gamma, lam)
+        games = list(finished_episodes.values())
+        ready = [Episode(games[int(row_rank[rows[0]])], rows) for rows in chains]
+        # A seat's return in an episode: the sum of its rewards there.
+        key = row_rank * MAX_PLAYERS + rollout.seat[:size]
+        played = np.bincount(key, minlength=1) > 0
+        sums = np.bincount(key, weights=rollout.reward[:size], minlength=1)
+        mean_return = float(np.mean(sums[played] / self.reward_scale)) if played.any() else 0.0
+        return ready, mean_return
+
+    def draw_opponent(self, args: TrainArgs, players: int, steps: int) -> tuple[int, int]:
+        """A new episode's opponent (an ``Opponent`` value or a pool index) and the learner's seat (-1: every seat)."""
+        heuristic = heuristic_fraction_at(args, steps)
+        draw = self.rng.random() if heuristic or args.random_fraction else 1.0  # none spent without them
+        if draw < heuristic + args.random_fraction:
+            return (Opponent.HEURISTIC if draw < heuristic else Opponent.RANDOM), self.rng.randrange(players)
+        if len(self.pool) and self.rng.random() < args.pool_fraction:
+            opponent = self.rng.randrange(len(self.pool))
+            return opponent, self.rng.randrange(players)
+        return Opponent.SELF_PLAY, -1

@@ -1,0 +1,486 @@
+"""A training run: the :class:`Trainer` that owns a run folder, its update loop, checkpoints and resume.
+
+One update (:meth:`Trainer.train_update`): collect episodes (training/rollout.py), learn from them
+(training/ppo.py or training/dmc.py), snapshot the network into the opponent pool, evaluate, log
+(training/logs.py) and checkpoint. Because each update starts from a fresh seeded env and the
+checkpoint holds every random generator, a resumed run makes exactly the update the uninterrupted run
+would have made. :class:`RunLock` keeps a second run out of the folder while one trains.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import fcntl
+import json
+import logging
+import math
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from rams_env.agents import RandomAgent
+from rams_env.agents.neural import PolicyAgent
+from rams_env.encoding import OBS_SIZE
+from rams_env.evaluation import agent_source, evaluate
+from rams_env.policy import (
+    CheckpointError,
+    OpponentPool,
+    PolicyNet,
+    checkpoint_config,
+    load_checkpoint,
+    make_checkpoint,
+    network_from_checkpoint,
+    save_checkpoint,
+)
+from rams_env.rules import make_config
+from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
+
+from . import dmc, ppo
+from .config import TrainArgs, second_stage, stage_value
+from .critic import PrivilegedCritic
+from .heuristic_pool import HeuristicPool
+from .logs import log_line, tensorboard, truncate_csv, write_csv
+from .rollout import Collector, Episode, Rollout, Table, episode_rows
+
+log = logging.getLogger("rams.train")
+
+
+def uses_bf16(precision: str, device: torch.device) -> bool:
+    """Whether a run with ``precision`` on ``device`` computes its hidden layers in bfloat16.
+
+    ``auto`` takes bf16 where it is fast: a CUDA device that supports it, or a CPU with native bf16
+    instructions (AVX-512 BF16 or AMX; emulated bf16 is slower than fp32). docs/performance.md has
+    the measurements.
+    """
+    if precision != "auto":
+        return precision == "bf16"
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    return device.type == "cpu" and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+def torch_threads(workers: int) -> int:
+    """Torch threads beside ``workers`` env processes: the cores they leave free, at least 1.
+
+    Torch threads that compete with env processes for the same cores slow both (docs/performance.md).
+    """
+    cores = os.cpu_count() or 1
+    return max(1, cores - (workers if workers > 1 else 0))
+
+
+class RunLock:
+    """An exclusive lock on a run folder while a :class:`Trainer` uses it.
+
+    ``flock`` on ``<run_dir>/.lock``: the operating system drops it when the holding process ends,
+    however it ends, so a lock file left by a killed run never blocks the next one.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / ".lock"
+        self._file = self.path.open("a+")
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.seek(0)
+            holder = self._file.read().strip() or "another process"
+            self._file.close()
+            raise FileExistsError(
+                f"{folder} is in use by a training run that is still going ({holder}); "
+                "wait for it to end or pick another run_dir"
+            ) from None
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write(f"pid {os.getpid()}")
+        self._file.flush()
+
+    def release(self) -> None:
+        """Give the folder back (idempotent)."""
+        if not self._file.closed:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            self._file.close()
+
+
+class Trainer:
+    """A self-play run (PPO or Deep Monte-Carlo) in ``args.run_dir`` (new, or resumed from its latest checkpoint)."""
+
+    def __init__(self, args: TrainArgs) -> None:
+        self.args = args
+        self.config = make_config(args.variant, args.num_players)
+        default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
+        self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
+        for name in ("points_weight", "late_points_weight"):
+            if getattr(args, name) and args.reward != "win":
+                raise ValueError(f"{name} shapes the win reward: it needs reward=win")
+            if getattr(args, name) and args.workers > 1:
+                raise ValueError(f"{name} reads the in-process env's scores: it needs workers=1")
+        if args.equity_shaping and args.workers > 1:
+            raise ValueError("equity_shaping reads the in-process env's scores: it needs workers=1")
+        if args.privileged_critic and args.workers > 1:
+            raise ValueError("privileged_critic reads the in-process env's hands: it needs workers=1")
+        self.run_dir = Path(args.run_dir)
+        # Heuristic opponents inside the compiled step: the env returns only the learner's decisions there.
+        self.versus = args.compiled_heuristic and args.heuristic_fraction > 0
+        self.device = torch.device(args.device)
+        self.bf16 = uses_bf16(args.precision, self.device)
+        torch.set_num_threads(args.threads or torch_threads(args.workers))
+        with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator left alone
+            torch.manual_seed(args.seed)
+            self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
+            self.critic = PrivilegedCritic(args.hidden).to(self.device) if args.privileged_critic else None
+        self.rollout = Rollout(hidden=self.critic is not None)
+        parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
+        # The fused kernel is much faster on the CPU than the default loop over tensors (docs/performance.md);
+        # the same algorithm, rounded differently in the last bits.
+        fused = self.device.type in ("cpu", "cuda")
+        self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5, fused=fused)
+        self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
+        self.steps = self.updates = self.episodes = 0
+        self.best_score = -math.inf
+        self.history: list[dict[str, Any]] = []
+        self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
+        self.torch_gen = torch.Generator().manual_seed(args.seed)
+        self.rng = random.Random(args.seed)
+        self.collector = Collector(
+            net=self.net,
+            policy=self._policy,
+            critic_values=self._critic_values if self.critic is not None else None,
+            rollout=self.rollout,
+            pool=self.pool,
+            rng=self.rng,
+            reward_scale=self.reward_scale,
+            start_score=self.config.start_score,
+            versus=self.versus,
+        )
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = RunLock(self.run_dir)
+        try:
+            if args.resume:
+                self._resume()
+            elif any((self.run_dir / name).exists() for name in ("latest.pt", "args.json", "progress.csv")):
+                raise FileExistsError(
+                    f"{self.run_dir} already holds a run; pass --resume to continue it or pick a new run_dir"
+                )
+            elif args.init_from:
+                self._warm_start(args.init_from)
+            (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
+            self.tables: list[Table] = []
+            for n in args.sizes:
+                config = make_config(args.variant, n)
+                env_kwargs = dict(variant=args.variant, num_players=n, episode=args.episode, reward=args.reward)
+                if self.versus:
+                    env_kwargs["heuristic_seats"] = np.zeros(n, bool)
+                if args.workers > 1:
+                    env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
+                else:
+                    env = BatchedRamsEnv(args.num_games, **env_kwargs)
+                processes = 1 if self.versus else args.heuristic_processes
+                self.tables.append(Table(config, env, HeuristicPool(config, processes)))
+        except BaseException:
+            for table in getattr(self, "tables", []):
+                table.env.close()
+                table.heuristic.close()
+            self._lock.release()
+            raise
+
+    @property
+    def table(self) -> Table:
+        """The table size the next update plays (they take turns, update by update)."""
+        return self.tables[self.updates % len(self.tables)]
+
+    @property
+    def env(self) -> Any:
+        """The batched env of the next update."""
+        return self.table.env
+
+    @property
+    def heuristic(self) -> HeuristicPool:
+        """The heuristic opponents of the next update."""
+        return self.table.heuristic
+
+    def close(self) -> None:
+        """Close the envs and give the run folder back (``run`` does this when it ends)."""
+        for table in self.tables:
+            table.env.close()
+            table.heuristic.close()
+        self._lock.release()
+
+    # ---------------------------------------------------------------- checkpoints
+    def _payload(self) -> dict[str, Any]:
+        return make_checkpoint(
+            self.net,
+            self.config,
+            optimizer=self.optimizer.state_dict(),
+            counters={"steps": self.steps, "updates": self.updates, "episodes": self.episodes},
+            best_score=self.best_score,
+            rng={"torch": self.torch_gen.get_state(), "python": self.rng.getstate()},
+            pool=self.pool.references(),
+            args={k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.args).items()},
+            history=self.history,
+            **({"critic": self.critic.state_dict()} if self.critic else {}),
+            **({"table_sizes": list(self.args.sizes)} if self.args.table_sizes else {}),
+        )
+
+    def save(self, best: bool = False) -> Path:
+        """Write the rolling checkpoint of this update (and ``latest.pt``, ``best.pt``) atomically."""
+        payload = self._payload()
+        path = self.run_dir / f"checkpoint_{self.updates:06d}.pt"
+        written = [path, self.run_dir / "latest.pt"] + ([self.run_dir / "best.pt"] if best else [])
+        for target in written:
+            save_checkpoint(target, payload)
+            self._pool_refs[target.name] = list(payload["pool"])
+        rolling = sorted(self.run_dir.glob("checkpoint_*.pt"))
+        for old in rolling[: -self.args.keep_last]:
+            old.unlink()
+            self._pool_refs.pop(old.name, None)
+        self.pool.prune({name for names in self._pool_refs.values() for name in names})
+        return path
+
+    def _resume(self) -> None:
+        """Continue from the newest intact checkpoint, saying what was skipped; clear a killed run's debris."""
+        for debris in self.run_dir.glob(".*.tmp"):
+            debris.unlink()
+            log.info("removed %s (left by an interrupted write)", debris.name)
+        candidates = [self.run_dir / "latest.pt", *sorted(self.run_dir.glob("checkpoint_*.pt"), reverse=True)]
+        payload, path = None, None
+        for candidate in candidates:
+            if not candidate.exists():
+                continue
+            try:
+                payload, path = load_checkpoint(candidate, expect_config=self.config), candidate
+                break
+            except CheckpointError as err:
+                if "trained for other rules" in str(err):
+                    raise
+                log.warning("skipped %s: %s", candidate.name, err)
+        if payload is None or path is None:
+            raise CheckpointError(f"{self.run_dir}: no intact checkpoint to resume from")
+        missing = [k for k in ("optimizer", "counters", "rng", "pool") if k not in payload]
+        if missing:
+            raise CheckpointError(
+                f"{path} is a policy checkpoint without training state ({', '.join(missing)} missing): "
+                "it cannot resume a run; start a new run with --init-from to use its weights"
+            )
+        saved = payload.get("args", {})
+        for key in ("hidden",):
+            if list(saved.get(key, [])) != list(getattr(self.args, key)):
+                raise CheckpointError(
+                    f"{path}: the run was trained with {key}={saved.get(key)}, not {getattr(self.args, key)}"
+                )
+        self.net.load_state_dict(network_from_checkpoint(payload, str(path)).state_dict())
+        if self.critic is not None:
+            if "critic" not in payload:
+                raise CheckpointError(f"{path}: the run has a privileged critic, the checkpoint holds none")
+            self.critic.load_state_dict(payload["critic"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        counters = payload["counters"]
+        self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
+        self._apply_lr()  # the saved state holds the old rate; the arguments rule
+        self.best_score = payload.get("best_score", -math.inf)
+        self.torch_gen.set_state(payload["rng"]["torch"])
+        self.rng.setstate(_tuplify(payload["rng"]["python"]))
+        self.pool.restore(payload["pool"])
+        self.history = list(payload.get("history", []))
+        for kept in [*self.run_dir.glob("checkpoint_*.pt"), self.run_dir / "best.pt", path]:
+            if kept.exists():  # what the other kept checkpoints name must outlive pruning
+                try:
+                    refs = payload["pool"] if kept == path else load_checkpoint(kept, expect_config=self.config)["pool"]
+                except (CheckpointError, KeyError) as err:
+                    log.warning("ignored %s when keeping pool snapshots: %s", kept.name, err)
+                    continue
+                self._pool_refs[kept.name] = list(refs)
+        truncate_csv(self.run_dir / "progress.csv", self.updates)
+        log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
+
+    def _warm_start(self, path: str) -> None:
+        payload = load_checkpoint(path, migrate=True)
+        if list(payload["network"].get("hidden", [])) != list(self.args.hidden):
+            raise CheckpointError(
+                f"{path}: init_from has hidden={payload['network'].get('hidden')}, "
+                f"the run has hidden={list(self.args.hidden)}"
+            )
+        self.net.load_state_dict(network_from_checkpoint(payload, path).state_dict())
+        log.info("weights from %s (trained for %s)", path, checkpoint_config(payload, path).variant)
+
+    # ---------------------------------------------------------------- stages (training/config.py, "Stages")
+    @property
+    def late(self) -> bool:
+        """Whether the run is in its second stage (``heuristic_after`` learner decisions done)."""
+        return second_stage(self.args, self.steps)
+
+    def stage_value(self, name: str) -> Any:
+        """``name``'s value in the current stage: ``late_<name>`` in the second stage when it is set."""
+        return stage_value(self.args, self.steps, name)
+
+    def _apply_lr(self) -> None:
+        """Give the optimizer the current stage's learning rate, saying when it changes."""
+        lr = self.stage_value("lr")
+        for group in self.optimizer.param_groups:
+            if group["lr"] != lr:
+                log.info("learning rate %g (it was %g)", lr, group["lr"])
+                group["lr"] = lr
+
+    # ---------------------------------------------------------------- acting and learning
+    def _policy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Actions, their log-probabilities and the values of ``obs`` (dmc: epsilon-greedy actions; the
+        log-probabilities and values, which Monte-Carlo returns do not use, are 0)."""
+        with torch.no_grad():
+            logits, value = net(torch.from_numpy(obs).to(self.device), bf16_torso=self.bf16)
+            legal = torch.from_numpy(mask).bool()
+            if self.args.algorithm == "dmc":
+                return dmc.act(logits, legal, self.args.epsilon, self.torch_gen)
+            return ppo.act(logits, value, legal, self.torch_gen)
+
+    def _critic_values(self, obs: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+        """The privileged critic's values of observations ``obs`` with the other hands ``hidden``."""
+        assert self.critic is not None
+        with torch.no_grad():
+            obs_t, hidden_t = torch.from_numpy(obs).to(self.device), torch.from_numpy(hidden).to(self.device)
+            return self.critic(obs_t, hidden_t, bf16_torso=self.bf16).cpu().numpy()
+
+    def collect(self) -> tuple[list[Episode], dict[str, float]]:
+        """Play one update's episodes: the learner's decisions of each (rows of ``rollout``), with GAE done."""
+        episodes, stats, finished = self.collector.collect(self.args, self.table, self.updates, self.steps)
+        self.episodes += finished
+        return episodes, stats
+
+    def update(self, rows: np.ndarray) -> dict[str, float]:
+        """Epochs over ``rows`` of the latest ``collect``'s rollout (PPO, or DMC's regression); the mean losses."""
+        rollout = self.rollout
+        rows = np.asarray(rows, np.int64)
+        if len(rows) and (rows.min() < 0 or rows.max() >= rollout.size):
+            raise ValueError(f"update() takes rows of the latest collect(), 0 to {rollout.size - 1}")
+        self._apply_lr()
+        learning = dict(generator=self.torch_gen, device=self.device, bf16=self.bf16)
+        if self.args.algorithm == "dmc":
+            return dmc.update(self.net, self.optimizer, rollout, rows, self.args, **learning)
+        return ppo.update(
+            self.net,
+            self.critic,
+            self.optimizer,
+            rollout,
+            rows,
+            self.args,
+            ent_coef=self.stage_value("ent_coef"),
+            warming=self.updates < self.args.critic_warmup,
+            **learning,
+        )
+
+    # ---------------------------------------------------------------- evaluation
+    def agent(self) -> PolicyAgent:
+        """The current policy as a greedy agent on the CPU (a copy: training goes on)."""
+        net = copy.deepcopy(self.net).to("cpu").eval()
+        return PolicyAgent(net, self.config, greedy=True)
+
+    def evaluate(self, decks: int | None = None) -> dict[str, float]:
+        """Duplicate evaluation of the current policy against random and heuristic baselines.
+
+        Whole-game episodes (rams, match) report the win share (fair share 1/n) with its Wilson
+        interval; one-deal episodes the advantage in points. Baselines are seeded per game, so the
+        same weights give the same numbers every time.
+        """
+        args = self.args
+        decks = decks or args.eval_decks
+        result = {}
+        policy = self.agent()
+        for name, baseline in (("random", RandomAgent), ("heuristic", agent_source("heuristic", self.config))):
+            ev = evaluate(
+                {"policy": policy},
+                baseline,
+                self.config,
+                decks=decks,
+                seed=args.eval_seed,
+                episode=args.episode,
+                baseline_name=name,
+                progress=args.progress,
+            )
+            report = ev.agents[0]
+            result[f"adv_vs_{name}"] = report.advantage
+            result[f"adv_vs_{name}_lo"], result[f"adv_vs_{name}_hi"] = report.advantage_ci
+            if report.win_rate is not None:
+                result[f"win_vs_{name}"] = report.win_rate
+                result[f"win_vs_{name}_lo"], result[f"win_vs_{name}_hi"] = report.win_rate_ci
+        return result
+
+    def selection_score(self, ev: dict[str, float]) -> float:
+        """What ``best.pt`` maximises: the win share against heuristics for whole games, else the advantage."""
+        return ev.get("win_vs_heuristic", ev["adv_vs_heuristic"])
+
+    # ---------------------------------------------------------------- the run
+    def train_update(self) -> dict[str, Any]:
+        """One update of the run: collect, PPO epochs, counters, pool snapshot, evaluation, progress, checkpoint.
+
+        Returns the progress row, also appended to ``history`` and ``progress.csv``. :meth:`run` repeats
+        it until ``total_steps``; tests call it to make exactly the updates a run makes.
+        """
+        args = self.args
+        started = time.perf_counter()
+        episodes, collect_stats = self.collect()
+        rows = episode_rows(episodes)
+        collected = time.perf_counter()
+        losses = self.update(rows)
+        self.updates += 1
+        self.steps += len(rows)
+        elapsed = time.perf_counter() - started
+        row: dict[str, Any] = {
+            "update": self.updates,
+            "steps": self.steps,
+            "episodes": self.episodes,
+            "samples": len(rows),
+            "steps_per_s": len(rows) / elapsed,
+            "env_steps_per_s": collect_stats["env_steps"] / (collected - started),
+            "mean_return": collect_stats["mean_return"],
+            **losses,
+        }
+        if args.snapshot_every and self.updates % args.snapshot_every == 0:
+            self.pool.add(self.net, self.updates)
+        best = False
+        final = self.steps >= args.total_steps
+        if (args.eval_every and self.updates % args.eval_every == 0) or final:
+            ev = self.evaluate()
+            row.update(ev)
+            score = self.selection_score(ev)
+            if score > self.best_score:
+                self.best_score, best = score, True
+        self.history.append(row)
+        write_csv(self.run_dir / "progress.csv", row)
+        if best or final or self.updates % args.checkpoint_every == 0:
+            self.save(best=best)
+        return row
+
+    def run(self) -> Path:
+        """Train until ``total_steps``; returns the path of the best checkpoint (or the latest)."""
+        args = self.args
+        writer = tensorboard(self.run_dir, self.steps)
+        bar = tqdm(
+            total=args.total_steps,
+            initial=min(self.steps, args.total_steps),
+            unit="step",
+            disable=not args.progress,
+            dynamic_ncols=True,
+        )
+        try:
+            while self.steps < args.total_steps:
+                row = self.train_update()
+                for key, value in row.items():
+                    if key != "update":
+                        writer.add_scalar(key, value, self.steps)
+                bar.update(min(row["samples"], bar.total - bar.n))
+                log.info(log_line(row))
+        finally:
+            bar.close()
+            writer.close()
+            self.close()
+        best_path = self.run_dir / "best.pt"
+        return best_path if best_path.exists() else self.run_dir / "latest.pt"
+
+
+def _tuplify(value: Any) -> Any:
+    return tuple(_tuplify(v) for v in value) if isinstance(value, (list, tuple)) else value
