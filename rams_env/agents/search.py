@@ -64,7 +64,6 @@ import numpy as np
 
 from ..encoding import OBS_SIZE, ObservationEncoder
 from ..env import seed_int
-from ..equity import equity
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
@@ -262,6 +261,8 @@ def rams_chances(games: list[Game], seat: int) -> list[float]:
             winners = g.rams_winners() or ()
             out[k] = 1.0 / len(winners) if seat in winners else 0.0
     if going:
+        from ..equity import equity  # the equity model imports the compiled heuristic, which imports agents
+
         config = games[0].config
         scores = [games[k].scores for k in going]
         dealers = [games[k].forehand for k in going]
