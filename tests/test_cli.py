@@ -13,12 +13,12 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from rams_env import cli
-from rams_env.cli import COMMAND_GROUP, Command, build_parser, describe, main, parse_move
+from rams_env.apps import cli
+from rams_env.apps.cli import COMMAND_GROUP, Command, build_parser, describe, main, parse_move
 from rams_env.evaluation import deal_set
 from rams_env.rules import Action, Phase, card_index, make_config
 
-RAMS = [sys.executable, "-m", "rams_env.cli"]
+RAMS = [sys.executable, "-m", "rams_env.apps.cli"]
 # Seed 3 with random opponents: player_0 decides in the knock round, knocks, buys and plays.
 PLAY = ["play", "--agents", "random", "--seed", "3"]
 BAD_INPUT = ["xyzzy", "", "1.5", "99", "DRAW"]  # unknown word, empty line, non-number, no such number, illegal
@@ -292,7 +292,7 @@ def test_packages_add_subcommands_through_entry_points(
 
 def test_rams_console_script_points_at_main() -> None:
     (script,) = [p for p in entry_points(group="console_scripts") if p.name == "rams"]
-    assert script.value == "rams_env.cli:main"
+    assert script.value == "rams_env.apps.cli:main"
 
 
 @pytest.mark.parametrize("command", ["eval", "play", "replay", "serve", "train"])

@@ -1,4 +1,4 @@
-"""``rams serve``'s limits (rams_env.serve_limits): agent budgets, the deadline of a request, the stores that
+"""``rams serve``'s limits (rams_env.apps.serve.limits): agent budgets, the deadline of a request, the stores that
 never drop a game in play, their options, and hostile JSON in requests (wrong types, deep nesting)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from rams_env.evaluation import agent_source, deal_set
 from rams_env.rules import make_config
-from rams_env.serve import COMMAND, ApiError, LiveGame, ServeState
-from rams_env.serve_limits import Deadline, Limits, Refused, Store, budgeted
+from rams_env.apps.serve import COMMAND, ApiError, LiveGame, ServeState
+from rams_env.apps.serve.limits import Deadline, Limits, Refused, Store, budgeted
 from tests.test_serve import Server
 
 
@@ -162,7 +162,7 @@ def test_a_full_server_refuses_a_new_game_with_a_503() -> None:
 def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() -> None:
     import argparse
 
-    import rams_env.serve as serve
+    import rams_env.apps.serve as serve
 
     parser = argparse.ArgumentParser()
     COMMAND.configure(parser)
@@ -218,7 +218,7 @@ def test_the_limits_table_of_the_serve_page_shows_the_defaults() -> None:
     import re
     from pathlib import Path
 
-    from rams_env.serve_limits import Limits
+    from rams_env.apps.serve.limits import Limits
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "serve.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `--([a-z-]+) [A-Z]+` \| ([\d.]+) \|", page, re.M))

@@ -17,7 +17,7 @@ The page (``rams_env/static``) talks to a small JSON API served by Flask:
 
 No leaks: every state the page receives holds the viewing seat's ``view()`` (what
 ``env.unwrapped.view(agent)`` returns: ``Game.view(seat)``), the card counts derived from it, the
-viewing seat's legal moves and lines of what happened as that seat saw it (``rams_env.cli.describe``:
+viewing seat's legal moves and lines of what happened as that seat saw it (``rams_env.apps.cli.describe``:
 others' discards face down). Never the deck, the seed of a game in progress or another seat's hand;
 the log of a game (which holds the whole deck) stays on the server (``--save-dir``).
 
@@ -26,7 +26,7 @@ Bad requests get a JSON ``{"error": ...}`` with a 4xx status and leave the serve
 takes only ``application/json`` bodies, which other sites cannot send without the browser asking
 first (CORS), so a web page elsewhere cannot drive the server.
 
-Budgets (``rams_env.serve_limits``, each a ``rams serve`` option): an agent named in a request may
+Budgets (``rams_env.apps.serve.limits``, each a ``rams serve`` option): an agent named in a request may
 search at most ``--max-simulations`` per move, and a search agent's move stops at ``--move-time``; the
 agents' moves of one request stop at ``--request-time``, answered 503 (a game being played stops with
 that message), so no request keeps a core busy after its answer. Games and replays are kept up to
@@ -55,21 +55,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import jsoncheck, zoo
-from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
+from ... import jsoncheck, zoo
+from ..cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
 from .deal_summary import ScoreHistory, deal_summary
-from .encoding import ObservationEncoder
-from .episode import EPISODES, episode_ends, next_deal_or_end
-from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
-from .render_rgb import hand_counts
-from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
-from .serve_limits import Deadline, Limits, Refused, Store, budgeted
+from ...encoding import ObservationEncoder
+from ...episode import EPISODES, episode_ends, next_deal_or_end
+from ...evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
+from ...render_rgb import hand_counts
+from ...rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
+from .limits import Deadline, Limits, Refused, Store, budgeted
 from .zoo_cards import AgentCard, zoo_cards
 
 SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
 STATIC = Path(__file__).resolve().with_name("static")
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
-MAX_GAMES = Limits.max_games  # default of --max-games and --max-replays (rams_env.serve_limits)
+MAX_GAMES = Limits.max_games  # default of --max-games and --max-replays (rams_env.apps.serve.limits)
 MAX_BODY = 4 * 1024 * 1024  # bytes of a request body (an uploaded log of a whole match is far smaller)
 BODY_DEPTH = jsoncheck.MAX_DEPTH  # levels of nesting of a request body (an uploaded log has 4)
 MAX_EVENTS = 400  # lines of a game's history sent with each state
@@ -733,7 +733,7 @@ class ServeState:
 
 
 def _png(view_state: dict[str, Any]) -> bytes:
-    from .render_rgb import render_view, require_pillow
+    from ...render_rgb import render_view, require_pillow
 
     try:
         image_mod, _, _ = require_pillow()
@@ -1035,9 +1035,9 @@ def _seconds(text: str) -> float:
 
 
 def _configure_limits(parser: argparse.ArgumentParser) -> None:
-    """The options of :class:`rams_env.serve_limits.Limits`: what requests may ask of the server."""
+    """The options of :class:`rams_env.apps.serve.limits.Limits`: what requests may ask of the server."""
     d = Limits()
-    group = parser.add_argument_group("limits", "what requests may ask of the server (rams_env.serve_limits)")
+    group = parser.add_argument_group("limits", "what requests may ask of the server (rams_env.apps.serve.limits)")
     group.add_argument(
         "--max-games",
         type=_positive_int,

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TextIO
 
-from . import jsoncheck
-from .encoding import ObservationEncoder
-from .episode import EPISODES, next_deal_or_end
-from .evaluation import (
+from ... import jsoncheck
+from ...encoding import ObservationEncoder
+from ...episode import EPISODES, next_deal_or_end
+from ...evaluation import (
     AGENT_SPEC_HELP,
     BUILTIN_AGENTS,
     SCORES,
@@ -34,9 +34,9 @@ from .evaluation import (
     evaluate,
     league,
 )
-from .keyvalue import parse_pair
-from .render import render_table
-from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
+from ...keyvalue import parse_pair
+from ...render import render_table
+from ...rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 
 COMMAND_GROUP = "rams_env.commands"
 LOG_FORMAT = "rams_env game log"
@@ -112,7 +112,7 @@ def _is_checkpoint(spec: str) -> bool:
     """Whether an agent spec names a trained policy: a checkpoint or ensemble file, an RLlib folder, a zoo name."""
     if spec.partition(":")[0] in BUILTIN_AGENTS:
         return False
-    from . import zoo
+    from ... import zoo
 
     return os.path.isfile(spec) or os.path.isdir(spec) or (zoo.is_name(spec) and spec in zoo.known_names())
 
@@ -124,13 +124,13 @@ def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:
     spec = next((s for s in [*args.agents, args.baseline or ""] if s and _is_checkpoint(s)), None)
     if spec is None:
         return None
-    from .agents import load_agent
+    from ...agents import load_agent
 
     try:
         agent = load_agent(spec)  # without torch: a MissingExtraError (a ValueError) naming the extra
     except ValueError as err:
         raise CommandError(str(err)) from None
-    from .policy import config_at_size  # torch is there
+    from ...policy import config_at_size  # torch is there
     own: RulesConfig | None = getattr(agent, "config", None)
     if own is None:  # an agent that does not say its rules (an RLlib folder without them): the options decide
         return None
@@ -160,7 +160,7 @@ def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:
 def _agent(spec: str, config: RulesConfig) -> Any:
     try:
         if os.path.isdir(spec):  # a checkpoint folder, as RLlib saves them
-            from .agents import load_agent
+            from ...agents import load_agent
 
             return load_agent(spec, expect_config=config)
         return agent_source(spec, config)
@@ -811,9 +811,3 @@ def _silence_stdout() -> None:
     except (OSError, ValueError, AttributeError):  # stdout replaced by an object without a file descriptor
         pass
 
-
-if __name__ == "__main__":
-    # Run the package module's main: plugins build their Command from rams_env.cli, not from __main__.
-    from rams_env.cli import main as package_main
-
-    sys.exit(package_main())

@@ -1,0 +1,1 @@
+"""The applications built on the library: the ``rams`` command (``cli/``) and its web server (``serve/``)."""
