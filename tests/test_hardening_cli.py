@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rams_env.apps.cli import LOG_FORMAT, LOG_VERSION, main
+from rams_env.apps.cli import main
+from rams_env.apps.game_log import LOG_FORMAT, LOG_VERSION
 from rams_env.evaluation import deal_set
 from rams_env.rules import make_config
 
@@ -173,11 +174,11 @@ class ThreadProbe:
 def _probe_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[int, set[int]]:
     import functools
 
-    from rams_env.apps import cli
+    from rams_env.apps.cli import evaluate
 
-    real = cli._agent
+    real = evaluate.make_agent
     probe = functools.partial(ThreadProbe, log=str(tmp_path))
-    monkeypatch.setattr(cli, "_agent", lambda spec, config: probe if spec == "probe" else real(spec, config))
+    monkeypatch.setattr(evaluate, "make_agent", lambda spec, config: probe if spec == "probe" else real(spec, config))
     assert main(["eval", "probe", "--decks", "4", "--no-progress", "--resamples", "10", *argv]) == 0
     return {int(p.stem): {int(line) for line in p.read_text().split()} for p in tmp_path.glob("*.txt")}
 
@@ -207,7 +208,8 @@ def test_eval_defaults_to_one_torch_thread(tmp_path: Path, monkeypatch: pytest.M
 def _subparsers() -> dict[str, object]:
     import argparse
 
-    from rams_env.apps.cli import BUILTIN_COMMANDS, build_parser
+    from rams_env.apps.cli import BUILTIN_COMMANDS
+    from rams_env.apps.command import build_parser
 
     parser = build_parser(BUILTIN_COMMANDS)
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

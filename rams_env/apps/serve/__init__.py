@@ -56,13 +56,16 @@ from pathlib import Path
 from typing import Any
 
 from ... import jsoncheck, zoo
-from ..cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
-from .deal_summary import ScoreHistory, deal_summary
 from ...encoding import ObservationEncoder
 from ...episode import EPISODES, episode_ends, next_deal_or_end
 from ...evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
 from ...render_rgb import hand_counts
 from ...rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
+from ..cli.options import MAX_THREADS
+from ..command import Command, CommandError
+from ..game_log import LOG_FORMAT, LOG_VERSION, load_log
+from ..narration import describe
+from .deal_summary import ScoreHistory, deal_summary
 from .limits import Deadline, Limits, Refused, Store, budgeted
 from .zoo_cards import AgentCard, zoo_cards
 
