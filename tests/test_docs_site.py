@@ -286,7 +286,7 @@ def test_every_number_in_the_readme_has_its_source():
     sources |= {f"{1 / 4:.3f}", "2.13.0", "8765"}  # fair share at 4; the torch of .ci/run; rams serve's port
     assert (
         "torch==2.13.0" in (ROOT / ".ci" / "run").read_text()
-        and "8765" in (ROOT / "rams_env" / "apps" / "serve" / "__init__.py").read_text()
+        and "8765" in (ROOT / "rams_env" / "apps" / "serve" / "command.py").read_text()
     )
     for model in zoo.models().values():
         for file in model.folder.glob("rams_vs_*.json"):

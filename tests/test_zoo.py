@@ -208,7 +208,8 @@ def test_rams_eval_and_play_take_zoo_names(tmp_path: Path):
 
 
 def test_rams_serve_suggests_zoo_names_and_seats_them():
-    from rams_env.apps.serve import ServeState, create_app
+    from rams_env.apps.serve.app import create_app
+    from rams_env.apps.serve.state import ServeState
 
     state = ServeState(checkpoint_dir=CHECKPOINTS)
     suggestions = state.agent_suggestions()
