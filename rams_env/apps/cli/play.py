@@ -18,7 +18,7 @@ from ...render import render_table
 from ...rules import Action, Game, Phase, RulesConfig, action_name, card_index
 from ..command import Command, CommandError
 from ..game_log import LOG_FORMAT, LOG_VERSION
-from ..narration import describe, legal_names, news
+from ..narration import NEXT_DEAL, PHASE_HINTS, apply_and_narrate, legal_names
 from .options import add_rules_arguments, check_output, make_agent, nonnegative, rules_from_args
 from .replay import replay
 
@@ -56,15 +56,6 @@ class _Move:
     message: str = ""
 
 
-_PHASE_HINT = {
-    Phase.BID: "Forehand's bid: bid better cards, bid a swing, or make no (further) bid.",
-    Phase.ANSWER: "Answer the bid: accept or reject.",
-    Phase.KNOCK: "Knock (play this deal) or pass.",
-    Phase.BUY: "Buying: discard a card, or DRAW to replace the cards discarded.",
-    Phase.PLAY: "Play a card.",
-}
-
-
 def parse_move(text: str, legal: Sequence[int]) -> _Move:
     """Read a move typed by a person: its number in ``legal`` (from 1), a card name or an action name."""
     word = text.strip()
@@ -94,7 +85,7 @@ def parse_move(text: str, legal: Sequence[int]) -> _Move:
 
 
 def _menu(game: Game, legal: Sequence[int]) -> str:
-    hint = _PHASE_HINT.get(game.phase, "")
+    hint = PHASE_HINTS.get(game.phase, "")
     items = "  ".join(f"{k}) {action_name(a)}" for k, a in enumerate(legal, 1))
     return f"{hint}\nYour moves: {items}\n(type a number or a name; 'help' repeats this, 'quit' leaves)"
 
@@ -146,16 +137,14 @@ def _play_loop(
                 action = _ask(game, ask, out)
             else:
                 action = actor(game, seat)
-            line = describe(game, seat, action, viewer)
-            tricks_before = len(game.completed)
-            game.apply(action)
+            line, said = apply_and_narrate(game, seat, action, viewer, scores_before)
             log.append([seat, action_name(action)])
             print(line, file=out)
-            for said in news(game, tricks_before, scores_before, viewer):
-                print(said, file=out)
+            for news in said:
+                print(news, file=out)
         if next_deal_or_end(game, episode):
             break
-        print("\n--- next deal ---", file=out)
+        print("\n" + NEXT_DEAL, file=out)
     print("\n" + render_table(game, viewer), file=out)
 
 

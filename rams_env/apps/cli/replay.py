@@ -11,7 +11,7 @@ from ...render import render_table
 from ...rules import IllegalActionError, Phase
 from ..command import Command, CommandError
 from ..game_log import load_log, log_action, short_repr
-from ..narration import describe, news
+from ..narration import NEXT_DEAL, apply_and_narrate
 from .options import nonnegative
 
 
@@ -39,17 +39,15 @@ def replay(path: str, seat: int | None, out: TextIO) -> int:
             if next_deal_or_end(game, record["episode"]):
                 raise CommandError(f"{path}: the {record['episode']} is over after action {k - 1}, the log goes on")
             scores_before = list(game.scores)
-            print("\n--- next deal ---", file=out)
+            print("\n" + NEXT_DEAL, file=out)
         try:
             actor, action = log_action(entry, game)
-            line = describe(game, actor, action, viewer)
-            tricks_before = len(game.completed)
-            game.apply(action)
+            line, said = apply_and_narrate(game, actor, action, viewer, scores_before)
         except (ValueError, IllegalActionError) as err:
             raise CommandError(f"{path}: action {k} {short_repr(entry)} does not replay: {short_repr(err)}") from None
         print(f"\n[{k}] {line}", file=out)
-        for said in news(game, tricks_before, scores_before, viewer):
-            print(said, file=out)
+        for news in said:
+            print(news, file=out)
         print(render_table(game, viewer), file=out)
     print(f"\nend of the log ({len(record['actions'])} actions)", file=out)
     return 0

@@ -16,10 +16,10 @@ from ...episode import episode_ends, next_deal_or_end
 from ...evaluation import Deal, actor_for, agent_seed, build_agent, deal_set
 from ...rules import Action, Game, IllegalActionError, Phase, RulesConfig, action_name
 from ..game_log import LOG_FORMAT, LOG_VERSION
-from ..narration import describe
+from ..narration import NEXT_DEAL, PAGE, apply_and_narrate, legal_names
 from .deal_summary import ScoreHistory, deal_summary
 from .limits import Deadline, Limits
-from .seat_view import HINTS, buy_rules, deal_points, legal_moves, news, seat_state
+from .seat_view import HINTS, buy_rules, deal_points, legal_moves, seat_state
 from .validation import ApiError, read_action, short_json
 
 MAX_EVENTS = 400  # lines of a game's history sent with each state
@@ -69,12 +69,10 @@ class LiveGame:
     # -- moves
     def _apply(self, seat: int, action: int) -> None:
         game = self.game
-        line = describe(game, seat, action, self.seat)
-        tricks_before = len(game.completed)
-        game.apply(action)
+        line, said = apply_and_narrate(game, seat, action, self.seat, self.scores_before, PAGE)
         self.log.append([seat, action_name(action)])
         self.history.append(line)
-        self.history.extend(news(game, tricks_before, self.scores_before, self.seat))
+        self.history.extend(said)
         if seat != self.seat:
             self.recent.append({"seat": seat, "line": line})
         if game.phase >= Phase.DEAL_OVER:
@@ -120,8 +118,7 @@ class LiveGame:
             )
         legal = game.legal_actions()
         if action not in legal:
-            names = ", ".join(action_name(a) for a in legal)
-            raise ApiError(400, f"{action_name(action)} is not a legal move now; legal: {names}")
+            raise ApiError(400, f"{action_name(action)} is not a legal move now; legal: {legal_names(legal)}")
         self.recent = []
         try:
             self._apply(self.seat, action)
@@ -147,8 +144,9 @@ class LiveGame:
         trial = self.game.clone()
         for action in actions:  # all of it checked before any of it is played
             if action not in trial.legal_actions():
-                names = ", ".join(action_name(a) for a in trial.legal_actions())
-                raise ApiError(400, f"{action_name(action)} is not a legal move now; legal: {names}")
+                raise ApiError(
+                    400, f"{action_name(action)} is not a legal move now; legal: {legal_names(trial.legal_actions())}"
+                )
             trial.apply(action)
         self.recent = []
         for action in actions:
@@ -159,7 +157,7 @@ class LiveGame:
         self._check_open()
         if self.game.current >= 0:
             raise ApiError(409, "the deal is still being played")
-        self.history.append("--- next deal ---")
+        self.history.append(NEXT_DEAL)
         next_deal_or_end(self.game, self.episode)  # deals the next deal (the episode goes on: checked above)
         self.scores_before = list(self.game.scores)
         self.flights_before = list(self.game.flights)

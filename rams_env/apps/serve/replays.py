@@ -16,10 +16,10 @@ from ...evaluation import SCORES, actor_for, agent_seed, build_agent, deck_of
 from ...rules import Action, Game, IllegalActionError, Phase, action_name, card_index
 from ..command import CommandError
 from ..game_log import LOG_FORMAT, load_log
-from ..narration import describe
+from ..narration import NEXT_DEAL, PAGE, apply_and_narrate
 from .deal_summary import ScoreHistory, deal_summary
 from .limits import Deadline, Limits
-from .seat_view import deal_points, news, seat_state
+from .seat_view import deal_points, seat_state
 from .validation import (
     SEED_LIMIT,
     ApiError,
@@ -117,13 +117,11 @@ class Replay:
                 next_deal_or_end(game, self.episode)
                 scores_before = list(game.scores)
                 if shown:
-                    lines.append("--- next deal ---")
-            line = describe(game, actor, action, seat)
-            tricks_before = len(game.completed)
-            game.apply(action)
+                    lines.append(NEXT_DEAL)
+            line, said = apply_and_narrate(game, actor, action, seat, scores_before, PAGE)
             if shown:
                 lines.append(f"[{k}] {line}")
-                lines.extend(news(game, tricks_before, scores_before, seat))
+                lines.extend(said)
         return game, lines, scores_before
 
     def state(self, ident: str, step: int, seat: int) -> dict[str, Any]:

@@ -9,13 +9,11 @@ from typing import Any
 
 from ...render_rgb import hand_counts
 from ...rules import Action, Game, Phase, action_name
+from ..narration import PHASE_HINTS, draw_count
 
-HINTS = {
-    Phase.BID: "Forehand's bid: bid better cards, bid a swing, or make no (further) bid.",
-    Phase.ANSWER: "Answer the bid: accept or reject.",
-    Phase.KNOCK: "Knock (play this deal) or pass.",
+HINTS = {  # the terminal's, but for buying: the page marks the discards by clicking
+    **PHASE_HINTS,
     Phase.BUY: "Buying: click the cards to discard (click again to keep), then confirm the draw.",
-    Phase.PLAY: "Play a card.",
 }
 _CALLS = {
     Action.PASS: "Pass",
@@ -47,27 +45,10 @@ def legal_moves(game: Game, seat: int) -> list[dict[str, Any]]:
         else:
             label = _CALLS[Action(a)]
             if a == Action.DRAW:
-                count = game.pending_discards - (1 if game.config.swedish and seat == game.dealer else 0)
+                count = draw_count(game, seat)
                 label = f"Draw {count}" if count else "Draw none"
             moves.append({"id": a, "name": action_name(a), "kind": "call", "label": label})
     return moves
-
-
-def news(game: Game, tricks_before: int, scores_before: Sequence[int], viewer: int) -> list[str]:
-    """Public news after an action: a completed trick, the end of a deal or of a rams."""
-    who = lambda s: "you" if s == viewer else f"player_{s}"
-    lines = []
-    if len(game.completed) > tricks_before:
-        cards, winner = game.completed[-1]
-        lines.append(f"trick ({' '.join(action_name(c) for _, c in cards)}) taken by {who(winner)}")
-    if game.phase >= Phase.DEAL_OVER:
-        points = ", ".join(
-            f"{who(s)} {b - a:+d}" for s, (b, a) in enumerate(zip(scores_before, game.scores, strict=True))
-        )
-        lines.append(f"deal over ({game.deal_reason}); points: {points}")
-        if game.rams_over and game.rams_log:
-            lines.append(f"the rams is over; won by {', '.join(who(s) for s in game.rams_log[-1][1])}")
-    return lines
 
 
 def deal_points(game: Game, scores_before: Sequence[int]) -> list[int] | None:
