@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -15,9 +14,9 @@ from ...encoding import ObservationEncoder
 from ...episode import next_deal_or_end
 from ...evaluation import AGENT_SPEC_HELP, actor_for, agent_label, agent_seed, build_agent, deal_set
 from ...render import render_table
-from ...rules import Action, Game, Phase, RulesConfig, action_name, card_index
+from ...rules import Action, Game, RulesConfig, action_name, card_index
 from ..command import Command, CommandError
-from ..game_log import LOG_FORMAT, LOG_VERSION
+from ..game_log import log_record, write_log
 from ..narration import NEXT_DEAL, PHASE_HINTS, apply_and_narrate, legal_names
 from .options import add_rules_arguments, check_output, make_agent, nonnegative, rules_from_args
 from .replay import replay
@@ -198,25 +197,9 @@ def _save_play_log(
     args: argparse.Namespace, config: RulesConfig, deal: Any, names: list[str], game: Game, log: list[list[Any]]
 ) -> None:
     """Write ``rams play --save``'s log; ``CommandError`` if the file cannot be written."""
-    record = {
-        "format": LOG_FORMAT,
-        "version": LOG_VERSION,
-        "config": config.to_dict(),
-        "episode": args.episode,
-        "seed": deal.seed,
-        "deck": list(deal.deck),
-        "dealer": deal.dealer,
-        "scores": list(deal.scores),
-        "seats": names,
-        "human_seat": args.seat,
-        "actions": log,
-        "complete": game.phase >= Phase.DEAL_OVER,
-        "final_scores": list(game.scores),
-    }
+    record = log_record(config, args.episode, deal, names, args.seat, log, game)
     try:
-        with open(args.save, "w", encoding="utf-8") as f:
-            json.dump(record, f, indent=1)
-            f.write("\n")
+        write_log(args.save, record)
     except OSError as err:
         raise CommandError(f"--save {args.save}: cannot write the game log: {err.strerror or err}") from None
     print(f"saved the game log to {args.save}")

@@ -33,7 +33,6 @@ from .validation import (
     read_choice,
     read_int,
     rules_from_body,
-    short_json,
 )
 
 SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
@@ -301,7 +300,7 @@ def _add_replay_routes(app: Any, state: ServeState) -> None:
             name = data["name"]
             path = state.known_logs().get(name) if isinstance(name, str) else None
             if path is None:
-                raise ApiError(404, f"no saved log named {short_json(name)}; GET /api/logs lists them")
+                raise ApiError(404, f"no saved log named {jsoncheck.short(name)}; GET /api/logs lists them")
             try:
                 game_and_record = load_log(path)
             except CommandError as err:

@@ -3,7 +3,6 @@ that seat's turn, within the request's deadline."""
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
@@ -11,16 +10,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ... import jsoncheck
 from ...encoding import ObservationEncoder
 from ...episode import episode_ends, next_deal_or_end
 from ...evaluation import Deal, actor_for, agent_seed, build_agent, deal_set
 from ...rules import Action, Game, IllegalActionError, Phase, RulesConfig, action_name
-from ..game_log import LOG_FORMAT, LOG_VERSION
+from ..game_log import log_record, write_log
 from ..narration import NEXT_DEAL, PAGE, apply_and_narrate, legal_names
 from .deal_summary import ScoreHistory, deal_summary
 from .limits import Deadline, Limits
 from .seat_view import HINTS, buy_rules, deal_points, legal_moves, seat_state
-from .validation import ApiError, read_action, short_json
+from .validation import ApiError, read_action
 
 MAX_EVENTS = 400  # lines of a game's history sent with each state
 
@@ -133,10 +133,10 @@ class LiveGame:
         if rules is None:
             raise ApiError(409, "it is not your turn to buy")
         if not isinstance(value, list) or len(value) > 6:
-            raise ApiError(400, f"'discards' must be a list of the cards to discard, got {short_json(value)}")
+            raise ApiError(400, f"'discards' must be a list of the cards to discard, got {jsoncheck.short(value)}")
         cards = [read_action(v) for v in value]
         if any(c >= 52 for c in cards) or len(set(cards)) != len(cards):
-            raise ApiError(400, f"'discards' must be distinct cards of your hand, got {short_json(value)}")
+            raise ApiError(400, f"'discards' must be distinct cards of your hand, got {jsoncheck.short(value)}")
         if not rules["min"] <= len(cards) <= rules["max"]:
             wanted = f"{rules['min']} to {rules['max']}" if rules["min"] != rules["max"] else str(rules["min"])
             raise ApiError(400, f"discard {wanted} cards now, not {len(cards)}: {rules['note']}")
@@ -207,22 +207,7 @@ class LiveGame:
 
     def record(self) -> dict[str, Any]:
         """The game log, as ``rams play --save`` writes it (it holds the whole deck: never sent to the page)."""
-        deal = self.deal
-        return {
-            "format": LOG_FORMAT,
-            "version": LOG_VERSION,
-            "config": self.config.to_dict(),
-            "episode": self.episode,
-            "seed": deal.seed,
-            "deck": list(deal.deck),
-            "dealer": deal.dealer,
-            "scores": list(deal.scores),
-            "seats": self.names,
-            "human_seat": self.seat,
-            "actions": self.log,
-            "complete": self.game.phase >= Phase.DEAL_OVER,
-            "final_scores": list(self.game.scores),
-        }
+        return log_record(self.config, self.episode, self.deal, self.names, self.seat, self.log, self.game)
 
     def _save(self) -> None:
         if self.save_dir is None:
@@ -230,9 +215,7 @@ class LiveGame:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = self.save_dir / f"rams-{self.config.variant}-{stamp}-{secrets.token_hex(3)}.json"
         try:
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(self.record(), f, indent=1)
-                f.write("\n")
+            write_log(path, self.record())
         except OSError as err:
             self.history.append(f"could not save the game log to {path}: {err.strerror or err}")
             return

@@ -4,18 +4,16 @@ way, and shows the table after any step as any seat saw it."""
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
+from ... import jsoncheck
 from ...encoding import ObservationEncoder
 from ...episode import EPISODES, next_deal_or_end
 from ...evaluation import SCORES, actor_for, agent_seed, build_agent, deck_of
 from ...rules import Action, Game, IllegalActionError, Phase, action_name, card_index
 from ..command import CommandError
-from ..game_log import LOG_FORMAT, load_log
+from ..game_log import LOG_FORMAT, check_log
 from ..narration import NEXT_DEAL, PAGE, apply_and_narrate
 from .deal_summary import ScoreHistory, deal_summary
 from .limits import Deadline, Limits
@@ -28,7 +26,6 @@ from .validation import (
     read_choice,
     read_int,
     rules_from_body,
-    short_json,
 )
 
 MAX_DECK = 100_000  # deck index of an evaluation game
@@ -74,7 +71,7 @@ class Replay:
                 seat, action = self._entry(entry, game)
                 game.apply(action)
             except (ValueError, IllegalActionError) as err:
-                raise ApiError(400, f"action {k} {short_json(entry)} does not replay: {err}") from None
+                raise ApiError(400, f"action {k} {jsoncheck.short(entry)} does not replay: {err}") from None
             self.actions.append((seat, action))
             if game.phase >= Phase.DEAL_OVER:
                 chart.deal_over(game)
@@ -158,15 +155,10 @@ def replay_of_record(record: Any, where: str, title: str) -> Replay:
     """A replay of a ``rams play --save`` log (a parsed JSON object), checked as ``rams replay`` checks it."""
     if not isinstance(record, dict):
         raise ApiError(400, f"{where} is not a rams game log (a JSON object with 'format': {LOG_FORMAT!r})")
-    fd, path = tempfile.mkstemp(prefix="rams-serve-", suffix=".json")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(record, f)
-        game, record = load_log(path)
+        game, record = check_log(record, where)
     except CommandError as err:
-        raise ApiError(400, str(err).replace(path, where)) from None
-    finally:
-        os.unlink(path)
+        raise ApiError(400, str(err)) from None
     seats = record.get("seats")
     names = seats if _is_names(seats, game.n) else [f"player_{s}" for s in range(game.n)]
     viewer = record.get("human_seat", 0)

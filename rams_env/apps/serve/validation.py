@@ -4,10 +4,10 @@ agents within the server's budgets, and an action by id or name. A bad value is 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from ... import jsoncheck
 from ...evaluation import agent_source
 from ...rules import PRESETS, Action, RulesConfig, card_index, make_config
 from .limits import Limits, budgeted
@@ -29,7 +29,7 @@ def read_int(body: dict[str, Any], key: str, default: int | None, low: int, high
     if value is None and default is None:
         raise ApiError(400, f"{key!r} is required: an integer {low} to {high}")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError(400, f"{key!r} must be an integer {low} to {high}, got {short_json(value)}")
+        raise ApiError(400, f"{key!r} must be an integer {low} to {high}, got {jsoncheck.short(value)}")
     if not low <= value <= high:
         raise ApiError(400, f"{key!r} must be {low} to {high}, got {value}")
     return value
@@ -38,16 +38,8 @@ def read_int(body: dict[str, Any], key: str, default: int | None, low: int, high
 def read_choice(body: dict[str, Any], key: str, default: str, choices: Sequence[str]) -> str:
     value = body.get(key, default)
     if not isinstance(value, str) or value not in choices:
-        raise ApiError(400, f"{key!r} must be one of {', '.join(choices)}, got {short_json(value)}")
+        raise ApiError(400, f"{key!r} must be one of {', '.join(choices)}, got {jsoncheck.short(value)}")
     return value
-
-
-def short_json(value: Any, limit: int = 120) -> str:
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError, RecursionError):
-        text = f"a {type(value).__name__}"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def rules_from_body(body: dict[str, Any]) -> RulesConfig:
@@ -59,7 +51,9 @@ def rules_from_body(body: dict[str, Any]) -> RulesConfig:
         isinstance(v, (int, str)) and not isinstance(v, float) for v in options.values()
     ):
         raise ApiError(
-            400, f"'options' must be an object of rule options (integers, booleans, strings), got {short_json(options)}"
+            400,
+            "'options' must be an object of rule options (integers, booleans, strings), "
+            f"got {jsoncheck.short(options)}",
         )
     try:
         return make_config(variant, players, **options)
@@ -76,7 +70,7 @@ def agent_specs(body: dict[str, Any], key: str, count: int, default: str | None)
         raise ApiError(
             400,
             f"{key!r} must be a list of agent specs (random, heuristic, search, search:200 or a "
-            f"checkpoint path), got {short_json(value)}",
+            f"checkpoint path), got {jsoncheck.short(value)}",
         )
     if len(value) == 1:
         value = value * count
@@ -117,5 +111,7 @@ def read_action(value: Any) -> int:
         except ValueError:
             pass
     raise ApiError(
-        400, f'\'action\' must be an action id 0 to 59, a card like "TH" or a name like "PASS", got {short_json(value)}'
+        400,
+        '\'action\' must be an action id 0 to 59, a card like "TH" or a name like "PASS", '
+        f"got {jsoncheck.short(value)}",
     )
