@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ...episode import EPISODES
+from ...episode import EPISODES, EpisodeKind
 from ...evaluation import SCORES, agent_source
 from ...keyvalue import parse_pair
 from ...rules import PRESETS, RulesConfig, make_config
@@ -40,7 +40,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser, own: str = "") -> None:
     )
     parser.add_argument(
         "--episode",
-        default="deal",
+        default=EpisodeKind.DEAL.label,
         choices=EPISODES,
         help="episode: one deal, one rams, or a match of ramsar (default deal)",
     )

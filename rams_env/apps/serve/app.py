@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import jsoncheck
-from ...episode import EPISODES
+from ...episode import EPISODES, EpisodeKind
 from ...evaluation import SCORES
 from ...rules import PRESETS, make_config
 from ..command import CommandError
@@ -201,7 +201,7 @@ def _add_game_routes(app: Any, state: ServeState) -> None:
         data = _body()
         config = rules_from_body(data)
         n = config.num_players
-        episode = read_choice(data, "episode", "deal", EPISODES)
+        episode = read_choice(data, "episode", EpisodeKind.DEAL.label, EPISODES)
         scores = read_choice(data, "scores", "start", SCORES)
         seat = read_int(data, "seat", 0, 0, n - 1)
         seed = data.get("seed")

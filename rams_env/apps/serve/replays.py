@@ -9,7 +9,7 @@ from typing import Any
 
 from ... import jsoncheck
 from ...encoding import ObservationEncoder
-from ...episode import EPISODES, next_deal_or_end
+from ...episode import EPISODES, EpisodeKind, next_deal_or_end
 from ...evaluation import SCORES, actor_for, agent_seed, build_agent, deck_of
 from ...rules import Action, Game, IllegalActionError, Phase, action_name, card_index
 from ..command import CommandError
@@ -175,7 +175,7 @@ def agents_game(body: dict[str, Any], limits: Limits | None = None) -> Replay:
     """Deck ``deck`` of the deal set ``seed`` played by ``agents`` (one per seat), as ``rams eval`` plays it."""
     config = rules_from_body(body)
     n = config.num_players
-    episode = read_choice(body, "episode", "deal", EPISODES)
+    episode = read_choice(body, "episode", EpisodeKind.DEAL.label, EPISODES)
     scores = read_choice(body, "scores", "start", SCORES)
     seed = read_int(body, "seed", 0, 0, SEED_LIMIT - 1)
     deck = read_int(body, "deck", 0, 0, MAX_DECK - 1)
