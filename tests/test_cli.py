@@ -13,12 +13,16 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from rams_env import cli
-from rams_env.cli import COMMAND_GROUP, Command, build_parser, describe, main, parse_move
+from rams_env.apps import command
+from rams_env.apps.cli import BUILTIN_COMMANDS, main
+from rams_env.apps.cli.play import parse_move
+from rams_env.apps.command import COMMAND_GROUP, Command, build_parser
+from rams_env.apps.game_log import LOG_FORMAT
+from rams_env.apps.narration import describe
 from rams_env.evaluation import deal_set
 from rams_env.rules import Action, Phase, card_index, make_config
 
-RAMS = [sys.executable, "-m", "rams_env.cli"]
+RAMS = [sys.executable, "-m", "rams_env.apps.cli"]
 # Seed 3 with random opponents: player_0 decides in the knock round, knocks, buys and plays.
 PLAY = ["play", "--agents", "random", "--seed", "3"]
 BAD_INPUT = ["xyzzy", "", "1.5", "99", "DRAW"]  # unknown word, empty line, non-number, no such number, illegal
@@ -52,7 +56,7 @@ def test_play_answers_bad_input_plays_to_the_end_saves_and_replays(tmp_path: Pat
     assert "deal over" in out and "saved the game log" in out
 
     record = json.loads(log.read_text())
-    assert record["format"] == cli.LOG_FORMAT and record["complete"] is True
+    assert record["format"] == LOG_FORMAT and record["complete"] is True
     assert record["actions"][0][1] in {"BID_BETTER", "BID_SWING", "NO_BID", "PASS", "KNOCK"}
     deal = deal_set(make_config("mattmar", 4), 3, 1)[0]
     assert record["deck"] == list(deal.deck) and record["dealer"] == deal.dealer
@@ -277,7 +281,7 @@ def test_packages_add_subcommands_through_entry_points(
         EntryPoint("not_a_command", f"{__name__}:_run_hello", COMMAND_GROUP),
         EntryPoint("hello", f"{__name__}:HELLO", COMMAND_GROUP),
     ]
-    monkeypatch.setattr(cli, "entry_points", lambda group: points if group == COMMAND_GROUP else [])
+    monkeypatch.setattr(command, "entry_points", lambda group: points if group == COMMAND_GROUP else [])
     assert main(["hello", "--name", "rams"]) == 7
     captured = capsys.readouterr()
     assert captured.out == "hello rams\n"
@@ -287,12 +291,12 @@ def test_packages_add_subcommands_through_entry_points(
         main(["--help"])
     assert "hello" in capsys.readouterr().out
     with pytest.raises(ValueError, match="two rams commands are named 'eval'"):
-        build_parser([*cli.BUILTIN_COMMANDS, Command("eval", "again", _configure_hello, _run_hello)])
+        build_parser([*BUILTIN_COMMANDS, Command("eval", "again", _configure_hello, _run_hello)])
 
 
 def test_rams_console_script_points_at_main() -> None:
     (script,) = [p for p in entry_points(group="console_scripts") if p.name == "rams"]
-    assert script.value == "rams_env.cli:main"
+    assert script.value == "rams_env.apps.cli:main"
 
 
 @pytest.mark.parametrize("command", ["eval", "play", "replay", "serve", "train"])

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from rams_env.cli import main
+from rams_env.apps.cli import main
 
-RAMS = [sys.executable, "-m", "rams_env.cli"]
+RAMS = [sys.executable, "-m", "rams_env.apps.cli"]
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -252,7 +252,7 @@ def test_the_log_is_saved_whatever_ends_the_game(
 
 
 def test_parse_move_refuses_digits_that_int_does_not_read() -> None:
-    from rams_env.cli import parse_move
+    from rams_env.apps.cli.play import parse_move
 
     for word in ("²", "\u0661", "৩", "⑦"):
         move = parse_move(word, [1, 2, 3])
@@ -263,15 +263,15 @@ def test_parse_move_refuses_digits_that_int_does_not_read() -> None:
 def test_a_prompt_never_lets_a_parse_error_escape(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from rams_env import cli
+    from rams_env.apps.cli import play
     from rams_env.rules import Game, make_config
 
-    def broken(text: str, legal: list[int]) -> cli._Move:
+    def broken(text: str, legal: list[int]) -> play._Move:
         raise KeyError(text)
 
-    monkeypatch.setattr(cli, "parse_move", broken)
+    monkeypatch.setattr(play, "parse_move", broken)
     lines = iter(["anything", "quit"])
     out = io.StringIO()
-    with pytest.raises(cli._Quit):
-        cli._ask(Game(make_config("mattmar"), 3), lambda prompt: next(lines), out)
+    with pytest.raises(play._Quit):
+        play._ask(Game(make_config("mattmar"), 3), lambda prompt: next(lines), out)
     assert "Could not read 'anything' as a move" in out.getvalue()

@@ -163,7 +163,8 @@ def test_python_block_runs(where: str, code: str, quiet: None):
 
 
 def _rams_parser() -> argparse.ArgumentParser:
-    from rams_env.cli import BUILTIN_COMMANDS, build_parser, plugin_commands
+    from rams_env.apps.cli import BUILTIN_COMMANDS
+    from rams_env.apps.command import build_parser, plugin_commands
 
     return build_parser([*BUILTIN_COMMANDS, *plugin_commands()])
 
@@ -284,7 +285,8 @@ def test_every_number_in_the_readme_has_its_source():
     sources = {f"{OBS_SIZE:,}", str(NUM_ACTIONS), str(len(zoo.models())), str(len(PRESETS)), str(EVAL_SEED), "800"}
     sources |= {f"{1 / 4:.3f}", "2.13.0", "8765"}  # fair share at 4; the torch of .ci/run; rams serve's port
     assert (
-        "torch==2.13.0" in (ROOT / ".ci" / "run").read_text() and "8765" in (ROOT / "rams_env" / "serve.py").read_text()
+        "torch==2.13.0" in (ROOT / ".ci" / "run").read_text()
+        and "8765" in (ROOT / "rams_env" / "apps" / "serve" / "command.py").read_text()
     )
     for model in zoo.models().values():
         for file in model.folder.glob("rams_vs_*.json"):

@@ -161,7 +161,7 @@ def test_a_file_that_is_not_json_is_refused(tmp_path):
 
 
 def test_rams_eval_takes_a_manifest_as_an_agent(pair, capsys):
-    from rams_env.cli import main
+    from rams_env.apps.cli import main
 
     manifest, _, _ = pair
     assert main(["eval", str(manifest), "--decks", "2", "--no-progress"]) == 0

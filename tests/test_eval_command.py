@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rams_env.cli import main
+from rams_env.apps.cli import main
 from rams_env.rules import make_config
 
 

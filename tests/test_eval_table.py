@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rams_env.agents import HeuristicAgent, RandomAgent
-from rams_env.cli import main
+from rams_env.apps.cli import main
 from rams_env.evaluation import TABLE_WIDTH, evaluate, source_name
 from rams_env.rules import make_config
 

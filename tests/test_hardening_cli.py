@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from rams_env.cli import LOG_FORMAT, LOG_VERSION, main
+from rams_env.apps.cli import main
+from rams_env.apps.game_log import LOG_FORMAT, LOG_VERSION
 from rams_env.evaluation import deal_set
 from rams_env.rules import make_config
 
-RAMS = [sys.executable, "-m", "rams_env.cli"]
+RAMS = [sys.executable, "-m", "rams_env.apps.cli"]
 
 
 @pytest.fixture(scope="module")
@@ -173,11 +174,11 @@ class ThreadProbe:
 def _probe_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[int, set[int]]:
     import functools
 
-    from rams_env import cli
+    from rams_env.apps.cli import evaluate
 
-    real = cli._agent
+    real = evaluate.make_agent
     probe = functools.partial(ThreadProbe, log=str(tmp_path))
-    monkeypatch.setattr(cli, "_agent", lambda spec, config: probe if spec == "probe" else real(spec, config))
+    monkeypatch.setattr(evaluate, "make_agent", lambda spec, config: probe if spec == "probe" else real(spec, config))
     assert main(["eval", "probe", "--decks", "4", "--no-progress", "--resamples", "10", *argv]) == 0
     return {int(p.stem): {int(line) for line in p.read_text().split()} for p in tmp_path.glob("*.txt")}
 
@@ -207,7 +208,8 @@ def test_eval_defaults_to_one_torch_thread(tmp_path: Path, monkeypatch: pytest.M
 def _subparsers() -> dict[str, object]:
     import argparse
 
-    from rams_env.cli import BUILTIN_COMMANDS, build_parser
+    from rams_env.apps.cli import BUILTIN_COMMANDS
+    from rams_env.apps.command import build_parser
 
     parser = build_parser(BUILTIN_COMMANDS)
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -298,7 +300,7 @@ def test_the_wheel_of_the_multi_node_instructions_builds_and_holds_both_packages
         missing = _source_files(package) - names
         assert not missing, f"the wheel lacks {sorted(missing)[:5]}"
     assert "rams_env/integrations/rllib.py" in names and "training/cli.py" in names
-    assert "rams = rams_env.cli:main" in entry_text and "train = training.cli:COMMAND" in entry_text
+    assert "rams = rams_env.apps.cli:main" in entry_text and "train = training.cli:COMMAND" in entry_text
     assert "Provides-Extra: rllib" in metadata_text and "Provides-Extra: train" in metadata_text
 
 

@@ -22,7 +22,7 @@ from ray.rllib.core.columns import Columns
 
 import rams_env
 from rams_env.agents import load_agent
-from rams_env.cli import main as rams_main
+from rams_env.apps.cli import main as rams_main
 from rams_env.integrations import rllib
 from rams_env.integrations.rllib import (
     MASKED_LOGIT,

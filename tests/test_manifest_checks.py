@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from rams_env import policy
-from rams_env.cli import main
+from rams_env.apps.cli import main
 from rams_env.encoding import OBS_SIZE
 from rams_env.policy import (
     ENSEMBLE_FORMAT,

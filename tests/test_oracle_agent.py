@@ -130,7 +130,7 @@ def test_an_evaluation_report_labels_the_oracle():
 def test_rams_play_labels_an_oracle_seat(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     import io
 
-    from rams_env.cli import main
+    from rams_env.apps.cli import main
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # leave at the first prompt
     main(["play", "--agents", "oracle:2", "heuristic", "--num-players", "3", "--seed", "1"])

@@ -262,7 +262,7 @@ def test_forged_hidden_sizes_are_refused_before_any_network_is_built(tmp_path, m
 
 
 def test_forged_hidden_sizes_are_one_line_in_rams_eval(tmp_path, monkeypatch, capsys):
-    from rams_env.cli import main
+    from rams_env.apps.cli import main
 
     path = tmp_path / "forged.pt"
     torch.save(dict(load_checkpoint(tiny_checkpoint(tmp_path)), network={"hidden": [10**6, 10**6]}), path)

@@ -25,11 +25,13 @@ import numpy as np
 import pytest
 from werkzeug.serving import make_server
 
-from rams_env import cli
+from rams_env.apps import cli, command, game_log
+from rams_env.apps.serve.app import MAX_BODY, create_app
+from rams_env.apps.serve.command import COMMAND
+from rams_env.apps.serve.state import ServeState
 from rams_env.episode import next_deal_or_end
 from rams_env.evaluation import _play, agent_seed, agent_source, deal_set
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
-from rams_env.serve import COMMAND, MAX_BODY, ServeState, create_app
 
 CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
 ROOT = Path(__file__).resolve().parents[1]
@@ -337,7 +339,7 @@ def test_a_replay_step_holds_only_the_chosen_seats_view(server: Server) -> None:
     state = play_out(server, state)
     status, replay, _ = server.request("POST", f"/api/games/{state['id']}/replay", {})
     assert status == 201 and replay["step"] == replay["steps"] == state["actions"]
-    game, record = cli.load_log(server.state.save_dir / state["saved"])
+    game, record = game_log.load_log(server.state.save_dir / state["saved"])
     checked = 0
     for k in range(replay["steps"] + 1):  # the game of the log, stepped along beside the replay
         if k:
@@ -396,7 +398,7 @@ def test_an_agents_game_is_that_decks_game_in_rams_eval(server: Server) -> None:
 # ----------------------------------------------------------------------------- the command
 def test_rams_serve_is_a_rams_command_and_checks_its_arguments(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert COMMAND.name == "serve"
-    assert "serve" in {c.name for c in cli.plugin_commands()}
+    assert "serve" in {c.name for c in command.plugin_commands()}
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     assert cli.main(["serve", str(bad)]) == 1

@@ -1,4 +1,4 @@
-"""``rams serve``'s limits (rams_env.serve_limits): agent budgets, the deadline of a request, the stores that
+"""``rams serve``'s limits (rams_env.apps.serve.limits): agent budgets, the deadline of a request, the stores that
 never drop a game in play, their options, and hostile JSON in requests (wrong types, deep nesting)."""
 
 from __future__ import annotations
@@ -10,10 +10,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from rams_env.apps.serve.command import COMMAND
+from rams_env.apps.serve.games import LiveGame
+from rams_env.apps.serve.limits import Deadline, Limits, Refused, Store, budgeted
+from rams_env.apps.serve.state import ServeState
+from rams_env.apps.serve.validation import ApiError
 from rams_env.evaluation import agent_source, deal_set
 from rams_env.rules import make_config
-from rams_env.serve import COMMAND, ApiError, LiveGame, ServeState
-from rams_env.serve_limits import Deadline, Limits, Refused, Store, budgeted
 from tests.test_serve import Server
 
 
@@ -162,7 +165,8 @@ def test_a_full_server_refuses_a_new_game_with_a_503() -> None:
 def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() -> None:
     import argparse
 
-    import rams_env.serve as serve
+    import rams_env.apps.serve as serve
+    from rams_env.apps.serve.command import _limits
 
     parser = argparse.ArgumentParser()
     COMMAND.configure(parser)
@@ -171,7 +175,7 @@ def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() ->
     for option in options:
         assert option in text and f"``{option}``" in (serve.__doc__ or ""), option
     args = parser.parse_args(["--max-games", "5", "--max-simulations", "20", "--request-time", "1.5"])
-    limits = serve._limits(args)
+    limits = _limits(args)
     assert (limits.max_games, limits.max_simulations, limits.request_seconds) == (5, 20, 1.5)
     for bad in (["--max-games", "0"], ["--move-time", "-1"], ["--request-time", "x"], ["--max-replays", "1.5"]):
         with pytest.raises(SystemExit):
@@ -218,7 +222,7 @@ def test_the_limits_table_of_the_serve_page_shows_the_defaults() -> None:
     import re
     from pathlib import Path
 
-    from rams_env.serve_limits import Limits
+    from rams_env.apps.serve.limits import Limits
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "serve.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `--([a-z-]+) [A-Z]+` \| ([\d.]+) \|", page, re.M))

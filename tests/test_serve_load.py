@@ -15,8 +15,8 @@ import threading
 import time
 from typing import Any
 
-from rams_env.serve import ServeState
-from rams_env.serve_limits import Limits
+from rams_env.apps.serve.limits import Limits
+from rams_env.apps.serve.state import ServeState
 from tests.test_serve import Server
 
 PLAYERS = 64

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from rams_env.deal_summary import deal_summary
+from rams_env.apps.serve.deal_summary import deal_summary
+from rams_env.apps.serve.state import ServeState
+from rams_env.apps.serve.zoo_cards import zoo_cards
 from rams_env.rules import Action, Game, make_config
-from rams_env.serve import ServeState
-from rams_env.zoo_cards import zoo_cards
 from tests.test_serve import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server
 
 ROOT = Path(__file__).resolve().parents[1]

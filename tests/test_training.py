@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from rams_env.agents import load_agent
-from rams_env.cli import CommandError
+from rams_env.apps.command import CommandError
 from rams_env.encoding import OBS_SIZE
 from rams_env.evaluation import agent_source, play_episode
 from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint

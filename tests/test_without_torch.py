@@ -69,7 +69,7 @@ def test_env_engine_agents_and_rams_eval_never_import_torch():
 
         import rams_env
         from rams_env.agents import HeuristicAgent, RandomAgent, SearchAgent
-        from rams_env.cli import main
+        from rams_env.apps.cli import main
         from rams_env.evaluation import play_episode
         from rams_env.vector import BatchedRamsEnv
 
@@ -116,7 +116,7 @@ def test_a_checkpoint_without_torch_names_the_extra_to_install(checkpoint):
     done = run_without_torch(
         f"""
         from rams_env.agents import MissingExtraError, load_agent
-        from rams_env.cli import main
+        from rams_env.apps.cli import main
 
         try:
             load_agent({str(checkpoint)!r})

@@ -179,7 +179,7 @@ def test_an_installed_wheel_without_the_zoo_says_to_set_rams_zoo_and_then_loads(
 
 
 def test_rams_eval_and_play_take_zoo_names(tmp_path: Path):
-    rams = [sys.executable, "-m", "rams_env.cli"]
+    rams = [sys.executable, "-m", "rams_env.apps.cli"]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
     evaluated = subprocess.run(
         [*rams, "eval", "rams32", "--variant", "rams32", "--baseline", "random", "--decks", "1", "--no-progress"],
@@ -208,7 +208,8 @@ def test_rams_eval_and_play_take_zoo_names(tmp_path: Path):
 
 
 def test_rams_serve_suggests_zoo_names_and_seats_them():
-    from rams_env.serve import ServeState, create_app
+    from rams_env.apps.serve.app import create_app
+    from rams_env.apps.serve.state import ServeState
 
     state = ServeState(checkpoint_dir=CHECKPOINTS)
     suggestions = state.agent_suggestions()

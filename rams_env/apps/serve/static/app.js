@@ -1,5 +1,5 @@
 // The page of `rams serve`. Everything it shows comes from the server's JSON states, which hold only
-// the viewing seat's view() (rams_env/serve.py); text is set with textContent, never parsed as HTML.
+// the viewing seat's view() (rams_env/apps/serve/seat_view.py); text is set with textContent, never parsed as HTML.
 "use strict";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };

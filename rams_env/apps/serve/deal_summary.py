@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .rules import Game
-from .rules.cards import ALL_JACKS_BONUS, FIVE_OF_A_SUIT_BONUS, JACK_PAIR_BONUS
+from ...rules import Game
+from ...rules.cards import ALL_JACKS_BONUS, FIVE_OF_A_SUIT_BONUS, JACK_PAIR_BONUS
 
 _ENDS = {
     "played": "all five tricks played",

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from . import zoo
+from ... import zoo
 
 _TITLE = re.compile(r"^# `(?P<name>[^`]+)`: (?P<what>.*?) of (?P<variant>[a-z0-9]+), (?P<sizes>[\d/]+) players\s*$")
 _FILE = re.compile(r"File: `(?P<path>[^`]+\.(?:pt|json))`")

@@ -1,0 +1,182 @@
+"""``rams eval``: duplicate evaluation of agents against a baseline, or a league of them."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ...evaluation import AGENT_SPEC_HELP, BUILTIN_AGENTS, evaluate, league
+from ...rules import RulesConfig
+from ..command import Command, CommandError
+from .options import (
+    MAX_RESAMPLES,
+    MAX_THREADS,
+    MAX_WORKERS,
+    add_rules_arguments,
+    at_most,
+    check_output,
+    make_agent,
+    nonnegative,
+    positive,
+    rules_from_args,
+    torch_threads,
+)
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_SPEC_HELP)
+    parser.add_argument("--baseline", default=None, metavar="AGENT", help="baseline agent (default random)")
+    add_rules_arguments(parser, own="a checkpoint agent's own, else ")
+    parser.add_argument(
+        "--decks",
+        type=positive,
+        default=200,
+        metavar="N",
+        help="decks in the deal set (default 200)",
+    )
+    parser.add_argument("--seed", type=nonnegative, default=0, help="seed of the deal set (default 0)")
+    parser.add_argument(
+        "--league", action="store_true", help="rate the agents against each other with OpenSkill (default: off)"
+    )
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON (default: none)")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG plot of the results (default: none)")
+    parser.add_argument(
+        "--knock-plot",
+        metavar="PATH",
+        help="write a PNG of each agent's knock rate by score, not with --league (default: none)",
+    )
+    parser.add_argument(
+        "--workers", type=at_most(MAX_WORKERS), default=1, help="processes to split the decks over (default 1)"
+    )
+    parser.add_argument(
+        "--threads",
+        type=at_most(MAX_THREADS),
+        default=1,
+        help="torch threads in each process for checkpoint agents (default 1: one game's small network gains "
+        "nothing from more, and several processes with torch's default of one thread per core slow each other down)",
+    )
+    parser.add_argument(
+        "--resamples", type=at_most(MAX_RESAMPLES), default=10_000, help="bootstrap resamples (default 10000)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown)")
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="print the earlier wide table, one line per agent (default: a table within 100 columns)",
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = _checkpoint_rules(args) or rules_from_args(args)
+    if len(set(args.agents)) != len(args.agents):
+        raise CommandError(f"an agent is named twice: {' '.join(args.agents)}")
+    if args.league and args.baseline is not None:
+        raise CommandError("--baseline has no meaning with --league (every agent is rated against the others)")
+    if args.league and len(args.agents) < 2:
+        raise CommandError("--league needs at least 2 agents")
+    check_output(args.json, "--json")
+    check_output(args.plot, "--plot")
+    check_output(args.knock_plot, "--knock-plot")
+    if args.league and args.knock_plot:
+        raise CommandError("--knock-plot is for a duplicate evaluation, not --league")
+    with torch_threads(args.threads):
+        return _evaluate_and_report(args, config)
+
+
+def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig) -> int:
+    agents = {spec: make_agent(spec, config) for spec in args.agents}
+    if "torch" in sys.modules:  # a checkpoint agent imported it: its threads now, the workers' from the environment
+        sys.modules["torch"].set_num_threads(args.threads)
+    progress = not args.no_progress
+    if args.league:
+        result: Any = league(
+            agents,
+            config,
+            decks=args.decks,
+            seed=args.seed,
+            episode=args.episode,
+            scores=args.scores,
+            workers=args.workers,
+            progress=progress,
+        )
+    else:
+        baseline = args.baseline or "random"
+        result = evaluate(
+            agents,
+            make_agent(baseline, config),
+            config,
+            decks=args.decks,
+            seed=args.seed,
+            episode=args.episode,
+            scores=args.scores,
+            baseline_name=baseline,
+            resamples=args.resamples,
+            workers=args.workers,
+            progress=progress,
+        )
+    print(result.table(wide=args.wide))
+    if args.json:
+        result.save_json(args.json)
+        print(f"wrote {args.json}")
+    if args.plot:
+        result.plot(args.plot)
+        print(f"wrote {args.plot}")
+    if args.knock_plot:
+        result.plot_knock_rates(args.knock_plot)
+        print(f"wrote {args.knock_plot}")
+    return 0
+
+
+def _is_checkpoint(spec: str) -> bool:
+    """Whether an agent spec names a trained policy: a checkpoint or ensemble file, an RLlib folder, a zoo name."""
+    if spec.partition(":")[0] in BUILTIN_AGENTS:
+        return False
+    from ... import zoo
+
+    return os.path.isfile(spec) or os.path.isdir(spec) or (zoo.is_name(spec) and spec in zoo.known_names())
+
+
+def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:
+    """``rams eval``'s rules from its first checkpoint agent: its own where ``--variant`` and
+    ``--num-players`` are left out; a ``CommandError`` naming the option to change where a given one
+    conflicts. ``None`` when no agent is a checkpoint."""
+    spec = next((s for s in [*args.agents, args.baseline or ""] if s and _is_checkpoint(s)), None)
+    if spec is None:
+        return None
+    from ...agents import load_agent
+
+    try:
+        agent = load_agent(spec)  # without torch: a MissingExtraError (a ValueError) naming the extra
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    from ...policy import config_at_size  # torch is there
+
+    own: RulesConfig | None = getattr(agent, "config", None)
+    if own is None:  # an agent that does not say its rules (an RLlib folder without them): the options decide
+        return None
+    if args.variant is not None and args.variant != own.variant:
+        raise CommandError(
+            f"{spec} plays {own.variant}, not --variant {args.variant}: change it to --variant {own.variant}, "
+            "or leave --variant out (rams eval then plays the checkpoint's own rules)"
+        )
+    sizes = tuple(sorted(getattr(agent, "table_sizes", (own.num_players,))))
+    n = args.num_players if args.num_players is not None else own.num_players
+    if n not in sizes:
+        allowed = str(sizes[0]) if len(sizes) == 1 else f"one of {', '.join(map(str, sizes))}"
+        raise CommandError(
+            f"{spec} plays {allowed} players, not --num-players {n}: change it to --num-players {own.num_players}"
+            f"{'' if len(sizes) == 1 else f' ({allowed})'}, or leave --num-players out"
+        )
+    config = config_at_size(own, n)
+    if args.option:
+        wanted = rules_from_args(argparse.Namespace(**{**vars(args), "variant": own.variant, "num_players": n}))
+        if wanted != config:
+            ours, theirs = wanted.to_dict(), config.to_dict()
+            diff = ", ".join(f"{k}={ours[k]!r} (it plays {theirs[k]!r})" for k in ours if ours[k] != theirs[k])
+            raise CommandError(f"{spec} was trained for other rules than --option gives: {diff}; drop those --option")
+    return config
+
+
+COMMAND = Command("eval", "duplicate evaluation of agents against a baseline, or a league", _configure, _run)

@@ -1,0 +1,56 @@
+"""``rams replay``: a game log saved by ``rams play --save``, action by action, as one seat saw it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from ...episode import next_deal_or_end
+from ...render import render_table
+from ...rules import IllegalActionError, Phase
+from ..command import Command, CommandError
+from ..game_log import load_log, log_action, short_repr
+from ..narration import NEXT_DEAL, apply_and_narrate
+from .options import nonnegative
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", metavar="LOG", help="a game log written by rams play --save")
+    parser.add_argument("--seat", type=nonnegative, default=None, help="whose view to show (default: the player's)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    return replay(args.log, args.seat, sys.stdout)
+
+
+def replay(path: str, seat: int | None, out: TextIO) -> int:
+    """Print the log at ``path`` action by action as ``seat`` (default: its player) saw it; returns 0."""
+    game, record = load_log(path)
+    viewer = record.get("human_seat", 0) if seat is None else seat
+    if not 0 <= viewer < game.n:
+        where = "--seat" if seat is not None else f"{path}: 'human_seat'"
+        raise CommandError(f"{where} must be a seat 0..{game.n - 1}, got {viewer!r}")
+    print(f"Replay of {path}: {game.config.variant}, {game.n} players, seen by player_{viewer}.", file=out)
+    print("\n" + render_table(game, viewer), file=out)
+    scores_before = list(game.scores)
+    for k, entry in enumerate(record["actions"], 1):
+        if game.phase >= Phase.DEAL_OVER:
+            if next_deal_or_end(game, record["episode"]):
+                raise CommandError(f"{path}: the {record['episode']} is over after action {k - 1}, the log goes on")
+            scores_before = list(game.scores)
+            print("\n" + NEXT_DEAL, file=out)
+        try:
+            actor, action = log_action(entry, game)
+            line, said = apply_and_narrate(game, actor, action, viewer, scores_before)
+        except (ValueError, IllegalActionError) as err:
+            raise CommandError(f"{path}: action {k} {short_repr(entry)} does not replay: {short_repr(err)}") from None
+        print(f"\n[{k}] {line}", file=out)
+        for news in said:
+            print(news, file=out)
+        print(render_table(game, viewer), file=out)
+    print(f"\nend of the log ({len(record['actions'])} actions)", file=out)
+    return 0
+
+
+COMMAND = Command("replay", "replay a game log saved by rams play --save", _configure, _run)
