@@ -28,7 +28,7 @@ from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
 from rams_env.compiled import config_array
 from rams_env.compiled import heuristic as twin
 from rams_env.compiled.compiler import jit
-from rams_env.episode import next_deal_or_end
+from rams_env.envs import next_deal_or_end
 from rams_env.rules import Game, make_config
 from rams_env.rules.config import PRESETS
 

@@ -20,7 +20,8 @@ from typing import Any, TextIO
 
 from . import jsoncheck
 from .encoding import ObservationEncoder
-from .episode import EPISODES, next_deal_or_end
+from .envs.episode import EPISODES, next_deal_or_end
+from .envs.render import render_table
 from .evaluation import (
     AGENT_SPEC_HELP,
     BUILTIN_AGENTS,
@@ -35,7 +36,6 @@ from .evaluation import (
     league,
 )
 from .keyvalue import parse_pair
-from .render import render_table
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 
 COMMAND_GROUP = "rams_env.commands"

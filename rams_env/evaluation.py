@@ -36,7 +36,7 @@ from tqdm import tqdm
 
 from . import zoo
 from .encoding import ObservationEncoder, action_mask
-from .episode import EPISODES, next_deal_or_end
+from .envs.episode import EPISODES, next_deal_or_end
 from .heuristic_duplicate import batch_actor, play_against_heuristic
 from .keyvalue import parse_pair
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards

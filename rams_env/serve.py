@@ -59,9 +59,9 @@ from . import jsoncheck, zoo
 from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, describe, load_log
 from .deal_summary import ScoreHistory, deal_summary
 from .encoding import ObservationEncoder
-from .episode import EPISODES, episode_ends, next_deal_or_end
+from .envs.episode import EPISODES, episode_ends, next_deal_or_end
+from .envs.render_rgb import hand_counts
 from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
-from .render_rgb import hand_counts
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 from .serve_limits import Deadline, Limits, Refused, Store, budgeted
 from .zoo_cards import AgentCard, zoo_cards
@@ -733,7 +733,7 @@ class ServeState:
 
 
 def _png(view_state: dict[str, Any]) -> bytes:
-    from .render_rgb import render_view, require_pillow
+    from .envs.render_rgb import render_view, require_pillow
 
     try:
         image_mod, _, _ = require_pillow()

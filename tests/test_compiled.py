@@ -71,7 +71,7 @@ def test_random_legal_actions_are_legal_and_cover_the_legal_set():
 
 def test_rule_constants_and_observation_scales_come_from_the_rules_and_fields():
     from rams_env.encoding import FIELD, config_scale
-    from rams_env.episode import EpisodeKind
+    from rams_env.envs import EpisodeKind
     from rams_env.rules import Action, Phase, TurnedAt
 
     assert (compiled.BID, compiled.KNOCK_PHASE, compiled.GAME_OVER) == (Phase.BID, Phase.KNOCK, Phase.GAME_OVER)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import rams_env
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
 from rams_env.rules import make_config
-from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv
 
 
 def test_import_works_without_docstrings():

@@ -26,7 +26,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from rams_env import cli
-from rams_env.episode import next_deal_or_end
+from rams_env.envs import next_deal_or_end
 from rams_env.evaluation import _play, agent_seed, agent_source, deal_set
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
 from rams_env.serve import COMMAND, MAX_BODY, ServeState, create_app
@@ -323,7 +323,7 @@ def test_the_page_only_ever_gets_the_seats_view(server: Server, rules: dict, see
     # The picture is drawn from the same view: exactly render_view's.
     from PIL import Image
 
-    from rams_env.render_rgb import render_view
+    from rams_env.envs.render_rgb import render_view
 
     status, _, png = server.request("GET", f"/api/games/{state['id']}/table.png")
     assert status == 200
@@ -544,7 +544,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         if shots and view["phase"] == "play" and view["trick"] and not shot_taken:
             settle(browser)
             browser.save_screenshot(os.path.join(shots, "serve-play.png"))
-            # The page's picture of the same moment (under "Picture"): rams_env.render_rgb's frame.
+            # The page's picture of the same moment (under "Picture"): rams_env.envs.render_rgb's frame.
             browser.find_element(By.CSS_SELECTOR, "#picture-box summary").click()
             wait.until(
                 lambda d: d.execute_script(

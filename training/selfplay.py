@@ -42,7 +42,7 @@ from tqdm import tqdm
 from rams_env.agents import RandomAgent
 from rams_env.agents.neural import PolicyAgent
 from rams_env.encoding import MAX_PLAYERS, OBS_SIZE
-from rams_env.episode import check_episode
+from rams_env.envs import BatchedRamsEnv, SubprocBatchedRamsEnv, check_episode
 from rams_env.evaluation import agent_source, derive_seed, evaluate
 from rams_env.policy import (
     CheckpointError,
@@ -59,7 +59,6 @@ from rams_env.policy import (
 from rams_env.rules import RulesConfig, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.cards import NUM_CARDS
-from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
 
 from .heuristic_pool import HeuristicPool
 from .shaping import EquityShaping

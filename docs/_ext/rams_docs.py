@@ -69,7 +69,7 @@ def env_summary() -> str:
         ("Gymnasium id", "`rams_env/Rams-v1` (one learning seat, `gymnasium.make`)"),
         ("Name", f"`{env.metadata['name']}`"),
         ("Actions", f"Discrete, masked: {env.action_space(agent).n} ids (`observation['action_mask']`)"),
-        ("Parallel API", "no (turn-based AEC; a batched env for training: `rams_env.vector`)"),
+        ("Parallel API", "no (turn-based AEC; a batched env for training: `rams_env.envs.vector`)"),
         ("Manual control", "`rams play`, `rams serve`"),
         ("Agents", "`agents = ['player_0', ..., 'player_{n-1}']`, n = 3 to 7 (the preset's range)"),
         ("Agents (default)", f"{len(env.possible_agents)}"),

@@ -56,8 +56,8 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from ..backends import GameMirror
-from ..env import seed_int
+from ..envs.aec import seed_int
+from ..envs.backends import GameMirror
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import Action
 from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards

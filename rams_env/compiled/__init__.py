@@ -19,7 +19,7 @@ One module per concern:
 The pure-Python engine stays the reference: ``tests/test_vector.py`` and
 ``tests/test_compiled.py`` play the same seeds with the same actions through both and compare
 every observation, mask, reward and score. Nothing here is public API; use
-:class:`rams_env.vector.BatchedRamsEnv`.
+:class:`rams_env.envs.vector.BatchedRamsEnv`.
 """
 
 from __future__ import annotations

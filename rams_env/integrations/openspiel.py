@@ -80,8 +80,8 @@ from open_spiel.python.algorithms import ismcts, mcts
 from ..agents.base import Observation, legal_from_mask
 from ..agents.search import DealSampler, HiddenCards, rollout_action
 from ..encoding import FIELDS, OBS_SIZE, SLICES, ObservationEncoder
-from ..env import seed_int
-from ..episode import EPISODES, REWARDS, check_episode, episode_ends, shared_win
+from ..envs.aec import seed_int
+from ..envs.episode import EPISODES, REWARDS, check_episode, episode_ends, shared_win
 from ..keyvalue import parse_value
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards, make_config
 from ..rules.actions import NUM_ACTIONS, Action

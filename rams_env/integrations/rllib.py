@@ -34,7 +34,7 @@ from torch import nn
 
 from .. import jsoncheck
 from ..encoding import OBS_SIZE
-from ..env import RamsEnv
+from ..envs.aec import RamsEnv
 from ..policy import CheckpointError, rules_mismatch
 from ..rules import NUM_ACTIONS, RulesConfig, make_config
 

@@ -29,14 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from . import compiled
-from .compiled.versus import reset_versus, step_versus
-from .encoding import OBS_SIZE, ObservationEncoder, action_mask
+from .. import compiled
+from ..compiled.versus import reset_versus, step_versus
+from ..encoding import OBS_SIZE, ObservationEncoder, action_mask
+from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
+from ..rules.actions import NUM_ACTIONS
+from ..rules.game import illegal_message
 from .episode import check_episode, next_deal_or_end, win_rewards
 from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
-from .rules import Game, IllegalActionError, Phase, RulesConfig, make_config
-from .rules.actions import NUM_ACTIONS
-from .rules.game import illegal_message
 
 
 @dataclass
@@ -147,7 +147,7 @@ class BatchedRamsEnv(_Batch):
     then returns only decisions of the other (controlled) seats; see :mod:`rams_env.compiled.versus`
     for how rewards, ``done`` and episodes without a controlled decision (``skipped_episodes``) are
     counted. Every game needs a controlled seat. Heuristic seat ``s`` of game ``i`` is seeded like
-    ``HeuristicAgent(seed=heuristic_seed(seeds[i], s))`` (:mod:`rams_env.heuristic_seats`), or by
+    ``HeuristicAgent(seed=heuristic_seed(seeds[i], s))`` (:mod:`rams_env.envs.heuristic_seats`), or by
     ``reset_games(heuristic_seeds=...)``.
     """
 
