@@ -19,7 +19,6 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TextIO
 
 from . import jsoncheck
-from .encoding import ObservationEncoder
 from .envs.episode import EPISODES, next_deal_or_end
 from .envs.render import render_table
 from .evaluation import (
@@ -36,6 +35,7 @@ from .evaluation import (
     league,
 )
 from .keyvalue import parse_pair
+from .obs.encoding import ObservationEncoder
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 
 COMMAND_GROUP = "rams_env.commands"

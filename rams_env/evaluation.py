@@ -35,10 +35,10 @@ import numpy as np
 from tqdm import tqdm
 
 from . import zoo
-from .encoding import ObservationEncoder, action_mask
 from .envs.episode import EPISODES, next_deal_or_end
 from .heuristic_duplicate import batch_actor, play_against_heuristic
 from .keyvalue import parse_pair
+from .obs.encoding import ObservationEncoder, action_mask
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
 
 SCORES = ("start", "random")  # scores of the first deal of each deck: the start score, or drawn

@@ -33,7 +33,7 @@ from .compiled.layout import (
     config_array,
 )
 from .compiled.versus import start_deals, step_deals
-from .encoding import OBS_SIZE
+from .obs.encoding import OBS_SIZE
 from .rules import IllegalActionError, RulesConfig, card_index
 from .rules.actions import NUM_ACTIONS, Action
 from .rules.game import Phase

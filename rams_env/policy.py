@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from . import jsoncheck
-from .encoding import ENCODER_VERSION, OBS_SIZE
+from .obs.encoding import ENCODER_VERSION, OBS_SIZE
 from .rules import RulesConfig, make_config
 from .rules.actions import NUM_ACTIONS
 

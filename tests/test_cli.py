@@ -207,7 +207,7 @@ def test_eval_writes_table_json_and_png(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_eval_league_with_a_checkpoint_by_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
 

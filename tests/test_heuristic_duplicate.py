@@ -8,8 +8,8 @@ import torch
 
 from rams_env.agents import RandomAgent
 from rams_env.agents.neural import EnsembleAgent, PolicyAgent
-from rams_env.encoding import OBS_SIZE
 from rams_env.evaluation import agent_source, evaluate
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS

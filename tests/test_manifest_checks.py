@@ -13,7 +13,7 @@ import torch
 
 from rams_env import policy
 from rams_env.cli import main
-from rams_env.encoding import OBS_SIZE
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     ENSEMBLE_FORMAT,
     ENSEMBLE_VERSION,

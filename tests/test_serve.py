@@ -148,7 +148,7 @@ def test_a_bad_new_game_is_a_400_naming_the_problem(server: Server, body: dict, 
 
 
 def test_checkpoint_agents_play_and_bad_checkpoints_are_refused(server: Server, tmp_path: Path) -> None:
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
 
@@ -385,7 +385,7 @@ def test_an_agents_game_is_that_decks_game_in_rams_eval(server: Server) -> None:
     status, last, _ = server.request("GET", f"/api/replays/{replay['id']}?step={replay['steps']}&seat=0")
     deal = deal_set(config, seed, deck + 1, "random")[deck]
     lineup = [(spec, agent_source(spec, config)) for spec in specs]
-    from rams_env.encoding import ObservationEncoder
+    from rams_env.obs import ObservationEncoder
 
     record = _play(config, deal, lineup, seed, "deal", ObservationEncoder(config))
     assert [b - a for b, a in zip(deal.scores, last["view"]["scores"], strict=True)] == record.points

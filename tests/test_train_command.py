@@ -52,8 +52,8 @@ def test_a_compiled_engine_is_not_announced(tmp_path: Path, monkeypatch, capsys)
 
 def test_engine_compiled_reads_numbas_cache(tmp_path: Path) -> None:
     from rams_env.agents import load_agent
-    from rams_env.encoding import OBS_SIZE
     from rams_env.envs import BatchedRamsEnv
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
 

@@ -102,7 +102,7 @@ def test_env_engine_agents_and_rams_eval_never_import_torch():
 
 @pytest.fixture
 def checkpoint(tmp_path):
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules import make_config
     from rams_env.rules.actions import NUM_ACTIONS

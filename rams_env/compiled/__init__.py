@@ -1,6 +1,6 @@
 """The rules engine and the observation encoder compiled with numba, for the batched env.
 
-A second implementation of :mod:`rams_env.rules` and :mod:`rams_env.encoding`, written for speed:
+A second implementation of :mod:`rams_env.rules` and :mod:`rams_env.obs.encoding`, written for speed:
 the state of each game is one row of an int64 array (the column layout is in :mod:`.layout`),
 hands and other card sets are 52-bit masks, and one compiled call steps every game of a batch,
 encodes the acting seat's observation from scratch and writes its action mask. Even the random

@@ -13,7 +13,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..encoding import OBS_SIZE
+from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError, make_config
 from ..rules.actions import NUM_ACTIONS, action_name
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import compiled
-from ..encoding import OBS_SIZE, ObservationEncoder, action_mask
+from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS
 from ..rules.game import illegal_message

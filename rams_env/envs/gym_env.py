@@ -18,7 +18,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..encoding import OBS_SIZE
+from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError
 from ..rules.actions import NUM_ACTIONS
 from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int, seed_int

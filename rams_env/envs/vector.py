@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import compiled
 from ..compiled.versus import reset_versus, step_versus
-from ..encoding import OBS_SIZE, ObservationEncoder, action_mask
+from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
 from ..rules.game import illegal_message
@@ -210,9 +210,7 @@ class BatchedRamsEnv(_Batch):
         it holds card ``c``. Hidden information: for training-time critics, never for a player."""
         return self._states[:, compiled.HAND : compiled.HAND + self.num_players].copy()
 
-    def reset_games(
-        self, seeds: list[int], out: BatchStep | None = None, heuristic_seeds: Any = None
-    ) -> BatchStep:
+    def reset_games(self, seeds: list[int], out: BatchStep | None = None, heuristic_seeds: Any = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
         (written into ``out`` if given); ``heuristic_seeds[i][s]`` seeds heuristic seat ``s``."""
         seeds = _checked_seeds(seeds, self.num_games)
