@@ -23,13 +23,25 @@ sees with :mod:`rams_env.obs`. They import no agent, policy, evaluation or app, 
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .aec import RamsEnv, env, raw_env
 from .backends import ENGINES, GameMirror
 from .episode import EPISODES, REWARDS, EpisodeKind, check_episode, episode_ends, next_deal_or_end, win_rewards
 from .gym_env import ENV_ID, RamsGymEnv
-from .heuristic_seats import heuristic_seed
 from .render import render_table
-from .vector import BatchedRamsEnv, BatchStep, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv, game_seeds
+
+# The batched envs are loaded on first use: their heuristic seats import the compiled heuristic, and
+# with it the heuristic agent's constants, which ``import rams_env`` does not load.
+_LAZY = {
+    "BatchStep": "vector",
+    "BatchedRamsEnv": "vector",
+    "ReferenceBatchedRamsEnv": "vector",
+    "SubprocBatchedRamsEnv": "vector",
+    "game_seeds": "vector",
+    "heuristic_seed": "heuristic_seats",
+}
 
 __all__ = [
     "ENGINES",
@@ -54,3 +66,10 @@ __all__ = [
     "render_table",
     "win_rewards",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, imported from their module when first asked for."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
