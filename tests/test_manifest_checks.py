@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from rams_env import policy
 from rams_env.cli import main
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
@@ -20,6 +19,7 @@ from rams_env.policy import (
     MAX_MEMBERS,
     CheckpointError,
     PolicyNet,
+    checkpoint,
     load_ensemble,
     make_checkpoint,
     model_digest,
@@ -52,13 +52,13 @@ def _manifest(folder: Path, members: list[dict], name: str = "ens.json") -> Path
 def nothing_loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every checkpoint ``load_ensemble`` reads, recorded (a refused manifest must read none)."""
     read: list[str] = []
-    real = policy.load_checkpoint
+    real = checkpoint.load_checkpoint
 
     def spy(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         read.append(str(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(policy, "load_checkpoint", spy)
+    monkeypatch.setattr(checkpoint, "load_checkpoint", spy)  # the name load_ensemble calls
     return read
 
 

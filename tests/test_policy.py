@@ -23,6 +23,7 @@ from rams_env.policy import (
     CheckpointError,
     MaskedCategorical,
     PolicyNet,
+    checkpoint,
     load_checkpoint,
     make_checkpoint,
     save_checkpoint,
@@ -249,7 +250,7 @@ def _forbid_building(monkeypatch, refused=lambda hidden: True):
             raise AssertionError(f"a PolicyNet with hidden={tuple(hidden)} was built before the sizes were checked")
         return real(obs_size, num_actions, hidden)
 
-    monkeypatch.setattr(policy, "PolicyNet", guarded)
+    monkeypatch.setattr(checkpoint, "PolicyNet", guarded)  # the name network_from_checkpoint builds
 
 
 @pytest.mark.parametrize("hidden", [[10**6, 10**6], [10**6], [16, 10**6], [16, 16], [15], [True]])

@@ -35,10 +35,10 @@ from typing import IO, Any
 import torch
 from torch import nn
 
-from . import jsoncheck
-from .obs.encoding import ENCODER_VERSION, OBS_SIZE
-from .rules import RulesConfig, make_config
-from .rules.actions import NUM_ACTIONS
+from .. import jsoncheck
+from ..obs.encoding import ENCODER_VERSION, OBS_SIZE
+from ..rules import RulesConfig, make_config
+from ..rules.actions import NUM_ACTIONS
 
 CHECKPOINT_FORMAT = "rams_env.checkpoint"
 CHECKPOINT_VERSION = 1
