@@ -19,7 +19,7 @@ from rams_env.policy import (
     MAX_MEMBERS,
     CheckpointError,
     PolicyNet,
-    checkpoint,
+    ensemble,
     load_ensemble,
     make_checkpoint,
     model_digest,
@@ -52,13 +52,13 @@ def _manifest(folder: Path, members: list[dict], name: str = "ens.json") -> Path
 def nothing_loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every checkpoint ``load_ensemble`` reads, recorded (a refused manifest must read none)."""
     read: list[str] = []
-    real = checkpoint.load_checkpoint
+    real = ensemble.load_checkpoint
 
     def spy(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         read.append(str(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(checkpoint, "load_checkpoint", spy)  # the name load_ensemble calls
+    monkeypatch.setattr(ensemble, "load_checkpoint", spy)  # the name load_ensemble calls
     return read
 
 

@@ -47,7 +47,6 @@ from rams_env.obs import MAX_PLAYERS, OBS_SIZE
 from rams_env.policy import (
     CheckpointError,
     MaskedCategorical,
-    OpponentPool,
     PolicyNet,
     checkpoint_config,
     load_checkpoint,
@@ -61,6 +60,7 @@ from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.cards import NUM_CARDS
 
 from .heuristic_pool import HeuristicPool
+from .opponent_pool import OpponentPool
 from .shaping import EquityShaping
 
 log = logging.getLogger("rams.train")

@@ -1,10 +1,4 @@
-"""Shared training pieces: the policy network, the masked categorical, checkpoint I/O, ensemble manifests
-(JSON naming several checkpoints played as one, :func:`load_ensemble`), the opponent pool.
-
-Training scripts and the trained-policy agent (:mod:`rams_env.agents.neural`, behind
-:func:`rams_env.agents.load_agent`) import this one module, so they cannot drift apart. It imports torch
-(the ``torch`` extra); ``rams_env`` and its non-neural agents do not. It imports nothing from
-:mod:`rams_env.agents`: the agents depend on the policy, never the reverse.
+"""Checkpoint I/O: a trained :class:`~rams_env.policy.network.PolicyNet` and the rules it plays, on disk.
 
 Checkpoint layout (plain data only, read with ``torch.load(..., weights_only=True)``)::
 
@@ -23,7 +17,6 @@ arguments); loading ignores them.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import pickle
 import tempfile
@@ -33,101 +26,20 @@ from pathlib import Path
 from typing import IO, Any
 
 import torch
-from torch import nn
 
-from .. import jsoncheck
 from ..obs.encoding import ENCODER_VERSION, OBS_SIZE
 from ..rules import RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
+from .network import PolicyNet
 
 CHECKPOINT_FORMAT = "rams_env.checkpoint"
 CHECKPOINT_VERSION = 1
-DEFAULT_HIDDEN = (256, 256)
 
 
 class CheckpointError(ValueError):
     """A file that is not a usable rams_env checkpoint (missing, damaged, foreign or mismatched)."""
 
 
-def mlp_torso(width: int, hidden: Sequence[int]) -> nn.Sequential:
-    """Linear + ReLU layers of the given widths on ``width`` inputs (state-dict keys ``0.weight``, ``2.weight``...)."""
-    layers: list[nn.Module] = []
-    for h in hidden:
-        layers += [nn.Linear(width, h), nn.ReLU()]
-        width = h
-    return nn.Sequential(*layers)
-
-
-class PolicyNet(nn.Module):
-    """MLP torso with a policy-logits head and a value head."""
-
-    def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int] = DEFAULT_HIDDEN) -> None:
-        super().__init__()
-        hidden = tuple(int(h) for h in hidden)
-        if obs_size < 1 or num_actions < 1 or not hidden or min(hidden) < 1:
-            raise ValueError(
-                f"PolicyNet needs positive sizes: obs_size={obs_size}, num_actions={num_actions}, hidden={hidden}"
-            )
-        self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
-        self.torso = mlp_torso(obs_size, hidden)
-        self.policy_head = nn.Linear(hidden[-1], num_actions)
-        self.value_head = nn.Linear(hidden[-1], 1)
-
-    def forward(self, obs: torch.Tensor, bf16_torso: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(logits [..., num_actions], value [...])`` for a batch of observations ``[..., obs_size]``.
-
-        ``bf16_torso`` runs the hidden layers under bfloat16 autocast (float32 weights, about 3.5x
-        faster training on CPUs with AVX-512 BF16, measured) and the two heads in float32, so that
-        log-probabilities and values keep full precision.
-        """
-        with torch.autocast(obs.device.type, dtype=torch.bfloat16, enabled=bf16_torso):
-            features = self.torso(obs)
-        features = features.float()
-        return self.policy_head(features), self.value_head(features).squeeze(-1)
-
-
-class MaskedCategorical:
-    """A categorical over the legal actions only: illegal actions get probability exactly zero.
-
-    ``mask`` is boolean (or 0/1) with the shape of ``logits``; every row needs a legal action.
-    Entropy and log-probabilities are computed over the legal actions alone.
-    """
-
-    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
-        mask = mask.to(dtype=torch.bool, device=logits.device)
-        if mask.shape != logits.shape:
-            raise ValueError(f"mask shape {tuple(mask.shape)} differs from logits shape {tuple(logits.shape)}")
-        if not bool(mask.any(dim=-1).all()):
-            raise ValueError("every row of the mask needs at least one legal action")
-        self.mask = mask
-        # A finite floor (not -inf) keeps 0 * log p at 0 in the entropy and its gradient free of NaN;
-        # exp of it underflows to exactly 0.
-        self.logits = torch.where(mask, logits, torch.finfo(logits.dtype).min)
-        self.log_probs = torch.log_softmax(self.logits, dim=-1)
-        # exp of the floor's huge negative log-probabilities takes a slow path (17x slower than exp of
-        # ordinary values, measured): those entries get exp(0) and are then zeroed by the mask.
-        self.probs = torch.where(mask, self.log_probs, 0.0).exp() * mask
-
-    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
-        """Actions drawn from the distribution (shape of the batch)."""
-        flat = self.probs.reshape(-1, self.probs.shape[-1])
-        drawn = torch.multinomial(flat, 1, generator=generator).squeeze(-1)
-        return drawn.reshape(self.probs.shape[:-1])
-
-    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
-        """Log-probability of ``actions`` (shape of the batch)."""
-        return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
-
-    def entropy(self) -> torch.Tensor:
-        """Entropy over the legal actions (shape of the batch)."""
-        return -torch.where(self.mask, self.probs * self.log_probs, 0.0).sum(-1)
-
-    def mode(self) -> torch.Tensor:
-        """The most probable legal action (shape of the batch)."""
-        return self.logits.argmax(dim=-1)
-
-
-# ---------------------------------------------------------------------------- checkpoints
 def make_checkpoint(net: PolicyNet, config: RulesConfig, **extra: Any) -> dict[str, Any]:
     """The checkpoint payload of ``net`` trained for ``config``; ``extra`` keys are added as given."""
     reserved = {
@@ -176,10 +88,10 @@ def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) ->
     """Write ``payload`` atomically: a temporary file in the same folder, flushed, fsynced, renamed."""
     if not isinstance(payload, Mapping) or payload.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f'a checkpoint payload must be a dict with "format": {CHECKPOINT_FORMAT!r} (make_checkpoint)')
-    _write_atomically(Path(path), lambda f: torch.save(dict(payload), f))
+    write_atomically(Path(path), lambda f: torch.save(dict(payload), f))
 
 
-def _write_atomically(target: Path, write: Callable[[IO[bytes]], None]) -> None:
+def write_atomically(target: Path, write: Callable[[IO[bytes]], None]) -> None:
     """``write`` into a temporary file in ``target``'s folder, flushed and fsynced, then renamed to ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -385,187 +297,3 @@ def _check_weights(model: Mapping[str, Any], shapes: Mapping[str, tuple[int, ...
             raise refuse(f"{name} has shape {tuple(tensor.shape)}, the network needs {shape}")
         if not bool(torch.isfinite(tensor).all()):
             raise refuse(f"{name} holds NaN or infinite values")
-
-
-# ---------------------------------------------------------------------------- ensembles
-ENSEMBLE_FORMAT = "rams_env.ensemble"
-ENSEMBLE_VERSION = 1
-_ENSEMBLE_KEYS = {"format", "format_version", "members", "description"}
-_MEMBER_KEYS = {"path", "model_sha256"}
-MAX_MEMBERS = 32  # members of one ensemble (each is a network in memory; the shipped ones have 2)
-MANIFEST_DEPTH = jsoncheck.MAX_DEPTH  # a manifest has 3 levels; other JSON is refused by its "format"
-MANIFEST_BYTES = 1024 * 1024  # bytes of a manifest file
-
-
-def write_ensemble(
-    path: str | os.PathLike[str], members: Sequence[str | os.PathLike[str]], description: str = ""
-) -> None:
-    """Write an ensemble manifest: JSON naming member checkpoints (relative to the manifest) and their digests.
-
-    Each member is read and checked first (:func:`load_checkpoint`); the manifest is written atomically.
-    """
-    target = Path(path)
-    if target.suffix != ".json":
-        raise ValueError(f"an ensemble manifest is a .json file, got {str(path)!r}")
-    entries, config = [], None
-    for member in members:
-        payload = load_checkpoint(member, config)  # every member must play the first member's rules
-        config = config or checkpoint_config(payload, str(member))
-        digest = _weights_digest(payload)
-        entries.append({"path": Path(os.path.relpath(member, target.parent)).as_posix(), "model_sha256": digest})
-    manifest = {"format": ENSEMBLE_FORMAT, "format_version": ENSEMBLE_VERSION, "description": description}
-    _check_members(str(path), entries)
-    text = json.dumps({**manifest, "members": entries}, indent=2) + "\n"
-    _write_atomically(target, lambda f: f.write(text.encode()))
-
-
-def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | None = None) -> list[dict[str, Any]]:
-    """The checked member payloads of an ensemble manifest (``CheckpointError`` says what is wrong).
-
-    Layout (JSON, plain data; member paths relative to the manifest's folder)::
-
-        {"format": "rams_env.ensemble", "format_version": 1, "description": str,
-         "members": [{"path": "mattmar-4p.pt", "model_sha256": str}, ...]}
-
-    Every member is read by :func:`load_checkpoint`, must hold exactly the weights whose digest the
-    manifest records, and must play the same rules (``expect_config``, or the first member's).
-    """
-    where = str(path)
-    if not Path(path).is_file():
-        raise CheckpointError(f"ensemble manifest {where!r} does not exist (or is not a file)")
-    try:
-        manifest = jsoncheck.read(path, max_depth=MANIFEST_DEPTH, max_bytes=MANIFEST_BYTES)
-    except jsoncheck.JsonInputError as err:
-        why = f"it is not JSON ({err})" if "not JSON" in str(err) else str(err)
-        raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: {why}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != ENSEMBLE_FORMAT:
-        raise CheckpointError(f'{where!r} is not a rams_env ensemble manifest ("format" is not {ENSEMBLE_FORMAT!r})')
-    if manifest.get("format_version") != ENSEMBLE_VERSION:
-        raise CheckpointError(
-            f"{where!r} has ensemble format version {manifest.get('format_version')!r}; "
-            f"this rams_env reads version {ENSEMBLE_VERSION}"
-        )
-    unknown = sorted(set(manifest) - _ENSEMBLE_KEYS)
-    if unknown:
-        raise CheckpointError(f"{where!r} has unknown keys {unknown}; a manifest has {sorted(_ENSEMBLE_KEYS)}")
-    if not isinstance(manifest.get("description", ""), str):
-        raise CheckpointError(f"{where!r}: 'description' must be a string")
-    members = manifest.get("members")
-    _check_members(where, members, Path(path).parent)  # before any member is read
-    payloads: list[dict[str, Any]] = []
-    config = expect_config
-    for member in members:
-        member_path = Path(path).parent / member["path"]
-        try:
-            payload = load_checkpoint(member_path, config)
-        except CheckpointError as err:
-            raise CheckpointError(f"ensemble {where!r}, member {member['path']!r}: {err}") from None
-        digest = _weights_digest(payload)
-        if digest != member["model_sha256"]:
-            raise CheckpointError(
-                f"{where!r}: member {member['path']!r} holds other weights than the ensemble was made of "
-                f"(sha256 {digest[:12]}..., recorded {member['model_sha256'][:12]}...)"
-            )
-        config = config or checkpoint_config(payload, str(member_path))
-        payloads.append(payload)
-    return payloads
-
-
-def _weights_digest(payload: Mapping[str, Any]) -> str:
-    """The SHA-256 of a checked payload's weights: the recorded one (checked on loading), or computed."""
-    return payload.get("model_sha256") or model_digest(payload["model"])
-
-
-def _check_members(where: str, members: Any, folder: Path | None = None) -> None:
-    """``CheckpointError`` unless ``members`` is a non-empty list of at most ``MAX_MEMBERS`` distinct
-    {relative path, SHA-256 hex digest}: no path too long to open, no member twice (by its path, resolved
-    in the manifest's ``folder`` when given, or by its weights' digest)."""
-    if not isinstance(members, list) or not members:
-        raise CheckpointError(f"{where!r}: 'members' must be a non-empty list of member checkpoints")
-    if len(members) > MAX_MEMBERS:
-        raise CheckpointError(f"{where!r} has {len(members)} members; an ensemble has at most {MAX_MEMBERS}")
-    paths: dict[str, int] = {}
-    digests: dict[str, int] = {}
-    for k, member in enumerate(members):
-        if not isinstance(member, dict) or set(member) != _MEMBER_KEYS:
-            raise CheckpointError(f"{where!r}: member {k} must have exactly the keys {sorted(_MEMBER_KEYS)}")
-        path, digest = member["path"], member["model_sha256"]
-        try:
-            jsoncheck.check_path(path, f"member {k} path")
-        except jsoncheck.JsonInputError as err:
-            raise CheckpointError(f"{where!r}: {err}") from None
-        if Path(path).is_absolute():
-            raise CheckpointError(f"{where!r}: member {k} path {path!r} must be a path relative to the manifest")
-        if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
-            raise CheckpointError(f"{where!r}: member {k} model_sha256 {digest!r} is not a SHA-256 hex digest")
-        same = os.path.normpath(path) if folder is None else os.path.realpath(folder / path)
-        if same in paths:
-            raise CheckpointError(
-                f"{where!r}: members {paths[same]} and {k} name the same file ({path!r}); an ensemble names "
-                "each member once"
-            )
-        if digest in digests:
-            raise CheckpointError(
-                f"{where!r}: members {digests[digest]} and {k} hold the same weights (sha256 {digest[:12]}...); "
-                "an ensemble names each member once"
-            )
-        paths[same], digests[digest] = k, k
-
-
-# ---------------------------------------------------------------------------- opponent pool
-class OpponentPool:
-    """Frozen past snapshots of a policy for self-play, each a checkpoint file in ``folder``.
-
-    The run's checkpoint records :meth:`references` (the file names) and :meth:`restore` reloads
-    them, so the pool is saved with the run. The oldest snapshot leaves the pool beyond
-    ``capacity``; its file stays until :meth:`prune` is told no checkpoint refers to it (a run
-    interrupted between a snapshot and its next checkpoint must still find the old pool).
-    """
-
-    def __init__(
-        self, folder: str | os.PathLike[str], capacity: int, config: RulesConfig, device: str | torch.device = "cpu"
-    ) -> None:
-        if capacity < 1:
-            raise ValueError(f"the opponent pool needs a capacity of at least 1, got {capacity}")
-        self.folder, self.capacity, self.config = Path(folder), capacity, config
-        self.device = torch.device(device)
-        self._names: list[str] = []
-        self._nets: dict[str, PolicyNet] = {}
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def add(self, net: PolicyNet, update: int) -> Path:
-        """Freeze a copy of ``net`` as the snapshot of ``update``."""
-        name = f"snapshot_{update:06d}.pt"
-        path = self.folder / name
-        save_checkpoint(path, make_checkpoint(net, self.config, snapshot_of_update=update))
-        self._names.append(name)
-        self._nets[name] = self._load(name)
-        while len(self._names) > self.capacity:
-            self._nets.pop(self._names.pop(0), None)
-        return path
-
-    def prune(self, keep: set[str]) -> None:
-        """Delete the snapshot files that are neither in the pool nor in ``keep``."""
-        for path in self.folder.glob("snapshot_*.pt"):
-            if path.name not in keep and path.name not in self._names:
-                path.unlink(missing_ok=True)
-
-    def network(self, index: int) -> PolicyNet:
-        """The frozen network of snapshot ``index`` (0 = oldest kept)."""
-        return self._nets[self._names[index]]
-
-    def references(self) -> list[str]:
-        """File names of the snapshots, oldest first (stored in the run's checkpoint)."""
-        return list(self._names)
-
-    def restore(self, names: Sequence[str]) -> None:
-        """Reload the snapshots a checkpoint refers to; ``CheckpointError`` if one is missing or bad."""
-        self._names = [str(n) for n in names]
-        self._nets = {name: self._load(name) for name in self._names}
-
-    def _load(self, name: str) -> PolicyNet:
-        path = self.folder / name
-        payload = load_checkpoint(path, expect_config=self.config)
-        return network_from_checkpoint(payload, str(path)).to(self.device).eval()
