@@ -112,7 +112,7 @@ def evaluation_time(decks: int = 400) -> tuple[float, float]:
     import torch
 
     from rams_env.agents.neural import PolicyAgent
-    from rams_env.evaluation import agent_source, evaluate
+    from rams_env.eval import agent_source, evaluate
     from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet
     from rams_env.rules.actions import NUM_ACTIONS

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from . import jsoncheck
 from .envs.episode import EPISODES, next_deal_or_end
 from .envs.render import render_table
-from .evaluation import (
+from .eval import (
     AGENT_SPEC_HELP,
     BUILTIN_AGENTS,
     SCORES,

@@ -60,7 +60,7 @@ from .cli import LOG_FORMAT, LOG_VERSION, MAX_THREADS, Command, CommandError, de
 from .deal_summary import ScoreHistory, deal_summary
 from .envs.episode import EPISODES, episode_ends, next_deal_or_end
 from .envs.render_rgb import hand_counts
-from .evaluation import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
+from .eval import SCORES, Deal, actor_for, agent_seed, agent_source, build_agent, deal_set, deck_of
 from .obs.encoding import ObservationEncoder
 from .rules import PRESETS, Action, Game, IllegalActionError, Phase, RulesConfig, action_name, card_index, make_config
 from .serve_limits import Deadline, Limits, Refused, Store, budgeted

@@ -15,7 +15,7 @@ import pytest
 
 from rams_env import cli
 from rams_env.cli import COMMAND_GROUP, Command, build_parser, describe, main, parse_move
-from rams_env.evaluation import deal_set
+from rams_env.eval import deal_set
 from rams_env.rules import Action, Phase, card_index, make_config
 
 RAMS = [sys.executable, "-m", "rams_env.cli"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rams_env.cli import LOG_FORMAT, LOG_VERSION, main
-from rams_env.evaluation import deal_set
+from rams_env.eval import deal_set
 from rams_env.rules import make_config
 
 RAMS = [sys.executable, "-m", "rams_env.cli"]

@@ -16,7 +16,7 @@ import torch
 from rams_env import policy
 from rams_env.agents import load_agent, observe
 from rams_env.agents.neural import PolicyAgent
-from rams_env.evaluation import play_episode
+from rams_env.eval import play_episode
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     CHECKPOINT_FORMAT,

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from rams_env.evaluation import agent_source, deal_set
+from rams_env.eval import agent_source, deal_set
 from rams_env.rules import make_config
 from rams_env.serve import COMMAND, ApiError, LiveGame, ServeState
 from rams_env.serve_limits import Deadline, Limits, Refused, Store, budgeted
@@ -204,7 +204,7 @@ def test_a_deeply_nested_body_is_a_400(server: Server) -> None:
 
 
 def test_the_last_deck_of_a_set_is_played_without_making_the_others(server: Server) -> None:
-    from rams_env.evaluation import deck_of
+    from rams_env.eval import deck_of
 
     config = make_config("mattmar")
     assert deck_of(config, 3, 40, "random") == deal_set(config, 3, 41, "random")[40]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rams_env.evaluation import agent_source, evaluate
+from rams_env.eval import agent_source, evaluate
 from rams_env.rules import make_config
 from training import cli
 from training.selfplay import TrainArgs

@@ -13,7 +13,7 @@ import torch
 
 from rams_env.agents import load_agent
 from rams_env.cli import CommandError
-from rams_env.evaluation import agent_source, play_episode
+from rams_env.eval import agent_source, play_episode
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config

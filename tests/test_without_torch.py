@@ -70,7 +70,7 @@ def test_env_engine_agents_and_rams_eval_never_import_torch():
         import rams_env
         from rams_env.agents import HeuristicAgent, RandomAgent, SearchAgent
         from rams_env.cli import main
-        from rams_env.evaluation import play_episode
+        from rams_env.eval import play_episode
         from rams_env.envs import BatchedRamsEnv
 
         env = rams_env.env(variant="mattmar", num_players=4)

@@ -22,7 +22,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.cli import Command, CommandError
-from rams_env.evaluation import agent_source, evaluate
+from rams_env.eval import agent_source, evaluate
 from rams_env.keyvalue import parse_bool
 
 from .runargs import read_run_args

@@ -42,7 +42,7 @@ from tqdm import tqdm
 from rams_env.agents import RandomAgent
 from rams_env.agents.neural import PolicyAgent
 from rams_env.envs import BatchedRamsEnv, SubprocBatchedRamsEnv, check_episode
-from rams_env.evaluation import agent_source, derive_seed, evaluate
+from rams_env.eval import agent_source, derive_seed, evaluate
 from rams_env.obs import MAX_PLAYERS, OBS_SIZE
 from rams_env.policy import (
     CheckpointError,

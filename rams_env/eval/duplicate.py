@@ -34,12 +34,12 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from . import zoo
-from .envs.episode import EPISODES, next_deal_or_end
-from .heuristic_duplicate import batch_actor, play_against_heuristic
-from .keyvalue import parse_pair
-from .obs.encoding import ObservationEncoder, action_mask
-from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
+from .. import zoo
+from ..envs.episode import EPISODES, next_deal_or_end
+from ..keyvalue import parse_pair
+from ..obs.encoding import ObservationEncoder, action_mask
+from ..rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards
+from .heuristic_games import batch_actor, play_against_heuristic
 
 SCORES = ("start", "random")  # scores of the first deal of each deck: the start score, or drawn
 Z95 = 1.959963984540054  # standard normal quantile of 0.975
@@ -180,7 +180,7 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
     name, _, rest = spec.partition(":")
     if name not in BUILTIN_AGENTS:
         if os.path.isfile(spec) or (zoo.is_name(spec) and spec in zoo.known_names()):
-            from .agents import load_agent
+            from ..agents import load_agent
 
             return load_agent(spec, expect_config=config)
         moved = zoo.moved_to(spec)
@@ -192,11 +192,11 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
         raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}. Zoo names: {names}")
     if name == "ismcts":  # OpenSpiel's ISMCTS: rams_env.integrations.openspiel (the [openspiel] extra)
         try:
-            from .integrations import openspiel as agents
+            from ..integrations import openspiel as agents
         except ImportError as err:
             raise ValueError(f"agent {spec!r} needs OpenSpiel: pip install 'rams_env[openspiel]' ({err})") from None
     else:
-        from . import agents
+        from .. import agents
 
     # "heuristic" is HeuristicAgent's compiled twin: the same decisions, seed for seed, much faster.
     agent_classes = {
@@ -232,7 +232,7 @@ def sees_hidden_cards(source: AgentSource) -> bool:
 
 def agent_label(name: str, source: AgentSource) -> str:
     """``name`` as reports show it: marked "(sees hidden cards)" for an agent that does."""
-    from .agents.oracle import HIDDEN_CARDS_LABEL
+    from ..agents.oracle import HIDDEN_CARDS_LABEL
 
     if sees_hidden_cards(source) and HIDDEN_CARDS_LABEL not in name:
         return f"{name} ({HIDDEN_CARDS_LABEL})"
@@ -549,7 +549,7 @@ def evaluate(
     ``workers > 1`` splits the decks over spawned processes with the same numbers as one process (the
     sources must then be picklable, and a script must call this under ``if __name__ == "__main__":``).
     ``batched`` (default: whenever it can) plays the agents' games against a heuristic baseline on the
-    compiled engine, each agent's decisions batched over games (:mod:`rams_env.heuristic_duplicate`):
+    compiled engine, each agent's decisions batched over games (:mod:`rams_env.eval.heuristic_games`):
     the same games, for greedy trained policies and episodes "deal" and "rams"; True requires it.
     ``baseline_name`` defaults to the baseline's own (``random`` for ``RandomAgent``, see :func:`source_name`).
     """
@@ -620,7 +620,7 @@ def _batch_actors(
 
 def _is_heuristic(source: AgentSource, config: RulesConfig) -> bool:
     """Whether ``source`` is the heuristic factory (``agent_source("heuristic")``) for ``config``'s rules."""
-    from .agents import CompiledHeuristicAgent, HeuristicAgent
+    from ..agents import CompiledHeuristicAgent, HeuristicAgent
 
     if not isinstance(source, functools.partial) or source.func not in (CompiledHeuristicAgent, HeuristicAgent):
         return False
