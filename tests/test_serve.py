@@ -28,7 +28,7 @@ from werkzeug.serving import make_server
 from rams_env import cli
 from rams_env.envs import next_deal_or_end
 from rams_env.eval import agent_seed, agent_source, deal_set
-from rams_env.eval.duplicate import _play
+from rams_env.eval.play import _play
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
 from rams_env.serve import COMMAND, MAX_BODY, ServeState, create_app
 

@@ -37,6 +37,7 @@ from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError, RulesConfig, card_index
 from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.game import Phase
+from .play import GameRecord
 
 KNOCK = int(Action.KNOCK)
 BatchActor = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (observations, masks) -> actions
@@ -64,8 +65,6 @@ def play_against_heuristic(
     """Per deal, per seat: the record (``rams_env.eval.GameRecord``) of the game in which ``act_batch``
     plays that seat from the deal and the heuristic every other seat, seat ``s`` seeded
     ``heuristic_seeds(deal.index, s)``; ``episode`` "deal" or "rams"."""
-    from .duplicate import GameRecord  # evaluation imports this module
-
     if episode not in ("deal", "rams"):
         raise ValueError(f"batched heuristic games play episode 'deal' or 'rams', got {episode!r}")
     n = config.num_players
