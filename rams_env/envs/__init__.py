@@ -6,8 +6,8 @@ What lives here, one job a module:
   that ``rams_env.rams_v1`` names);
 - :mod:`~rams_env.envs.gym_env`: :class:`RamsGymEnv`, one learning seat, registered as
   ``rams_env/Rams-v1``;
-- :mod:`~rams_env.envs.vector`: many games stepped together (in process, or split over worker
-  processes);
+- :mod:`~rams_env.envs.vector` and :mod:`~rams_env.envs.subproc`: many games stepped together
+  (in process, or split over worker processes);
 - :mod:`~rams_env.envs.backends`: the two engines an AEC env can run (compiled, reference);
 - :mod:`~rams_env.envs.episode`: when an episode ends and what ``reward="win"`` pays, the one
   home of those rules for every env, the server and OpenSpiel;
@@ -38,7 +38,7 @@ _LAZY = {
     "BatchStep": "vector",
     "BatchedRamsEnv": "vector",
     "ReferenceBatchedRamsEnv": "vector",
-    "SubprocBatchedRamsEnv": "vector",
+    "SubprocBatchedRamsEnv": "subproc",
     "game_seeds": "vector",
     "heuristic_seed": "heuristic_seats",
 }
