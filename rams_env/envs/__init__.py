@@ -16,9 +16,10 @@ What lives here, one job a module:
   not imported here, so that ``import rams_env`` loads no drawing code).
 
 The envs drive the engine (:mod:`rams_env.rules`, :mod:`rams_env.compiled`) and encode what a seat
-sees with :mod:`rams_env.obs`. They import no agent, policy, evaluation or app, and no torch. Inside
-``rams_env`` modules import from the module that defines a name (the engine imports
-:mod:`~rams_env.envs.episode` while this package is still loading); other code imports from here.
+sees with :mod:`rams_env.obs`. They import no policy, evaluation or app, and no torch; only the
+batched envs' heuristic seats reach an agent, through the compiled heuristic, which reads the heuristic
+agent's constants. Inside ``rams_env`` modules import from the module that defines a name (the engine
+imports :mod:`~rams_env.envs.episode` while this package is still loading); other code imports from here.
 """
 
 from __future__ import annotations
