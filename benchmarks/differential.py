@@ -1,7 +1,7 @@
 """The long differential run of issue 5: the compiled batched env against the Python reference.
 
-Plays ``--deals`` episodes per preset through :class:`~rams_env.vector.BatchedRamsEnv` (compiled)
-and :class:`~rams_env.vector.ReferenceBatchedRamsEnv` (the pure-Python engine, itself checked
+Plays ``--deals`` episodes per preset through :class:`~rams_env.envs.vector.BatchedRamsEnv` (compiled)
+and :class:`~rams_env.envs.vector.ReferenceBatchedRamsEnv` (the pure-Python engine, itself checked
 against the AEC env by ``tests/test_vector.py``) with the same seeds and the same uniformly random
 legal actions, and compares every observation, mask, seat, reward, episode end and score.
 
@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
-from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
 
 PRESETS = [("mattmar", 4), ("norrlandsknack", 5), ("rams32", 3), ("russian", 4)]
 FIELDS = ("seats", "observations", "action_masks", "rewards", "done")

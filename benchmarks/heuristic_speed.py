@@ -28,7 +28,7 @@ from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
 from rams_env.compiled import config_array
 from rams_env.compiled import heuristic as twin
 from rams_env.compiled.compiler import jit
-from rams_env.episode import next_deal_or_end
+from rams_env.envs import next_deal_or_end
 from rams_env.rules import Game, make_config
 from rams_env.rules.config import PRESETS
 
@@ -112,8 +112,8 @@ def evaluation_time(decks: int = 400) -> tuple[float, float]:
     import torch
 
     from rams_env.agents.neural import PolicyAgent
-    from rams_env.encoding import OBS_SIZE
-    from rams_env.evaluation import agent_source, evaluate
+    from rams_env.eval import agent_source, evaluate
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet
     from rams_env.rules.actions import NUM_ACTIONS
 

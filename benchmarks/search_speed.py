@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> None:
         ("search (points)", lambda seed: SearchAgent(seed=seed)),
         ("search objective=win", lambda seed: SearchAgent(seed=seed, objective="win")),
         (
-            f"search objective=win rollouts={args.policy} simulations=10",
-            lambda seed: SearchAgent(seed=seed, objective="win", rollouts=args.policy, simulations=10),
+            f"search objective=win rollout_policy={args.policy} simulations=10",
+            lambda seed: SearchAgent(seed=seed, objective="win", rollout_policy=args.policy, simulations=10),
         ),
     ]
     base = None

@@ -24,8 +24,8 @@ import numpy as np
 from benchmarks.env_speed import aec_runner, hearts_runner, measure, print_table, rams_runner, texas_runner
 from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
 from rams_env.rules import Game, Phase, make_config
-from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
 
 Runner = Callable[[float], int]
 HEADLINE = "rams_env batched, 1 process"

@@ -25,7 +25,7 @@ from open_spiel.python.pytorch import nfsp
 
 from rams_env.agents.base import Observation, ObservationAgent, legal_from_mask, observation_vector
 from rams_env.apps.cli import main as rams
-from rams_env.evaluation import AGENT_SPEC_HELP
+from rams_env.eval import AGENT_SPEC_HELP
 from rams_env.integrations import openspiel as rams_openspiel
 from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import RulesConfig, make_config

@@ -18,7 +18,7 @@ import time
 import ray
 
 import rams_env
-from rams_env.evaluation import AGENT_SPEC_HELP, Evaluation, agent_source, evaluate
+from rams_env.eval import AGENT_SPEC_HELP, Evaluation, agent_source, evaluate
 from rams_env.integrations.rllib import SHARED_POLICY, RLlibAgent, build_algo, init_ray, ppo_config, save_rules
 
 

@@ -16,7 +16,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 import rams_env  # registers rams_env/Rams-v1
-from rams_env.evaluation import AGENT_SPEC_HELP, Evaluation, agent_source, build_agent, evaluate
+from rams_env.eval import AGENT_SPEC_HELP, Evaluation, agent_source, build_agent, evaluate
 from rams_env.integrations.sb3 import MaskablePPOAgent
 
 

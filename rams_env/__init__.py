@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .env import RamsEnv, env, raw_env
+from .envs import RamsEnv, env, raw_env  # importing them registers the Gymnasium id rams_env/Rams-v1
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_index, card_name, make_config
 
 __version__ = "0.1.0"
@@ -27,20 +27,10 @@ def __getattr__(name: str) -> object:
     if name == "rams_v1":
         import importlib
 
-        return importlib.import_module(".env", __name__)
+        return importlib.import_module(".envs.aec", __name__)
     if name == "rams_v0":
         raise AttributeError(
             "rams_v0 is retired: its observation was encoder version 1; use rams_env.rams_v1 "
             "(rams_env.env(...), Gymnasium id 'rams_env/Rams-v1'), whose observation is encoder version 2"
         )
     raise AttributeError(f"module 'rams_env' has no attribute {name!r}")
-
-
-def _register_gymnasium() -> None:
-    import gymnasium
-
-    if "rams_env/Rams-v1" not in gymnasium.registry:
-        gymnasium.register(id="rams_env/Rams-v1", entry_point="rams_env.gym_env:RamsGymEnv")
-
-
-_register_gymnasium()

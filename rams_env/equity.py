@@ -36,7 +36,7 @@ import numpy as np
 from .compiled import heuristic as compiled_heuristic
 from .compiled.layout import STATE_WIDTH, P, config_array
 from .compiled.simulate import play_matches, play_ramsar
-from .encoding import OBS_SIZE
+from .obs.encoding import OBS_SIZE
 from .rules import RulesConfig, make_config
 
 FORMAT = 1

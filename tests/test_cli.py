@@ -19,7 +19,7 @@ from rams_env.apps.cli.play import parse_move
 from rams_env.apps.command import COMMAND_GROUP, Command, build_parser
 from rams_env.apps.game_log import LOG_FORMAT
 from rams_env.apps.narration import describe
-from rams_env.evaluation import deal_set
+from rams_env.eval import deal_set
 from rams_env.rules import Action, Phase, card_index, make_config
 
 RAMS = [sys.executable, "-m", "rams_env.apps.cli"]
@@ -211,7 +211,7 @@ def test_eval_writes_table_json_and_png(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_eval_league_with_a_checkpoint_by_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
 

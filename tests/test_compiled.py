@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
-from rams_env.encoding import OBS_SIZE, ObservationEncoder, action_mask
+from rams_env.obs import OBS_SIZE, ObservationEncoder, action_mask
 from rams_env.rules import Game, make_config
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
@@ -70,8 +70,8 @@ def test_random_legal_actions_are_legal_and_cover_the_legal_set():
 
 
 def test_rule_constants_and_observation_scales_come_from_the_rules_and_fields():
-    from rams_env.encoding import FIELD, config_scale
-    from rams_env.episode import EpisodeKind
+    from rams_env.envs import EpisodeKind
+    from rams_env.obs import FIELD, config_scale
     from rams_env.rules import Action, Phase, TurnedAt
 
     assert (compiled.BID, compiled.KNOCK_PHASE, compiled.GAME_OVER) == (Phase.BID, Phase.KNOCK, Phase.GAME_OVER)

@@ -18,11 +18,9 @@ from benchmarks.heuristic_speed import compare_agents
 from rams_env.agents import HeuristicAgent
 from rams_env.agents.base import observe
 from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
-from rams_env.episode import next_deal_or_end, win_rewards
-from rams_env.heuristic_seats import heuristic_seed
+from rams_env.envs import BatchedRamsEnv, heuristic_seed, next_deal_or_end, win_rewards
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import PRESETS
-from rams_env.vector import BatchedRamsEnv
 
 
 @pytest.mark.parametrize("variant", list(PRESETS))

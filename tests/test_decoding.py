@@ -7,8 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from rams_env.decoding import decode
-from rams_env.encoding import OBS_SIZE, SLICES, ObservationEncoder
+from rams_env.obs import OBS_SIZE, SLICES, ObservationEncoder, decode
 from rams_env.rules import Game, Phase, card_index, make_config
 from rams_env.rules.actions import Action
 

@@ -4,7 +4,7 @@ README's test command."""
 import itertools
 from pathlib import Path
 
-from rams_env.encoding import OBS_SIZE, SLICES, layout_table
+from rams_env.obs import OBS_SIZE, SLICES, layout_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

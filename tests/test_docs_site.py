@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from rams_env import zoo
-from rams_env.encoding import FIELDS, OBS_SIZE, SLICES
+from rams_env.obs import FIELDS, OBS_SIZE, SLICES
 from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.cards import card_name
 from rams_env.rules.config import PRESETS

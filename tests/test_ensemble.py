@@ -11,8 +11,8 @@ import torch
 
 from rams_env.agents import load_agent, observe
 from rams_env.agents.neural import EnsembleAgent
-from rams_env.encoding import OBS_SIZE
-from rams_env.evaluation import play_episode
+from rams_env.eval import play_episode
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     ENSEMBLE_FORMAT,
     CheckpointError,

@@ -17,7 +17,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
 import rams_env
-from rams_env.gym_env import RamsGymEnv
+from rams_env.envs import RamsGymEnv
 
 PLAYERS = {"mattmar": range(3, 8), "norrlandsknack": range(3, 8), "rams32": range(3, 7), "russian": range(3, 8)}
 CASES = [(v, n) for v, counts in PLAYERS.items() for n in counts]

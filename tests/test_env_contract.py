@@ -899,7 +899,7 @@ def test_scores_option_sets_the_first_rams_of_a_match_only(case, engine):
 def turned_seen(e) -> tuple[str | None, str | None]:
     """``(turned_card, where)`` as every seat's view has it; each seat's observation (from the
     engine) must agree on where it is."""
-    from rams_env.decoding import decode
+    from rams_env.obs import decode
 
     seen = set()
     for seat, agent in enumerate(e.possible_agents):
@@ -994,7 +994,7 @@ def test_view_turned_card_swedish_kept_by_a_dealer_accepting_better_cards(engine
 def active_seen(e) -> list[bool | None]:
     """``view()["active"]`` as every seat has it; each seat's observation (from the engine) must
     say the same of every seat."""
-    from rams_env.decoding import decode
+    from rams_env.obs import decode
 
     n = len(e.possible_agents)
     views = [e.unwrapped.view(seat)["active"] for seat in range(n)]

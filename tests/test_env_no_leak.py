@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from rams_env.encoding import ObservationEncoder, action_mask
+from rams_env.obs import ObservationEncoder, action_mask
 from rams_env.rules import Game, Phase, TurnedAt, make_config
 
 PLAYERS = {"mattmar": range(3, 8), "norrlandsknack": range(3, 8), "rams32": range(3, 7), "russian": range(3, 8)}

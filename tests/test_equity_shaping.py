@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rams_env.envs import BatchedRamsEnv
 from rams_env.equity import equity
 from rams_env.rules import make_config
-from rams_env.vector import BatchedRamsEnv
 from tests.test_training import tiny
 from training.run import Trainer
 from training.shaping import EquityShaping

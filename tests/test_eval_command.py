@@ -13,7 +13,7 @@ from rams_env.rules import make_config
 
 @pytest.fixture(scope="module")
 def russian_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
 

@@ -7,7 +7,7 @@ import pytest
 
 from rams_env.agents import HeuristicAgent, RandomAgent
 from rams_env.apps.cli import main
-from rams_env.evaluation import TABLE_WIDTH, evaluate, source_name
+from rams_env.eval import TABLE_WIDTH, evaluate, source_name
 from rams_env.rules import make_config
 
 LONG = "checkpoints/norrlandsknack/norrlandsknack-4p-ensemble/norrlandsknack-4p-ensemble.json"

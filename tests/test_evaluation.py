@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rams_env.agents import CompiledHeuristicAgent, HeuristicAgent, RandomAgent, SearchAgent
-from rams_env.evaluation import (
+from rams_env.eval import (
     agent_seed,
     agent_source,
     bootstrap_interval,
@@ -400,7 +400,7 @@ def test_a_bidding_preset_evaluates_to_the_same_numbers_twice() -> None:
 
 def test_knock_rate_plot_of_scores_where_the_agent_always_knocks(tmp_path) -> None:
     """A rate of exactly 1 (or 0): the Wilson bound can round past it, and the plot must still draw."""
-    from rams_env.evaluation import AgentReport, plot_knock_rates
+    from rams_env.eval import AgentReport, plot_knock_rates
 
     config = make_config("mattmar", 4)
     report = AgentReport("always", 1, 1, 0.0, 0.0, 1.0)

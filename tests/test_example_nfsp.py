@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from rams_env.agents import load_agent
-from rams_env.env import RamsEnv
+from rams_env.envs import RamsEnv
 from rams_env.rules import make_config
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "openspiel_nfsp.py"

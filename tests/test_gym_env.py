@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 import rams_env  # also registers rams_env/Rams-v1
 from rams_env import Action
-from rams_env.gym_env import RamsGymEnv
+from rams_env.envs import RamsGymEnv
 
 VARIANTS = ("mattmar", "norrlandsknack", "rams32", "russian")
 

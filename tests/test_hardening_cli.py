@@ -13,7 +13,7 @@ import pytest
 
 from rams_env.apps.cli import main
 from rams_env.apps.game_log import LOG_FORMAT, LOG_VERSION
-from rams_env.evaluation import deal_set
+from rams_env.eval import deal_set
 from rams_env.rules import make_config
 
 RAMS = [sys.executable, "-m", "rams_env.apps.cli"]

@@ -12,14 +12,17 @@ import numpy as np
 import pytest
 
 import rams_env
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
 from rams_env.rules import make_config
-from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv
 
 
 def test_import_works_without_docstrings():
     """Issue 13 item 14: ``python -OO`` strips docstrings; importing must not format a None."""
     done = subprocess.run(
-        [sys.executable, "-OO", "-c", "import rams_env, rams_env.encoding"], capture_output=True, text=True, timeout=300
+        [sys.executable, "-OO", "-c", "import rams_env, rams_env.obs.encoding"],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
 

@@ -15,7 +15,7 @@ import pytest
 import rams_env
 from rams_env import Action, IllegalActionError
 from rams_env.agents import SearchAgent
-from rams_env.gym_env import RamsGymEnv
+from rams_env.envs import RamsGymEnv
 from tests.decks import stack_deck
 
 ENGINES = ("compiled", "reference")
@@ -423,7 +423,7 @@ def test_a_rejected_action_leaves_pending_rewards_alone(engine, variant, reward,
 # =========================================================================== the human render leak
 @pytest.mark.parametrize("seat", [0, 2])
 def test_gym_human_render_shows_only_the_learners_seat(capsys, monkeypatch, seat):
-    env_module = importlib.import_module("rams_env.env")  # rams_env.env is also the env() function
+    env_module = importlib.import_module("rams_env.envs.aec")  # the module of RamsEnv, which renders
 
     viewers = []
     table = env_module.render_table

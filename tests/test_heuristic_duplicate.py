@@ -1,4 +1,4 @@
-"""Evaluation against heuristics on the compiled engine (``rams_env.heuristic_duplicate``): the same
+"""Evaluation against heuristics on the compiled engine (``rams_env.eval.heuristic_games``): the same
 games and the same numbers as the Python path, for greedy policies."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import torch
 
 from rams_env.agents import RandomAgent
 from rams_env.agents.neural import EnsembleAgent, PolicyAgent
-from rams_env.encoding import OBS_SIZE
-from rams_env.evaluation import agent_source, evaluate
+from rams_env.eval import agent_source, evaluate
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rams_env.agents import HeuristicAgent
+from rams_env.envs import BatchedRamsEnv
 from rams_env.rules import make_config
-from rams_env.vector import BatchedRamsEnv
 from training.heuristic_pool import HeuristicPool
 
 

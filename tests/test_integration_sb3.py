@@ -16,7 +16,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 
 import rams_env
 from rams_env.agents import RandomAgent
-from rams_env.evaluation import evaluate
+from rams_env.eval import evaluate
 from rams_env.integrations.sb3 import MaskablePPOAgent
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sb3_maskable_ppo.py"

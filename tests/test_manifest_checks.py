@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from rams_env import policy
 from rams_env.apps.cli import main
-from rams_env.encoding import OBS_SIZE
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     ENSEMBLE_FORMAT,
     ENSEMBLE_VERSION,
     MAX_MEMBERS,
     CheckpointError,
     PolicyNet,
+    ensemble,
     load_ensemble,
     make_checkpoint,
     model_digest,
@@ -52,13 +52,13 @@ def _manifest(folder: Path, members: list[dict], name: str = "ens.json") -> Path
 def nothing_loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every checkpoint ``load_ensemble`` reads, recorded (a refused manifest must read none)."""
     read: list[str] = []
-    real = policy.load_checkpoint
+    real = ensemble.load_checkpoint
 
     def spy(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         read.append(str(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(policy, "load_checkpoint", spy)
+    monkeypatch.setattr(ensemble, "load_checkpoint", spy)  # the name load_ensemble calls
     return read
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import rams_env
-from rams_env.encoding import ENCODER_VERSION, RACE_FLAGS, SLICES
+from rams_env.obs.encoding import ENCODER_VERSION, RACE_FLAGS, SLICES
 
 
 def _race(obs: np.ndarray, n: int) -> tuple[float, np.ndarray, np.ndarray]:

@@ -12,8 +12,8 @@ import numpy as np
 import pyspiel
 import pytest
 
-from rams_env.episode import next_deal_or_end, win_rewards
-from rams_env.evaluation import agent_source, build_agent, evaluate
+from rams_env.envs import next_deal_or_end, win_rewards
+from rams_env.eval import agent_source, build_agent, evaluate
 from rams_env.integrations import openspiel as ros
 from rams_env.rules import Game, Phase, make_config
 from tests.states import openspiel_decisions

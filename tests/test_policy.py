@@ -16,13 +16,14 @@ import torch
 from rams_env import policy
 from rams_env.agents import load_agent, observe
 from rams_env.agents.neural import PolicyAgent
-from rams_env.encoding import OBS_SIZE
-from rams_env.evaluation import play_episode
+from rams_env.eval import play_episode
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     CHECKPOINT_FORMAT,
     CheckpointError,
     MaskedCategorical,
     PolicyNet,
+    checkpoint,
     load_checkpoint,
     make_checkpoint,
     save_checkpoint,
@@ -249,7 +250,7 @@ def _forbid_building(monkeypatch, refused=lambda hidden: True):
             raise AssertionError(f"a PolicyNet with hidden={tuple(hidden)} was built before the sizes were checked")
         return real(obs_size, num_actions, hidden)
 
-    monkeypatch.setattr(policy, "PolicyNet", guarded)
+    monkeypatch.setattr(checkpoint, "PolicyNet", guarded)  # the name network_from_checkpoint builds
 
 
 @pytest.mark.parametrize("hidden", [[10**6, 10**6], [10**6], [16, 10**6], [16, 16], [15], [True]])

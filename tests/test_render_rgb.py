@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import rams_env
-from rams_env.gym_env import RamsGymEnv
-from rams_env.render_rgb import SHAPE, hand_counts, render_view
+from rams_env.envs import RamsGymEnv
+from rams_env.envs.render_rgb import SHAPE, hand_counts, render_view
 from rams_env.rules.actions import Action
 from rams_env.rules.cards import card_name
 
@@ -216,7 +216,7 @@ def test_missing_pillow_names_the_extra(monkeypatch):
 
 
 def test_import_does_not_load_the_renderer():
-    code = "import sys, rams_env; assert not {'rams_env.render_rgb', 'PIL.ImageDraw'} & set(sys.modules)"
+    code = "import sys, rams_env; assert not {'rams_env.envs.render_rgb', 'PIL.ImageDraw'} & set(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 

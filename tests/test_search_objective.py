@@ -10,7 +10,7 @@ import pytest
 from rams_env.agents import OracleAgent, SearchAgent
 from rams_env.agents.search import policy_rollouts, rams_chances, rollout
 from rams_env.equity import equity
-from rams_env.evaluation import agent_source
+from rams_env.eval import agent_source
 from rams_env.rules import Game, Phase, make_config
 
 
@@ -82,20 +82,24 @@ def test_a_search_with_policy_rollouts_asks_the_policy_and_keeps_the_paired_resu
     while game.phase != Phase.KNOCK:
         game.apply(game.legal_actions()[-1])
     policy = LowestLegal()
-    agent = SearchAgent(simulations=2, seed=1, rollouts=policy, objective="win")
+    agent = SearchAgent(simulations=2, seed=1, rollout_policy=policy, objective="win")
     action, legal, results = agent.search(game, game.current)
     assert action in legal and policy.batches
     assert len(results) == 2 * 4 and all(len(row) == len(legal) for row in results)  # the knock's extra worlds
 
 
 def test_policy_rollouts_by_name_load_the_zoo_policy():
-    agent = SearchAgent(simulations=1, rollouts="mattmar-4p")
+    agent = SearchAgent(simulations=1, rollout_policy="mattmar-4p")
     assert callable(agent.rollout_agent.act_batch)
 
 
 @pytest.mark.parametrize(
     "kwargs, named",
-    [({"objective": "rams"}, "objective"), ({"rollouts": 3}, "rollouts")],
+    [
+        ({"objective": "rams"}, "objective"),
+        ({"rollout_policy": 3}, "rollout_policy"),
+        ({"rollout_policy": LowestLegal(), "time_limit": 1.0}, "time_limit"),
+    ],
 )
 def test_bad_search_options_are_refused(kwargs, named):
     with pytest.raises(ValueError, match=named):

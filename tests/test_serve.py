@@ -29,8 +29,9 @@ from rams_env.apps import cli, command, game_log
 from rams_env.apps.serve.app import MAX_BODY, create_app
 from rams_env.apps.serve.command import COMMAND
 from rams_env.apps.serve.state import ServeState
-from rams_env.episode import next_deal_or_end
-from rams_env.evaluation import _play, agent_seed, agent_source, deal_set
+from rams_env.envs.episode import next_deal_or_end
+from rams_env.eval import agent_seed, agent_source, deal_set
+from rams_env.eval.play import _play
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
 
 CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
@@ -150,7 +151,7 @@ def test_a_bad_new_game_is_a_400_naming_the_problem(server: Server, body: dict, 
 
 
 def test_checkpoint_agents_play_and_bad_checkpoints_are_refused(server: Server, tmp_path: Path) -> None:
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
 
@@ -325,7 +326,7 @@ def test_the_page_only_ever_gets_the_seats_view(server: Server, rules: dict, see
     # The picture is drawn from the same view: exactly render_view's.
     from PIL import Image
 
-    from rams_env.render_rgb import render_view
+    from rams_env.envs.render_rgb import render_view
 
     status, _, png = server.request("GET", f"/api/games/{state['id']}/table.png")
     assert status == 200
@@ -387,7 +388,7 @@ def test_an_agents_game_is_that_decks_game_in_rams_eval(server: Server) -> None:
     status, last, _ = server.request("GET", f"/api/replays/{replay['id']}?step={replay['steps']}&seat=0")
     deal = deal_set(config, seed, deck + 1, "random")[deck]
     lineup = [(spec, agent_source(spec, config)) for spec in specs]
-    from rams_env.encoding import ObservationEncoder
+    from rams_env.obs import ObservationEncoder
 
     record = _play(config, deal, lineup, seed, "deal", ObservationEncoder(config))
     assert [b - a for b, a in zip(deal.scores, last["view"]["scores"], strict=True)] == record.points
@@ -546,7 +547,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         if shots and view["phase"] == "play" and view["trick"] and not shot_taken:
             settle(browser)
             browser.save_screenshot(os.path.join(shots, "serve-play.png"))
-            # The page's picture of the same moment (under "Picture"): rams_env.render_rgb's frame.
+            # The page's picture of the same moment (under "Picture"): rams_env.envs.render_rgb's frame.
             browser.find_element(By.CSS_SELECTOR, "#picture-box summary").click()
             wait.until(
                 lambda d: d.execute_script(

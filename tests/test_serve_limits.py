@@ -15,7 +15,7 @@ from rams_env.apps.serve.games import LiveGame
 from rams_env.apps.serve.limits import Deadline, Limits, Refused, Store, budgeted
 from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.validation import ApiError
-from rams_env.evaluation import agent_source, deal_set
+from rams_env.eval import agent_source, deal_set
 from rams_env.rules import make_config
 from tests.test_serve import Server
 
@@ -36,6 +36,7 @@ def server() -> Iterator[Server]:
         ("search:100000000", "over this server's budget of 50 per move (rams serve --max-simulations)"),
         ("search:simulations=51", "simulations 51 is over"),
         ("search:simulations=10,time_limit=100", "time_limit 100 is over this server's 0.2 s per move"),
+        ("search:simulations=2,rollout_policy=mattmar-4p", "rollout_policy is not offered by this server"),
     ],
 )
 def test_an_agent_over_the_budget_is_refused_at_once(server: Server, agent: str, message: str) -> None:
@@ -208,7 +209,7 @@ def test_a_deeply_nested_body_is_a_400(server: Server) -> None:
 
 
 def test_the_last_deck_of_a_set_is_played_without_making_the_others(server: Server) -> None:
-    from rams_env.evaluation import deck_of
+    from rams_env.eval import deck_of
 
     config = make_config("mattmar")
     assert deck_of(config, 3, 40, "random") == deal_set(config, 3, 41, "random")[40]

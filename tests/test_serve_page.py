@@ -43,7 +43,7 @@ CARD = """# `{name}`: PPO self-play policy for whole ramsar of {variant}, {sizes
 @pytest.fixture(scope="module")
 def zoo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A zoo in per-model folders (``checkpoints/<preset>/<model>/``), as the cards will be laid out."""
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
 

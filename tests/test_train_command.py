@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rams_env.evaluation import agent_source, evaluate
+from rams_env.eval import agent_source, evaluate
 from rams_env.rules import make_config
 from training import cli
 from training.config import (
@@ -60,10 +60,10 @@ def test_a_compiled_engine_is_not_announced(tmp_path: Path, monkeypatch, capsys)
 
 def test_engine_compiled_reads_numbas_cache(tmp_path: Path) -> None:
     from rams_env.agents import load_agent
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.envs import BatchedRamsEnv
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules.actions import NUM_ACTIONS
-    from rams_env.vector import BatchedRamsEnv
 
     config = make_config("mattmar", 4)
     BatchedRamsEnv(1).reset(seed=0)  # compiles or loads the engine, leaving it in the cache

@@ -13,8 +13,8 @@ import torch
 
 from rams_env.agents import load_agent
 from rams_env.apps.command import CommandError
-from rams_env.encoding import OBS_SIZE
-from rams_env.evaluation import agent_source, play_episode
+from rams_env.eval import agent_source, play_episode
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS

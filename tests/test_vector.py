@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import rams_env
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv, game_seeds
 from rams_env.rules import IllegalActionError
-from rams_env.vector import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv, game_seeds
 
 PRESETS = [("mattmar", 4), ("norrlandsknack", 5), ("rams32", 3), ("russian", 4)]
 

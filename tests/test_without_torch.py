@@ -70,8 +70,8 @@ def test_env_engine_agents_and_rams_eval_never_import_torch():
         import rams_env
         from rams_env.agents import HeuristicAgent, RandomAgent, SearchAgent
         from rams_env.apps.cli import main
-        from rams_env.evaluation import play_episode
-        from rams_env.vector import BatchedRamsEnv
+        from rams_env.eval import play_episode
+        from rams_env.envs import BatchedRamsEnv
 
         env = rams_env.env(variant="mattmar", num_players=4)
         env.reset(seed=1)
@@ -102,7 +102,7 @@ def test_env_engine_agents_and_rams_eval_never_import_torch():
 
 @pytest.fixture
 def checkpoint(tmp_path):
-    from rams_env.encoding import OBS_SIZE
+    from rams_env.obs import OBS_SIZE
     from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
     from rams_env.rules import make_config
     from rams_env.rules.actions import NUM_ACTIONS

@@ -16,7 +16,7 @@ import torch
 
 from rams_env import zoo
 from rams_env.agents import load_agent
-from rams_env.evaluation import agent_source
+from rams_env.eval import agent_source
 from rams_env.policy import load_ensemble, model_digest
 from rams_env.rules import make_config
 from rams_env.rules.config import PRESETS

@@ -23,7 +23,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.apps.command import Command, CommandError
-from rams_env.evaluation import agent_source, evaluate
+from rams_env.eval import agent_source, evaluate
 from rams_env.keyvalue import parse_bool
 
 from .config import FIELD_TYPES, TrainArgs, field_docs

@@ -31,7 +31,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from rams_env.episode import check_episode
+from rams_env.envs.episode import check_episode
 from rams_env.rules import make_config
 
 PRECISIONS = ("auto", "bf16", "fp32")

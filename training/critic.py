@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from rams_env.encoding import MAX_PLAYERS, OBS_SIZE
+from rams_env.obs import MAX_PLAYERS, OBS_SIZE
 from rams_env.policy import mlp_torso
 from rams_env.rules.cards import NUM_CARDS
 

@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from rams_env.agents import load_agent
-from rams_env.evaluation import AgentReport, Evaluation, agent_source, evaluate
+from rams_env.eval import AgentReport, Evaluation, agent_source, evaluate
 from rams_env.policy import (
     CheckpointError,
     checkpoint_config,

@@ -22,15 +22,16 @@ from typing import Any
 import numba
 import numpy as np
 
-from rams_env.encoding import MAX_PLAYERS, OBS_SIZE
-from rams_env.evaluation import derive_seed
-from rams_env.policy import OpponentPool, PolicyNet
+from rams_env.eval import derive_seed
+from rams_env.obs import MAX_PLAYERS, OBS_SIZE
+from rams_env.policy import PolicyNet
 from rams_env.rules import RulesConfig
 from rams_env.rules.actions import NUM_ACTIONS
 
 from .config import TrainArgs, heuristic_fraction_at, stage_value
 from .critic import HIDDEN_SIZE, other_hands
 from .heuristic_pool import HeuristicPool
+from .opponent_pool import OpponentPool
 from .shaping import EquityShaping
 
 Policy = Callable[[PolicyNet, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]

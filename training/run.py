@@ -27,11 +27,11 @@ from tqdm import tqdm
 
 from rams_env.agents import RandomAgent
 from rams_env.agents.neural import PolicyAgent
-from rams_env.encoding import OBS_SIZE
-from rams_env.evaluation import agent_source, evaluate
+from rams_env.envs import BatchedRamsEnv, SubprocBatchedRamsEnv
+from rams_env.eval import agent_source, evaluate
+from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     CheckpointError,
-    OpponentPool,
     PolicyNet,
     checkpoint_config,
     load_checkpoint,
@@ -41,13 +41,13 @@ from rams_env.policy import (
 )
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
-from rams_env.vector import BatchedRamsEnv, SubprocBatchedRamsEnv
 
 from . import dmc, ppo
 from .config import TrainArgs, second_stage, stage_value
 from .critic import PrivilegedCritic
 from .heuristic_pool import HeuristicPool
 from .logs import log_line, tensorboard, truncate_csv, write_csv
+from .opponent_pool import OpponentPool
 from .rollout import Collector, Episode, Rollout, Table, episode_rows
 
 log = logging.getLogger("rams.train")

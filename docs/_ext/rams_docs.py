@@ -1,6 +1,6 @@
 """Sphinx extension of the rams_env docs: tables generated from the code, so that they cannot drift.
 
-- ``{rams-observation-table}``: the observation layout, from ``rams_env.encoding.FIELDS`` (``layout_table``).
+- ``{rams-observation-table}``: the observation layout, from ``rams_env.obs.encoding.FIELDS`` (``layout_table``).
 - ``{rams-actions}``: the 60 actions, from ``rams_env.Action`` and the card indices.
 - ``{rams-env-summary}``: the environment card's opening table, read from a live environment.
 - ``{rams-zoo-index}``: the model zoo, one row per folder of ``checkpoints/``, from its card and evaluations.
@@ -20,7 +20,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from rams_env import zoo
-from rams_env.encoding import OBS_SIZE, layout_table
+from rams_env.obs import OBS_SIZE, layout_table
 from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.cards import NUM_CARDS, card_name
 
@@ -69,7 +69,7 @@ def env_summary() -> str:
         ("Gymnasium id", "`rams_env/Rams-v1` (one learning seat, `gymnasium.make`)"),
         ("Name", f"`{env.metadata['name']}`"),
         ("Actions", f"Discrete, masked: {env.action_space(agent).n} ids (`observation['action_mask']`)"),
-        ("Parallel API", "no (turn-based AEC; a batched env for training: `rams_env.vector`)"),
+        ("Parallel API", "no (turn-based AEC; a batched env for training: `rams_env.envs.vector`)"),
         ("Manual control", "`rams play`, `rams serve`"),
         ("Agents", "`agents = ['player_0', ..., 'player_{n-1}']`, n = 3 to 7 (the preset's range)"),
         ("Agents (default)", f"{len(env.possible_agents)}"),

@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..encoding import OBS_SIZE, ObservationEncoder, action_mask
+from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, RulesConfig
 from ..rules.actions import NUM_ACTIONS
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..encoding import SLICES
+from ..obs.encoding import SLICES
 from ..rules import RulesConfig, make_config
 from ..rules.config import PRESETS
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector

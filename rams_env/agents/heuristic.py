@@ -1,4 +1,4 @@
-"""A rule-based Rams player that reads only its encoded observation (through :mod:`rams_env.decoding`).
+"""A rule-based Rams player that reads only its encoded observation (through :mod:`rams_env.obs.decoding`).
 
 How it thinks
 -------------
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from ..decoding import DecodedObservation, decode
+from ..obs.decoding import DecodedObservation, decode
 from ..rules import RulesConfig, TurnedAt, make_config
 from ..rules.actions import Action
 from ..rules.cards import ACE, KING, ace_value, deck_cards

@@ -7,7 +7,7 @@ then tried in every world and the deal is played out by the rollout policy; an a
 its mean result for the seat: its score decrease over the rest of the deal (``objective="points"``)
 or its chance to win the rams after the deal (``objective="win"``: the rams equity model of
 :mod:`rams_env.equity` from the next deal's start, or the real result where the rams ends). The
-same worlds serve all actions (common random numbers). ``rollouts=`` a trained policy plays the
+same worlds serve all actions (common random numbers). ``rollout_policy=`` a trained policy plays the
 rollouts instead of the fast rollout rule, one batched forward pass per ply over all the worlds.
 
 The :class:`~rams_env.agents.HeuristicAgent`'s choice is the default: the search replaces it by
@@ -59,11 +59,11 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from ..backends import GameMirror
 import numpy as np
 
-from ..encoding import OBS_SIZE, ObservationEncoder
-from ..env import seed_int
+from ..envs.aec import seed_int
+from ..envs.backends import GameMirror
+from ..obs import OBS_SIZE, ObservationEncoder
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
@@ -102,7 +102,7 @@ class SearchAgent:
     seat)``, which the evaluation harness calls. ``confidence``: standard errors by which the
     search must beat the heuristic's choice to replace it. ``objective``: ``"points"`` scores a
     rollout by the seat's points in the deal, ``"win"`` by its chance to win the rams after it.
-    ``rollouts``: None for the fast rollout rule, or the policy that plays the rollouts in every
+    ``rollout_policy``: None for the fast rollout rule, or the policy that plays the rollouts in every
     seat (a zoo name, a checkpoint path, or an agent with ``act_batch``; needs torch).
     """
 
@@ -114,7 +114,7 @@ class SearchAgent:
         env: Any = None,
         confidence: float = 1.0,
         objective: str = "points",
-        rollouts: Any = None,
+        rollout_policy: Any = None,
     ) -> None:
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
@@ -132,7 +132,9 @@ class SearchAgent:
         self.env = env
         self.confidence = confidence
         self.objective = objective
-        self.rollout_agent = _rollout_agent(rollouts)
+        if rollout_policy is not None and time_limit is not None:
+            raise ValueError("time_limit times the rollout rule's worlds one by one; with rollout_policy set simulations")
+        self.rollout_agent = _rollout_agent(rollout_policy)
         self._seed = seed
         self._priors: dict[RulesConfig, HeuristicAgent] = {}
 
@@ -209,18 +211,20 @@ class SearchAgent:
         return legal[_choose(results, legal.index(prior), self.confidence)], legal, results
 
 
-def _rollout_agent(rollouts: Any) -> Any:
+def _rollout_agent(policy: Any) -> Any:
     """The agent that plays the rollouts: None for the fast rollout rule, else a policy with
     ``act_batch`` (a loaded one, or a zoo name or checkpoint path for :func:`rams_env.agents.load_agent`)."""
-    if rollouts is None:
+    if policy is None:
         return None
-    if isinstance(rollouts, str):
+    if isinstance(policy, str):
         from . import load_agent  # torch: only a policy rollout needs it
 
-        rollouts = load_agent(rollouts)
-    if not callable(getattr(rollouts, "act_batch", None)):
-        raise ValueError(f"rollouts must be None, a policy's name or path, or an agent with act_batch, got {rollouts!r}")
-    return rollouts
+        policy = load_agent(policy)
+    if not callable(getattr(policy, "act_batch", None)):
+        raise ValueError(
+            f"rollout_policy must be None, a policy's name or path, or an agent with act_batch, got {policy!r}"
+        )
+    return policy
 
 
 def policy_rollouts(games: list[Game], agent: Any) -> None:

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import jsoncheck
-from ..episode import EPISODES
+from ..envs.episode import EPISODES
 from ..rules import PRESETS, Action, Game, Phase, RulesConfig, action_name, card_index
 from .command import CommandError
 from .narration import legal_names
 
 if TYPE_CHECKING:
-    from ..evaluation import Deal
+    from ..eval import Deal
 
 LOG_FORMAT = "rams_env game log"
 LOG_VERSION = 1

@@ -1,6 +1,6 @@
 """The rules engine and the observation encoder compiled with numba, for the batched env.
 
-A second implementation of :mod:`rams_env.rules` and :mod:`rams_env.encoding`, written for speed:
+A second implementation of :mod:`rams_env.rules` and :mod:`rams_env.obs.encoding`, written for speed:
 the state of each game is one row of an int64 array (the column layout is in :mod:`.layout`),
 hands and other card sets are 52-bit masks, and one compiled call steps every game of a batch,
 encodes the acting seat's observation from scratch and writes its action mask. Even the random
@@ -19,7 +19,7 @@ One module per concern:
 The pure-Python engine stays the reference: ``tests/test_vector.py`` and
 ``tests/test_compiled.py`` play the same seeds with the same actions through both and compare
 every observation, mask, reward and score. Nothing here is public API; use
-:class:`rams_env.vector.BatchedRamsEnv`.
+:class:`rams_env.envs.vector.BatchedRamsEnv`.
 """
 
 from __future__ import annotations

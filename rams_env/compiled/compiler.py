@@ -23,8 +23,8 @@ _HERE = Path(__file__).resolve().parent
 _SOURCES = (
     _HERE,
     _HERE.parent / "rules",
-    _HERE.parent / "encoding.py",
-    _HERE.parent / "episode.py",
+    _HERE.parent / "obs" / "encoding.py",
+    _HERE.parent / "envs" / "episode.py",
     _HERE.parent / "agents" / "heuristic.py",  # the heuristic twin's constants
 )
 

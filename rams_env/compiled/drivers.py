@@ -42,7 +42,7 @@ from .rules import apply, legal_set, new_game, new_game_with, next_deal
 
 @jit
 def _next_deal_or_end(s: np.ndarray, c: np.ndarray, rng: np.ndarray) -> bool:
-    """``rams_env.episode.next_deal_or_end``: True if the episode ends, else deal on."""
+    """``rams_env.envs.episode.next_deal_or_end``: True if the episode ends, else deal on."""
     if s[PHASE] == GAME_OVER or c[C_EPISODE] == EPISODE_DEAL or (c[C_EPISODE] == EPISODE_RAMS and s[RAMS_OVER]):
         return True
     next_deal(s, c, rng)

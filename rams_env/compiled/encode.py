@@ -1,4 +1,4 @@
-"""The encoder twin: ``ObservationEncoder.encode`` (:mod:`rams_env.encoding`) from a state row,
+"""The encoder twin: ``ObservationEncoder.encode`` (:mod:`rams_env.obs.encoding`) from a state row,
 written from scratch at every decision, and the action mask."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..encoding import (
+from ..obs.encoding import (
     ACES_SCALE,
     DEAL_CLIP,
     DEAL_SCALE,

@@ -20,7 +20,7 @@ from numba.extending import intrinsic
 
 from ..agents.heuristic import BETTER_SAMPLES, BID_MARGIN, RUFF_PER_VOID, SIDE_TIMING, UNDECIDED_KNOCK
 from ..agents.heuristic import miss_chance as python_miss
-from ..encoding import FIELD, MAX_PLAYERS, SLICES
+from ..obs.encoding import FIELD, MAX_PLAYERS, SLICES
 from ..rules.cards import ACE, KING, NUM_CARDS, deck_cards
 from .compiler import jit
 from .layout import (

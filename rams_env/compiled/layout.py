@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..encoding import FIELD, MAX_PLAYERS, config_scale
-from ..episode import EpisodeKind, episode_kind
+from ..envs.episode import EpisodeKind, episode_kind
+from ..obs.encoding import FIELD, MAX_PLAYERS, config_scale
 from ..rules import Phase, RulesConfig, TurnedAt, cards
 from ..rules.actions import Action
 from ..rules.cards import ACE, NUM_CARDS

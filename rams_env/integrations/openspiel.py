@@ -36,7 +36,7 @@ every action; ``reward="win"``: at the end +1 shared among the winners, -1 share
 Observations, for a player ``p``:
 
 - tensors (information state and observation alike): the project's encoder
-  (:class:`rams_env.encoding.ObservationEncoder`, ``OBS_SIZE`` floats, named pieces as in its
+  (:class:`rams_env.obs.encoding.ObservationEncoder`, ``OBS_SIZE`` floats, named pieces as in its
   ``FIELDS``); it holds only what ``p`` may know (docs/rules.md "What each player knows"). It sums up the current deal
   (and the scores, flights and totals of the episode); it is not a perfect-recall history, so
   OpenSpiel's tabular methods should use the strings.
@@ -79,10 +79,10 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from ..agents.base import Observation, legal_from_mask
 from ..agents.search import DealSampler, HiddenCards, rollout_action
-from ..encoding import FIELDS, OBS_SIZE, SLICES, ObservationEncoder
-from ..env import seed_int
-from ..episode import EPISODES, REWARDS, check_episode, episode_ends, shared_win
+from ..envs.aec import seed_int
+from ..envs.episode import EPISODES, REWARDS, check_episode, episode_ends, shared_win
 from ..keyvalue import parse_value
+from ..obs.encoding import FIELDS, OBS_SIZE, SLICES, ObservationEncoder
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, card_name, deck_cards, make_config
 from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.cards import NUM_CARDS

@@ -33,8 +33,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from torch import nn
 
 from .. import jsoncheck
-from ..encoding import OBS_SIZE
-from ..env import RamsEnv
+from ..envs.aec import RamsEnv
+from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError, rules_mismatch
 from ..rules import NUM_ACTIONS, RulesConfig, make_config
 

@@ -18,7 +18,7 @@ from torchrl.envs import PettingZooWrapper
 from torchrl.envs.utils import MarlGroupMapType
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
-from ..env import env as rams_aec_env
+from ..envs.aec import env as rams_aec_env
 
 GROUP = "agents"
 OBSERVATION_KEY = (GROUP, "observation", "observation")  # the env's observation dict holds "observation"

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from ...evaluation import AGENT_SPEC_HELP, BUILTIN_AGENTS, evaluate, league
+from ...eval import AGENT_SPEC_HELP, BUILTIN_AGENTS, evaluate, league
 from ...rules import RulesConfig
 from ..command import Command, CommandError
 from .options import (

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ...episode import EPISODES, EpisodeKind
-from ...evaluation import SCORES, agent_source
+from ...envs.episode import EPISODES, EpisodeKind
+from ...eval import SCORES, agent_source
 from ...keyvalue import parse_pair
 from ...rules import PRESETS, RulesConfig, make_config
 from ..command import CommandError

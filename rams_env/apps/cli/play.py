@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ...encoding import ObservationEncoder
-from ...episode import next_deal_or_end
-from ...evaluation import AGENT_SPEC_HELP, actor_for, agent_label, agent_seed, build_agent, deal_set
-from ...render import render_table
+from ...envs.episode import next_deal_or_end
+from ...envs.render import render_table
+from ...eval import AGENT_SPEC_HELP, actor_for, agent_label, agent_seed, build_agent, deal_set
+from ...obs import ObservationEncoder
 from ...rules import Action, Game, RulesConfig, action_name, card_index
 from ..command import Command, CommandError
 from ..game_log import log_record, write_log

@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import TextIO
 
-from ...episode import next_deal_or_end
-from ...render import render_table
+from ...envs.episode import next_deal_or_end
+from ...envs.render import render_table
 from ...rules import IllegalActionError, Phase
 from ..command import Command, CommandError
 from ..game_log import load_log, log_action, short_repr

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ... import jsoncheck
-from ...episode import EPISODES, EpisodeKind
-from ...evaluation import SCORES
+from ...envs.episode import EPISODES, EpisodeKind
+from ...eval import SCORES
 from ...rules import PRESETS, make_config
 from ..command import CommandError
 from ..game_log import load_log
@@ -105,7 +105,7 @@ def _png_response(data: bytes) -> Any:
 
 def _png(view_state: dict[str, Any]) -> bytes:
     """A picture of the table as ``view_state``'s seat sees it (501 without Pillow)."""
-    from ...render_rgb import render_view, require_pillow
+    from ...envs.render_rgb import render_view, require_pillow
 
     try:
         image_mod, _, _ = require_pillow()

@@ -82,6 +82,10 @@ def budgeted(spec: str, source: Any, limits: Limits) -> Any:
     if "simulations" not in parameters:
         return source
     options = dict(source.keywords)
+    if "rollout_policy" in options:  # it would load a checkpoint named by the request
+        raise Refused(
+            400, f"agent {spec!r}: rollout_policy is not offered by this server (its rollouts are not timed per move)"
+        )
 
     def given(name: str) -> Any:
         return options[name] if name in options else parameters[name].default

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...render_rgb import hand_counts
+from ...envs.render_rgb import hand_counts
 from ...rules import Action, Game, Phase, action_name
 from ..narration import PHASE_HINTS, draw_count
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import jsoncheck
-from ...evaluation import agent_source
+from ...eval import agent_source
 from ...rules import PRESETS, Action, RulesConfig, card_index, make_config
 from .limits import Limits, budgeted
 

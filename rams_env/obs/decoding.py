@@ -1,8 +1,8 @@
-"""Decoding an encoded observation back into typed fields: the inverse of :mod:`rams_env.encoding`.
+"""Decoding an encoded observation back into typed fields: the inverse of :mod:`rams_env.obs.encoding`.
 
 Seats stay relative to the observer, as encoded: relative seat ``r`` is ``r`` places clockwise
 (0 is the observer). Per-seat tuples have one entry per seat at the table. Every offset comes
-from ``rams_env.encoding.SLICES``.
+from ``rams_env.obs.encoding.SLICES``.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from functools import cache
 
 import numpy as np
 
+from ..rules import Phase, TurnedAt
+from ..rules.cards import NUM_CARDS
+from ..rules.config import PRESETS
+from ..rules.game import PHASE_NAMES
 from .encoding import FIELD, MAX_PLAYERS, OBS_SIZE, SLICES, config_scale
-from .rules import Phase, TurnedAt
-from .rules.cards import NUM_CARDS
-from .rules.config import PRESETS
-from .rules.game import PHASE_NAMES
 
 PHASES = PHASE_NAMES[: Phase.DEAL_OVER + 1]  # the phase slots: "over" ends a deal and the game alike
 VARIANTS = tuple(PRESETS)

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .compiled.heuristic import WORK_SIZE
-from .compiled.layout import P
+from ..compiled.heuristic import WORK_SIZE
+from ..compiled.layout import P
 
 
 class Versus:

@@ -1,6 +1,6 @@
 """Duplicate games against heuristic opponents on the compiled engine, the tested agent batched.
 
-:func:`rams_env.evaluation.evaluate` plays an agent's games this way when the baseline is the
+:func:`rams_env.eval.evaluate` plays an agent's games this way when the baseline is the
 heuristic and the agent acts on batches (``act_batch``, as greedy trained policies do): every
 game of a deal set (each deck with the agent in each seat) runs in one of ``slots`` compiled
 game slots, the heuristic seats (:mod:`rams_env.compiled.heuristic`) play inside the compiled
@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from .compiled import heuristic as compiled_heuristic
-from .compiled.layout import (
+from ..compiled import heuristic as compiled_heuristic
+from ..compiled.layout import (
     C_EPISODE,
     EPISODE_DEAL,
     FLIGHTS,
@@ -32,11 +32,12 @@ from .compiled.layout import (
     P,
     config_array,
 )
-from .compiled.versus import start_deals, step_deals
-from .encoding import OBS_SIZE
-from .rules import IllegalActionError, RulesConfig, card_index
-from .rules.actions import NUM_ACTIONS, Action
-from .rules.game import Phase
+from ..compiled.versus import start_deals, step_deals
+from ..obs.encoding import OBS_SIZE
+from ..rules import IllegalActionError, RulesConfig, card_index
+from ..rules.actions import NUM_ACTIONS, Action
+from ..rules.game import Phase
+from .play import GameRecord
 
 KNOCK = int(Action.KNOCK)
 BatchActor = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (observations, masks) -> actions
@@ -61,11 +62,9 @@ def play_against_heuristic(
     name: str = "agent",
     progress: bool = False,
 ) -> list[list[Any]]:
-    """Per deal, per seat: the record (``evaluation.GameRecord``) of the game in which ``act_batch``
+    """Per deal, per seat: the record (``rams_env.eval.GameRecord``) of the game in which ``act_batch``
     plays that seat from the deal and the heuristic every other seat, seat ``s`` seeded
     ``heuristic_seeds(deal.index, s)``; ``episode`` "deal" or "rams"."""
-    from .evaluation import GameRecord  # evaluation imports this module
-
     if episode not in ("deal", "rams"):
         raise ValueError(f"batched heuristic games play episode 'deal' or 'rams', got {episode!r}")
     n = config.num_players

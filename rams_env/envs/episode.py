@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from enum import IntEnum
 
-from .rules import Game, Phase
+from ..rules import Game, Phase
 
 
 class EpisodeKind(IntEnum):

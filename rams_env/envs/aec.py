@@ -13,12 +13,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ..obs.encoding import OBS_SIZE
+from ..rules import Game, IllegalActionError, make_config
+from ..rules.actions import NUM_ACTIONS, action_name
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
-from .encoding import OBS_SIZE
 from .episode import check_episode
 from .render import render_table
-from .rules import Game, IllegalActionError, make_config
-from .rules.actions import NUM_ACTIONS, action_name
 
 ILLEGAL_ACTION = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "dealer", "scores")
@@ -129,7 +129,7 @@ class RamsEnv(AECEnv):
     @property
     def game(self) -> Game | GameMirror | None:
         """The game in its current state (``None`` before ``reset``). With the compiled engine this
-        is a live, read-only :class:`~rams_env.backends.GameMirror`: read it, do not change it."""
+        is a live, read-only :class:`~rams_env.envs.backends.GameMirror`: read it, do not change it."""
         return self._backend.game
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -294,7 +294,7 @@ class RamsEnv(AECEnv):
     def render(self) -> str | np.ndarray | None:
         """The table from the seat of ``agent_selection``: the seat to act; once the episode is over,
         the seat that acted last (then each finished agent in turn as PettingZoo steps them out).
-        ``"rgb_array"`` draws only that seat's ``view()`` (rams_env.render_rgb)."""
+        ``"rgb_array"`` draws only that seat's ``view()`` (rams_env.envs.render_rgb)."""
         if self.render_mode is None:
             import gymnasium
 

@@ -18,11 +18,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from ..obs.encoding import OBS_SIZE
+from ..rules import IllegalActionError
+from ..rules.actions import NUM_ACTIONS
+from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int, seed_int
 from .backends import action_id
-from .encoding import OBS_SIZE
-from .env import OBS_HIGH, OBS_LOW, RamsEnv, seat_int, seed_int
-from .rules import IllegalActionError
-from .rules.actions import NUM_ACTIONS
 
 ENV_ID = "rams_env/Rams-v1"
 # reset() with options deals again from the same options while the episode ends before the
@@ -246,18 +246,28 @@ class ActionMasks(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
         return self.env.get_wrapper_attr("action_masks")()
 
 
+ENTRY_POINT = "rams_env.envs.gym_env:RamsGymEnv"
+
+
+def _register() -> None:
+    """Register :data:`ENV_ID` (``import rams_env`` imports this module, so importing it registers the id)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+
+
 def _wrap_made_envs() -> None:
     """List :class:`ActionMasks` among the registered spec's additional wrappers.
 
-    ``gymnasium.make`` imports this module (the entry point) before it applies those wrappers, so
-    even the first ``make`` gets it; ``gymnasium.make(env.spec)`` recreates it.
+    This module registers the id and then adds the wrapper, so even the first ``make`` gets it;
+    ``gymnasium.make(env.spec)`` recreates it.
     """
     spec = gymnasium.registry.get(ENV_ID)
-    if spec is None or spec.entry_point != "rams_env.gym_env:RamsGymEnv":
+    if spec is None or spec.entry_point != ENTRY_POINT:
         return
     wrapper = ActionMasks.wrapper_spec()
     if all(w.entry_point != wrapper.entry_point for w in spec.additional_wrappers):
         spec.additional_wrappers = (*spec.additional_wrappers, wrapper)
 
 
+_register()
 _wrap_made_envs()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .rules import Game
+from ..rules import Game
 
 
 def render_table(game: Game, viewer: int) -> str:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rules import Game, Phase, RulesConfig
-from .rules.actions import NUM_ACTIONS, Action
-from .rules.cards import NUM_CARDS, ace_value
-from .rules.config import PRESETS
+from ..rules import Game, Phase, RulesConfig
+from ..rules.actions import NUM_ACTIONS, Action
+from ..rules.cards import NUM_CARDS, ace_value
+from ..rules.config import PRESETS
 
 MAX_PLAYERS = 7
 ENCODER_VERSION = 2  # 2: start_score, score_left, flight_cost (what winning a rams turns on)

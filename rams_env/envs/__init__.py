@@ -1,0 +1,76 @@
+"""The environments: Rams as a PettingZoo AEC env, a Gymnasium env and batched envs for training.
+
+What lives here, one job a module:
+
+- :mod:`~rams_env.envs.aec`: :class:`RamsEnv`, PettingZoo's AEC API (``env``, ``raw_env``; the module
+  that ``rams_env.rams_v1`` names);
+- :mod:`~rams_env.envs.gym_env`: :class:`RamsGymEnv`, one learning seat, registered as
+  ``rams_env/Rams-v1``;
+- :mod:`~rams_env.envs.vector` and :mod:`~rams_env.envs.subproc`: many games stepped together
+  (in process, or split over worker processes);
+- :mod:`~rams_env.envs.backends`: the two engines an AEC env can run (compiled, reference);
+- :mod:`~rams_env.envs.episode`: when an episode ends and what ``reward="win"`` pays, the one
+  home of those rules for every env, the server and OpenSpiel;
+- :mod:`~rams_env.envs.heuristic_seats`: seats the batched env lets the compiled heuristic play;
+- :mod:`~rams_env.envs.render` (text) and :mod:`~rams_env.envs.render_rgb` (pictures, Pillow;
+  not imported here, so that ``import rams_env`` loads no drawing code).
+
+The envs drive the engine (:mod:`rams_env.rules`, :mod:`rams_env.compiled`) and encode what a seat
+sees with :mod:`rams_env.obs`. They import no policy, evaluation or app, and no torch; only the
+batched envs' heuristic seats reach an agent, through the compiled heuristic, which reads the heuristic
+agent's constants. Inside ``rams_env`` modules import from the module that defines a name (the engine
+imports :mod:`~rams_env.envs.episode` while this package is still loading); other code imports from here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .aec import RamsEnv, env, raw_env
+from .backends import ENGINES, GameMirror
+from .episode import EPISODES, REWARDS, EpisodeKind, check_episode, episode_ends, next_deal_or_end, win_rewards
+from .gym_env import ENV_ID, RamsGymEnv
+from .render import render_table
+
+# The batched envs are loaded on first use: their heuristic seats import the compiled heuristic, and
+# with it the heuristic agent's constants, which ``import rams_env`` does not load.
+_LAZY = {
+    "BatchStep": "vector",
+    "BatchedRamsEnv": "vector",
+    "ReferenceBatchedRamsEnv": "vector",
+    "SubprocBatchedRamsEnv": "subproc",
+    "game_seeds": "vector",
+    "heuristic_seed": "heuristic_seats",
+}
+
+__all__ = [
+    "ENGINES",
+    "ENV_ID",
+    "EPISODES",
+    "REWARDS",
+    "BatchStep",
+    "BatchedRamsEnv",
+    "EpisodeKind",
+    "GameMirror",
+    "RamsEnv",
+    "RamsGymEnv",
+    "ReferenceBatchedRamsEnv",
+    "SubprocBatchedRamsEnv",
+    "check_episode",
+    "env",
+    "episode_ends",
+    "game_seeds",
+    "heuristic_seed",
+    "next_deal_or_end",
+    "raw_env",
+    "render_table",
+    "win_rewards",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, imported from their module when first asked for."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,166 @@
+"""A league: several agents sitting at one table, rated with OpenSkill (Plackett-Luce).
+
+Per deck one seeded line-up of the agents is rotated through every seat; each game ranks the agents
+at the table by their mean points in it. ``openskill`` is imported when a league is rated.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..rules import RulesConfig
+from .deals import lineup_seed
+from .play import GameRecord, check_run_arguments, run_decks
+from .plots import plot_intervals
+from .specs import AgentSource, agent_label, check_source
+from .stats import AgentReport, tally
+from .tables import format_rows, narrow_rows, result_header, scores_note, write_json
+
+
+@dataclass
+class LeagueEntry:
+    """One agent's OpenSkill rating and statistics over the league games it sat in."""
+
+    report: AgentReport
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """Conservative rating mu - 3 sigma (the ranking key)."""
+        return self.mu - 3.0 * self.sigma
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data."""
+        return {**self.report.to_dict(), "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal}
+
+
+@dataclass
+class League:
+    """Result of :func:`league`: the agents ranked by OpenSkill (Plackett-Luce) ordinal."""
+
+    config: RulesConfig
+    episode: str
+    decks: int
+    seed: int
+    scores: str
+    entries: list[LeagueEntry]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-serialisable data."""
+        return {
+            **result_header("league", self.config, self.episode, self.decks, self.seed, self.scores),
+            "rating": "openskill PlackettLuce, ranked by ordinal = mu - 3 sigma",
+            "agents": [e.to_dict() for e in self.entries],
+        }
+
+    def table(self, wide: bool = False) -> str:
+        """A printable table: rating first, then the per-deal statistics (``wide``: as :meth:`Evaluation.table`)."""
+        cfg = self.config
+        lines = [
+            f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: league over {self.decks} decks "
+            f"(seed {self.seed}{scores_note(self.scores)}), OpenSkill Plackett-Luce",
+            f"{'agent':<20}{'mu':>8}{'sigma':>8}{'ordinal':>9}",
+        ]
+        lines += [f"{e.report.name:<20}{e.mu:>8.2f}{e.sigma:>8.2f}{e.ordinal:>9.2f}" for e in self.entries]
+        rows = [(e.report.name, e.report) for e in self.entries]
+        stats = format_rows(rows) if wide else narrow_rows(rows, self.episode, baseline_last=False)
+        return "\n".join(lines) + "\n\n" + stats
+
+    def save_json(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_dict` as JSON."""
+        write_json(path, self.to_dict())
+
+    def plot(self, path: str | os.PathLike[str]) -> None:
+        """A PNG of each agent's rating mu with mu +- 3 sigma."""
+        rows = [(e.report.name, e.mu, (e.mu - 3 * e.sigma, e.mu + 3 * e.sigma)) for e in self.entries]
+        cfg = self.config
+        plot_intervals(
+            path,
+            rows,
+            xlabel="OpenSkill mu (bars: mu +- 3 sigma)",
+            title=f"{cfg.variant} {cfg.num_players}p league, {self.decks} decks",
+            zero_line=False,
+        )
+
+
+def league(
+    agents: Mapping[str, AgentSource],
+    config: RulesConfig,
+    *,
+    decks: int = 100,
+    seed: int = 0,
+    episode: str = "deal",
+    scores: str = "start",
+    workers: int = 1,
+    progress: bool = True,
+) -> League:
+    """Rate several agents sitting at one table: per deck one seeded line-up, rotated through every seat.
+
+    With at least as many agents as seats a line-up is a seeded sample of them; with fewer, every agent
+    sits and some sit twice. Each game ranks the agents at the table by their mean points in it.
+    ``scores`` as in :func:`deal_set`.
+    """
+    from openskill.models import PlackettLuce
+
+    if len(agents) < 2:
+        raise ValueError(f"a league needs at least 2 agents, got {len(agents)}")
+    check_run_arguments(config, decks, seed, episode, scores, workers)
+    for name, src in agents.items():
+        check_source(name, src)
+    named = [(agent_label(name, src), src) for name, src in agents.items()]
+    job = _LeagueJob(config, seed, episode, scores, named)
+    by_deck = run_decks(job, decks, workers, progress, job.games_per_deck, "league")
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name, _ in named}
+    seats: dict[str, tuple[list[GameRecord], list[int]]] = {name: ([], []) for name, _ in named}
+    for i, records in enumerate(by_deck):
+        for lineup, record in zip(job.lineups(i), records, strict=True):
+            points: dict[str, list[int]] = {}
+            for s, (name, _) in enumerate(lineup):
+                points.setdefault(name, []).append(record.points[s])
+                seats[name][0].append(record)
+                seats[name][1].append(s)
+            names = list(points)
+            rated = model.rate([[ratings[m]] for m in names], scores=[float(np.mean(points[m])) for m in names])
+            for m, team in zip(names, rated, strict=True):
+                ratings[m] = team[0]
+    entries = [
+        LeagueEntry(tally(name, *seats[name]), ratings[name].mu, ratings[name].sigma)
+        for name, _ in named
+        if seats[name][0]
+    ]
+    entries.sort(key=lambda e: e.ordinal, reverse=True)
+    return League(config, episode, decks, seed, scores, entries)
+
+
+@dataclass(frozen=True)
+class _LeagueJob:
+    """The games of one deck in a league: one line-up of the pool, rotated through every seat."""
+
+    config: RulesConfig
+    seed: int
+    episode: str
+    scores: str
+    agents: list[tuple[str, AgentSource]]
+
+    @property
+    def games_per_deck(self) -> int:
+        return self.config.num_players
+
+    def lineups(self, index: int) -> Iterator[list[tuple[str, AgentSource]]]:
+        n, k = self.config.num_players, len(self.agents)
+        rng = random.Random(lineup_seed(self.seed, index))
+        if k >= n:
+            pool = rng.sample(self.agents, n)
+        else:  # everyone sits at the table, some twice or more
+            pool = self.agents + rng.choices(self.agents, k=n - k)
+            rng.shuffle(pool)
+        for shift in range(n):
+            yield [pool[(s - shift) % n] for s in range(n)]

@@ -1,0 +1,299 @@
+"""Checkpoint I/O: a trained :class:`~rams_env.policy.network.PolicyNet` and the rules it plays, on disk.
+
+Checkpoint layout (plain data only, read with ``torch.load(..., weights_only=True)``)::
+
+    {"format": "rams_env.checkpoint", "format_version": 1,
+     "encoder_version": int, "obs_size": int, "num_actions": int,
+     "config": {rules options as plain data}, "network": {"hidden": [int, ...]},
+     "model": state_dict, "model_sha256": str, ...}
+
+``model_sha256`` is a SHA-256 digest of the model's tensors (names, dtypes, shapes and bytes), so that
+a flipped byte in the weights is refused; checkpoints written before it existed carry none and still
+load. Before any network is built, the stored tensors are checked against the shapes that
+``network.hidden`` implies. Training adds more keys (optimizer state, step counters, RNG states,
+arguments); loading ignores them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import torch
+
+from ..obs.encoding import ENCODER_VERSION, OBS_SIZE
+from ..rules import RulesConfig, make_config
+from ..rules.actions import NUM_ACTIONS
+from .network import PolicyNet
+
+CHECKPOINT_FORMAT = "rams_env.checkpoint"
+CHECKPOINT_VERSION = 1
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable rams_env checkpoint (missing, damaged, foreign or mismatched)."""
+
+
+def make_checkpoint(net: PolicyNet, config: RulesConfig, **extra: Any) -> dict[str, Any]:
+    """The checkpoint payload of ``net`` trained for ``config``; ``extra`` keys are added as given."""
+    reserved = {
+        "format",
+        "format_version",
+        "encoder_version",
+        "obs_size",
+        "num_actions",
+        "config",
+        "network",
+        "model",
+        "model_sha256",
+    }
+    clash = sorted(reserved & set(extra))
+    if clash:
+        raise ValueError(f"extra checkpoint keys {clash} are reserved by the checkpoint format")
+    model = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "format_version": CHECKPOINT_VERSION,
+        "encoder_version": ENCODER_VERSION,
+        "obs_size": net.obs_size,
+        "num_actions": net.num_actions,
+        "config": config.to_dict(),
+        "network": {"hidden": list(net.hidden)},
+        "model": model,
+        "model_sha256": model_digest(model),
+        **extra,
+    }
+
+
+def model_digest(model: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a state dict's tensors: each name, dtype, shape and bytes, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(model):
+        tensor = model[name]
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(f"model entry {name!r} is not a tensor ({type(tensor).__name__})")
+        flat = tensor.detach().cpu().contiguous().reshape(-1)
+        digest.update(f"{name}\0{flat.dtype}\0{tuple(tensor.shape)}\0".encode())
+        digest.update(flat.view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def save_checkpoint(path: str | os.PathLike[str], payload: Mapping[str, Any]) -> None:
+    """Write ``payload`` atomically: a temporary file in the same folder, flushed, fsynced, renamed."""
+    if not isinstance(payload, Mapping) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f'a checkpoint payload must be a dict with "format": {CHECKPOINT_FORMAT!r} (make_checkpoint)')
+    write_atomically(Path(path), lambda f: torch.save(dict(payload), f))
+
+
+def write_atomically(target: Path, write: Callable[[IO[bytes]], None]) -> None:
+    """``write`` into a temporary file in ``target``'s folder, flushed and fsynced, then renamed to ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make the file private to its writer
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# Older encoder versions whose layout is a prefix of this one (later versions only appended fields):
+# version -> its observation size. Only a warm start (``migrate=True``) reads them.
+PREFIX_LAYOUTS: dict[int, int] = {1: 1102}
+
+
+def load_checkpoint(
+    path: str | os.PathLike[str], expect_config: RulesConfig | None = None, *, migrate: bool = False
+) -> dict[str, Any]:
+    """Read and check a checkpoint; ``CheckpointError`` says what is wrong with a refused file.
+
+    ``migrate=True`` (warm starts only, never ``load_agent``) also accepts a checkpoint of an older
+    encoder whose layout is a prefix of this one: the first layer gets zero weights for the appended
+    inputs, so the network computes exactly what it computed before.
+    """
+    where = str(path)
+    if not os.path.isfile(path):  # os.path's test says False for an over-long name; Path's raises OSError
+        raise CheckpointError(f"checkpoint {where!r} does not exist (or is not a file)")
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise CheckpointError(
+            f"{where!r} is not a rams_env checkpoint: it is damaged, or it holds Python objects rather "
+            "than plain data (refused without unpickling anything)"
+        ) from None
+    except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
+        raise CheckpointError(
+            f"{where!r} is damaged or not a torch checkpoint file ({type(err).__name__}: {err})"
+        ) from None
+    if not isinstance(payload, dict) or "format" not in payload:
+        raise CheckpointError(f'{where!r} is not a rams_env checkpoint (no "format" marker)')
+    if payload["format"] != CHECKPOINT_FORMAT:
+        raise CheckpointError(
+            f'{where!r} is not a rams_env checkpoint ("format" is {payload["format"]!r}, not {CHECKPOINT_FORMAT!r})'
+        )
+    version = payload.get("format_version")
+    if version != CHECKPOINT_VERSION:
+        raise CheckpointError(
+            f"{where!r} has checkpoint format version {version!r}; this rams_env reads version {CHECKPOINT_VERSION}"
+        )
+    _check_digest(payload, where)
+    old = payload.get("encoder_version")
+    if migrate and old in PREFIX_LAYOUTS and payload.get("obs_size") == PREFIX_LAYOUTS[old]:
+        payload = _pad_inputs(payload, where)
+    for key, ours in (("encoder_version", ENCODER_VERSION), ("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
+        if payload.get(key) != ours:
+            raise CheckpointError(
+                f"{where!r} was written for {key}={payload.get(key)!r}; this rams_env has {key}={ours} "
+                "(the network does not fit these observations or actions)"
+            )
+    for key in ("config", "network", "model"):
+        if not isinstance(payload.get(key), dict):
+            raise CheckpointError(f"{where!r} is damaged: {key!r} is missing or not a dict")
+    config = checkpoint_config(payload, where)
+    configs = table_configs(payload, where)
+    if expect_config is not None and expect_config not in configs:
+        same_size = [c for c in configs if c.num_players == expect_config.num_players]
+        raise CheckpointError(rules_mismatch(where, same_size[0] if same_size else config, expect_config))
+    return payload
+
+
+def table_configs(payload: Mapping[str, Any], where: str = "checkpoint") -> list[RulesConfig]:
+    """The rules a checkpoint plays: its ``config``, and the same rules at each of its ``table_sizes``
+    (a policy trained for several table sizes; the observation is padded to ``MAX_PLAYERS``)."""
+    config = checkpoint_config(payload, where)
+    sizes = payload.get("table_sizes", [config.num_players])
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
+        raise CheckpointError(f"{where!r} is damaged: 'table_sizes' {sizes!r} is not a list of ints")
+    try:
+        return [config_at_size(config, n) for n in sizes]
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{where!r} records table sizes {sizes!r} its rules do not allow: {err}") from None
+
+
+def config_at_size(config: RulesConfig, num_players: int) -> RulesConfig:
+    """``config``'s rules at ``num_players``: the options in which it differs from its preset, applied to
+    the preset at that size, so that what the preset sets by size follows it (russian: 32 cards at 3)."""
+    if num_players == config.num_players:
+        return config
+    ours, preset = config.to_dict(), make_config(config.variant, config.num_players).to_dict()
+    options = {k: v for k, v in ours.items() if k not in ("variant", "num_players") and v != preset[k]}
+    return make_config(config.variant, num_players, **options)
+
+
+def rules_mismatch(where: str, config: RulesConfig, expect_config: RulesConfig) -> str:
+    """The message for a checkpoint of ``config`` offered where ``expect_config`` is played."""
+    ours, theirs = expect_config.to_dict(), config.to_dict()
+    diff = ", ".join(f"{k}={theirs[k]!r} (expected {ours[k]!r})" for k in ours if ours[k] != theirs.get(k))
+    return f"{where!r} was trained for other rules: {diff}"
+
+
+def _check_digest(payload: Mapping[str, Any], where: str) -> None:
+    """Refuse weights whose digest differs from the recorded ``model_sha256`` (none recorded: nothing to check)."""
+    recorded = payload.get("model_sha256")
+    if recorded is None:
+        return
+    model = payload.get("model")
+    if not isinstance(recorded, str) or not isinstance(model, dict):
+        raise CheckpointError(f"{where!r} is damaged: 'model_sha256' or 'model' has the wrong type")
+    try:
+        actual = model_digest(model)
+    except (TypeError, RuntimeError) as err:
+        raise CheckpointError(f"{where!r} is damaged: {err}") from None
+    if actual != recorded:
+        raise CheckpointError(
+            f"{where!r} is damaged: its weights do not match the checksum recorded when it was written "
+            f"(sha256 {actual[:12]}..., recorded {recorded[:12]}...)"
+        )
+
+
+def _pad_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
+    """``payload`` for this encoder: zero first-layer weights for the inputs its layout lacks."""
+    model = payload.get("model")
+    first = model.get("torso.0.weight") if isinstance(model, dict) else None
+    if not isinstance(first, torch.Tensor) or first.dim() != 2 or first.shape[1] != payload["obs_size"]:
+        raise CheckpointError(f"{where!r} is damaged: no first-layer weight of {payload['obs_size']} inputs")
+    padded = torch.zeros(first.shape[0], OBS_SIZE, dtype=first.dtype)
+    padded[:, : first.shape[1]] = first
+    model = {**model, "torso.0.weight": padded}
+    digest = {"model_sha256": model_digest(model)} if "model_sha256" in payload else {}
+    return {
+        **payload,
+        **digest,
+        "model": model,
+        "obs_size": OBS_SIZE,
+        "encoder_version": ENCODER_VERSION,
+        "migrated_from_encoder": payload["encoder_version"],
+    }
+
+
+def checkpoint_config(payload: Mapping[str, Any], where: str = "checkpoint") -> RulesConfig:
+    """The rules configuration recorded in a checkpoint payload."""
+    try:
+        return RulesConfig(**payload["config"])
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{where!r} records an invalid rules configuration: {err}") from None
+
+
+def network_from_checkpoint(payload: Mapping[str, Any], where: str = "checkpoint") -> PolicyNet:
+    """The :class:`PolicyNet` of a checked payload, its weights loaded."""
+    hidden = payload["network"].get("hidden")
+    if (
+        not isinstance(hidden, (list, tuple))
+        or not hidden
+        or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden)
+    ):
+        raise CheckpointError(f"{where!r} is damaged: network hidden sizes {hidden!r} are not a list of positive ints")
+    # Compare with the stored tensors before building anything: a forged "hidden" must not allocate.
+    _check_weights(payload["model"], expected_shapes(payload["obs_size"], payload["num_actions"], hidden), where)
+    net = PolicyNet(payload["obs_size"], payload["num_actions"], hidden)
+    try:
+        net.load_state_dict(payload["model"])
+    except (RuntimeError, KeyError, TypeError) as err:
+        raise CheckpointError(f"{where!r} is damaged: its weights do not fit the network ({err})") from None
+    net.eval()
+    return net
+
+
+def expected_shapes(obs_size: int, num_actions: int, hidden: Sequence[int]) -> dict[str, tuple[int, ...]]:
+    """The state-dict shapes of ``PolicyNet(obs_size, num_actions, hidden)``, computed without building it."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = obs_size
+    for k, h in enumerate(hidden):
+        shapes[f"torso.{2 * k}.weight"], shapes[f"torso.{2 * k}.bias"] = (h, width), (h,)
+        width = h
+    shapes["policy_head.weight"], shapes["policy_head.bias"] = (num_actions, width), (num_actions,)
+    shapes["value_head.weight"], shapes["value_head.bias"] = (1, width), (1,)
+    return shapes
+
+
+def _check_weights(model: Mapping[str, Any], shapes: Mapping[str, tuple[int, ...]], where: str) -> None:
+    """``CheckpointError`` unless ``model`` holds exactly the tensors of ``shapes``, finite floats of those shapes."""
+
+    def refuse(why: str) -> CheckpointError:
+        return CheckpointError(f"{where!r} is damaged: its weights do not fit the network ({why})")
+
+    missing, unexpected = sorted(set(shapes) - set(model)), sorted(set(model) - set(shapes))
+    if missing or unexpected:
+        parts = [f"missing {missing[:4]}"] if missing else []
+        parts += [f"unexpected {[str(k)[:40] for k in unexpected[:4]]}"] if unexpected else []
+        raise refuse(", ".join(parts))
+    for name, shape in shapes.items():
+        tensor = model[name]
+        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
+            raise refuse(f"{name} is not a floating-point tensor")
+        if tuple(tensor.shape) != shape:
+            raise refuse(f"{name} has shape {tuple(tensor.shape)}, the network needs {shape}")
+        if not bool(torch.isfinite(tensor).all()):
+            raise refuse(f"{name} holds NaN or infinite values")
