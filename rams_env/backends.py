@@ -20,7 +20,7 @@ from .encoding import OBS_SIZE, ObservationEncoder, action_mask
 from .episode import next_deal_or_end, shared_win, win_rewards
 from .rules import Game, IllegalActionError, Phase, RulesConfig
 from .rules.actions import NUM_ACTIONS
-from .rules.game import illegal_message
+from .rules.phases import illegal_message
 
 P = compiled.P  # the compiled engine pads its per-seat numbers to this many seats
 _SCORED, _INFO, _OVER = compiled.STEP_SCORED, compiled.STEP_INFO, compiled.STEP_OVER  # game_step's flags
