@@ -1,7 +1,7 @@
 """Pure-Python rules engine for Rams: cards, configuration, the phase machine.
 
 Knows nothing of numpy, gymnasium, pettingzoo or torch. One module per job, each importing only
-those above it:
+those above it (and :class:`Game` for type hints):
 
 - :mod:`.cards`: cards as ints (``suit_of``/``rank_of``), the decks and the russian write-offs;
 - :mod:`.actions`: the action ids (cards and the calls);
@@ -9,11 +9,12 @@ those above it:
 - :mod:`.phases`: ``Phase``, ``TurnedAt``, ``IllegalActionError`` and its message;
 - :mod:`.tricks`: which cards may be played, and who wins a trick;
 - :mod:`.scoring`: how deals, ramsar and matches score and end;
-- :mod:`.game`: :class:`Game`, the phase machine driven by actions (its implementation notes list
-  the house decisions), which hands three jobs to modules of their own:
 - :mod:`.views`: what a seat may know (``Game.view``, ``Game.result``);
 - :mod:`.snapshot`: ``Game.clone`` and the JSON round trip;
-- :mod:`.determinize`: ``Game.with_hidden_cards``, a copy with the hidden cards placed elsewhere.
+- :mod:`.determinize`: ``Game.with_hidden_cards``, a copy with the hidden cards placed elsewhere;
+- :mod:`.game`: :class:`Game`, the phase machine driven by actions, whose implementation notes
+  list the house decisions; its methods hand scoring, views, copies and determinization to the
+  modules above.
 
 :mod:`rams_env.compiled` is the numba twin of this package, proven equal by differential tests.
 """
