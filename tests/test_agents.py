@@ -13,6 +13,7 @@ from rams_env.agents.heuristic import ordered_sum
 from rams_env.agents.search import DealSampler
 from rams_env.obs import ObservationEncoder
 from rams_env.rules import Action, Game, Phase, card_index, make_config
+from rams_env.rules.cards import suit_of
 from rams_env.rules.tricks import trick_winner
 from tests.decks import stack_deck
 from tests.states import random_states
@@ -157,9 +158,9 @@ def test_heuristic_takes_the_trick_cheaply_when_last_and_throws_low_when_it_cann
                 winners = [c for c in legal if trick_winner([*game.trick, (seat, c)], game.trump) == seat]
                 if winners:
                     assert action in winners
-                    assert action == min(c for c in winners if c // 13 == action // 13)
+                    assert action == min(c for c in winners if suit_of(c) == suit_of(action))
                 else:
-                    assert action == min(c for c in legal if c // 13 == action // 13)
+                    assert action == min(c for c in legal if suit_of(c) == suit_of(action))
             game.apply(action)
     assert seen >= 20
 
@@ -265,8 +266,8 @@ def test_sampled_worlds_respect_a_shown_void():
         while game.phase < Phase.DEAL_OVER:
             if game.phase == Phase.PLAY and game.completed:
                 cards, _ = game.completed[-1]
-                led = cards[0][1] // 13
-                voids = [s for s, c in cards[1:] if c // 13 != led]
+                led = suit_of(cards[0][1])
+                voids = [s for s, c in cards[1:] if suit_of(c) != led]
                 seat = game.current_player
                 voids = [s for s in voids if s != seat]
                 if voids:
@@ -274,7 +275,7 @@ def test_sampled_worlds_respect_a_shown_void():
                     for _ in range(20):
                         world = sampler.sample(rng)
                         for s in voids:
-                            assert all(c // 13 != led for c in world.hands[s])
+                            assert all(suit_of(c) != led for c in world.hands[s])
                     return
             game.apply(rng.choice(game.legal_actions()))
     pytest.fail("no deal showed a void")

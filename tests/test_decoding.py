@@ -10,6 +10,7 @@ import pytest
 from rams_env.obs import OBS_SIZE, SLICES, ObservationEncoder, decode
 from rams_env.rules import Game, Phase, card_index, make_config
 from rams_env.rules.actions import Action
+from rams_env.rules.cards import rank_of, suit_of
 
 PLAYERS = {"mattmar": (3, 4, 7), "norrlandsknack": (3, 5), "rams32": (4, 6), "russian": (3, 4, 7)}
 CASES = [(v, n) for v, counts in PLAYERS.items() for n in counts]
@@ -83,7 +84,7 @@ def check(game: Game, seat: int) -> None:
     assert d.must_knock == must and d.queen_due == (game.queen_due == seat)
     assert d.talon == view["talon"]
     assert d.own_jacks == game.jacks[seat]
-    aces = sum((10, 15, 20, 5)[c // 13] for c in game.hands[seat] if c % 13 == 12)
+    aces = sum((10, 15, 20, 5)[suit_of(c)] for c in game.hands[seat] if rank_of(c) == 12)
     assert d.own_aces == (aces if cfg.russian_specials else 0)
     assert d.rams_progress == pytest.approx(view["rams"] / cfg.ramsar_per_match)
     assert d.deal_in_rams == min(20, view["deal"])

@@ -21,8 +21,8 @@ import pytest
 from rams_env.agents import observe
 from rams_env.agents.search import DealSampler
 from rams_env.rules import Action, Game, Phase, TurnedAt, card_index, deck_cards, make_config
-from rams_env.rules.cards import counted_jacks
-from rams_env.rules.game import legal_plays
+from rams_env.rules.cards import counted_jacks, rank_of, suit_of
+from rams_env.rules.tricks import legal_plays
 from tests.states import openspiel_decisions, random_states
 
 PLAYERS = (3, 4, 5, 6)
@@ -238,9 +238,9 @@ def combination_breaches(world: Game, seat: int) -> list[str]:
             start = world.hands[j] + [c for cards, _ in world.completed for s, c in cards if s == j]
             start += [c for s, c in world.trick if s == j]
             if j != seat and world.active[j]:
-                if sum(c % 13 == 12 for c in start) == 4:
+                if sum(rank_of(c) == 12 for c in start) == 4:
                     found.append(f"seat {j} held four aces")
-                if len({c // 13 for c in start}) == 1:
+                if len({suit_of(c) for c in start}) == 1:
                     found.append(f"seat {j} held five of a suit")
     shown = {s: set(cards) for s, what, cards in world.shown if what == "jacks"}
     for j in range(world.n):

@@ -19,6 +19,7 @@ from gymnasium import spaces
 
 import rams_env
 from rams_env import Action, card_index, card_name
+from rams_env.rules.cards import rank_of
 from tests.decks import stack_deck
 
 SWEDISH = ("mattmar", "norrlandsknack", "rams32")
@@ -336,7 +337,7 @@ def test_deck_option_accepts_the_whole_deck_in_any_order(variant):
     e = rams_env.env(variant=variant, num_players=4)
     e.reset(seed=0)
     size = 32 if variant == "rams32" else 52
-    names = [card_name(c) for c in range(52) if size == 52 or c % 13 >= 5]
+    names = [card_name(c) for c in range(52) if size == 52 or rank_of(c) >= 5]
     random.Random(variant).shuffle(names)
     e.reset(seed=0, options={"deck": names, "dealer": 0})
     # the dealing order of docs/rules.md "Dealing": 3 each from forehand, the turned card, 2 each, the talon
@@ -352,7 +353,7 @@ def test_deck_option_accepts_the_whole_deck_in_any_order(variant):
 
 
 def _full_deck(size: int) -> list[str]:
-    return [card_name(c) for c in range(52) if size == 52 or c % 13 >= 5]
+    return [card_name(c) for c in range(52) if size == 52 or rank_of(c) >= 5]
 
 
 @pytest.mark.parametrize(

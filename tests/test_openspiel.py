@@ -6,6 +6,7 @@ skipped. Kept short: about 20-40 s in all on a busy 2-core machine.
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -15,11 +16,16 @@ import pytest
 from rams_env.envs import next_deal_or_end, win_rewards
 from rams_env.eval import agent_source, build_agent, evaluate
 from rams_env.integrations import openspiel as ros
-from rams_env.rules import Game, Phase, make_config
+from rams_env.rules import Game, Phase, card_name, make_config
 from tests.states import openspiel_decisions
 
 PRESETS = ("mattmar", "norrlandsknack", "rams32", "russian")
 SAMPLER = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+
+
+def cards(hand: list[int]) -> str:
+    """A hand as the information state string writes it: card names, run together."""
+    return "".join(card_name(c) for c in hand)
 
 
 def engine_deck(game: Game) -> list[int]:
@@ -170,11 +176,9 @@ def test_observations_hold_only_the_players_knowledge() -> None:
         assert np.array_equal(tensor, np.array(state.observation_tensor(p)))
         assert np.array_equal(tensor, game.encoder.encode(state.game, p))
         text = state.information_state_string(p)
-        assert text.startswith(f"p{p} ") and f"h{ros._cards(state.game.hands[p])}" in text
-        assert not any(
-            f"h{ros._cards(state.game.hands[j])}" in text for j in range(4) if j != p and state.game.hands[j]
-        )
-        assert ros.json.loads(state.observation_string(p)) == state.game.view(p)
+        assert text.startswith(f"p{p} ") and f"h{cards(state.game.hands[p])}" in text
+        assert not any(f"h{cards(state.game.hands[j])}" in text for j in range(4) if j != p and state.game.hands[j])
+        assert json.loads(state.observation_string(p)) == state.game.view(p)
 
 
 def test_clone_and_serialisation_continue_identically() -> None:

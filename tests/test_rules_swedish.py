@@ -14,6 +14,7 @@ import random
 import pytest
 
 from rams_env.rules import Action, Game, IllegalActionError, Phase, TurnedAt, action_name, card_index, make_config
+from rams_env.rules.cards import rank_of, suit_of
 from tests.decks import stack_deck
 
 SWEDISH = ("mattmar", "norrlandsknack", "rams32")
@@ -1062,7 +1063,7 @@ def test_seed_scoring_examples(start, tricks, end):
     to_play(g, passes=(1, 2), dealer_discard="QD")
     for _ in range(5):  # seat 0 leads his hearts first; the dealer can only discard to them
         first = g.legal_actions()
-        g.apply(max(first, key=lambda c: (c // 13 == 2, c)) if g.current_player == 0 else first[0])
+        g.apply(max(first, key=lambda c: (suit_of(c) == 2, c)) if g.current_player == 0 else first[0])
         g.apply(g.legal_actions()[0])
     assert g.tricks_won[0] == tricks
     assert g.scores[0] == end
@@ -1604,7 +1605,7 @@ def test_swedish_scores_between_one_and_ten(bad):
 def _rules_play_legal(hand_cards, trick, trump, forced_lead):
     """docs/rules.md "Legal cards in the Swedish presets" written out independently: the cards (indices)
     that may be played."""
-    suit, rank = (lambda c: c // 13), (lambda c: c % 13)
+    suit, rank = suit_of, rank_of
     ace = trump * 13 + 12
     trumps = {c for c in hand_cards if suit(c) == trump}
     if not trick:
@@ -1629,11 +1630,11 @@ def _rules_play_legal(hand_cards, trick, trump, forced_lead):
 
 
 def _rules_trick_winner(trick, trump):
-    led = trick[0][1] // 13
-    trumps = [(c % 13, s) for s, c in trick if c // 13 == trump]
+    led = suit_of(trick[0][1])
+    trumps = [(rank_of(c), s) for s, c in trick if suit_of(c) == trump]
     if trumps:
         return max(trumps)[1]
-    return max((c % 13, s) for s, c in trick if c // 13 == led)[1]
+    return max((rank_of(c), s) for s, c in trick if suit_of(c) == led)[1]
 
 
 def _check_random_rams(variant, n, seed, max_deals=40):

@@ -36,7 +36,7 @@ from functools import cache, lru_cache
 from ..obs.decoding import DecodedObservation, decode
 from ..rules import RulesConfig, TurnedAt, make_config
 from ..rules.actions import Action
-from ..rules.cards import ACE, KING, ace_value, deck_cards
+from ..rules.cards import ACE, KING, ace_value, deck_cards, rank_of, ranks_by_suit, suit_of
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector, seeded_rng
 
 PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)
@@ -93,9 +93,7 @@ class Situation:
         self.unseen = sorted(unseen)  # iterated in card order, as the compiled twin iterates its masks
         self.pool = len(unseen)
         self.opponents = [o for o in opponents if o.weight > 0.0]
-        ranks: list[list[int]] = [[], [], [], []]
-        for c in unseen:
-            ranks[c // 13].append(c % 13)
+        ranks = ranks_by_suit(unseen)
         self.suit_count = [len(r) for r in ranks]
         self._ranks = [sorted(r) for r in ranks]  # unseen ranks per suit, ascending
         self._per_suit: dict[tuple[int, bool], tuple[list[float], list[float]]] = {}  # _odds memo
@@ -128,15 +126,16 @@ class Situation:
     def _higher(self, card: int, lower_trumps: int) -> int:
         """The unseen cards that can beat ``card`` on rank: ``higher``, less, for a trump, the
         ``lower_trumps`` the player holds below it (he plays those first)."""
-        ranks = self._ranks[card // 13]
-        higher = len(ranks) - bisect_right(ranks, card % 13)
-        return max(0, higher - lower_trumps) if card // 13 == self.trump else higher
+        suit = suit_of(card)
+        ranks = self._ranks[suit]
+        higher = len(ranks) - bisect_right(ranks, rank_of(card))
+        return max(0, higher - lower_trumps) if suit == self.trump else higher
 
     def _beat(self, opp: _Odds, card: int, led: int, higher: int) -> float:
         """``beat_chance`` against the opponent of ``opp``, with ``higher`` from ``_higher``."""
-        trump, suit = self.trump, card // 13
+        trump, suit = self.trump, suit_of(card)
         for k in opp.known:
-            if k // 13 == suit and k % 13 > card % 13:
+            if suit_of(k) == suit and rank_of(k) > rank_of(card):
                 return 1.0
         if suit == trump:
             if led == trump:
@@ -148,7 +147,7 @@ class Situation:
         """What ``beat_chance`` needs of ``opp`` that does not depend on the card; the per-suit chances
         are memoised on what they depend on (his unknown cards, whether he shows a trump)."""
         unknown = max(0, opp.size - len(opp.known))
-        has_trump = any(k // 13 == self.trump for k in opp.known)
+        has_trump = any(suit_of(k) == self.trump for k in opp.known)
         per_suit = self._per_suit.get((unknown, has_trump))
         if per_suit is None:
             trump, pool, count = self.trump, self.pool, self.suit_count
@@ -164,9 +163,10 @@ class Situation:
         ``planning`` (before buying): side suits without an ace or king count as voids to come,
         since their cards will be bought away; that is what lets low trumps ruff.
         """
-        trump, suit = self.trump, card // 13
+        trump, suit = self.trump, suit_of(card)
         if suit == trump:
-            lower = sum(1 for c in hand if c // 13 == trump and c % 13 < card % 13)
+            rank = rank_of(card)
+            lower = sum(1 for c in hand if suit_of(c) == trump and rank_of(c) < rank)
             top = self._top_chance(card, lower)
             ruff = min(0.45, RUFF_PER_VOID * self._voids(hand, KING if planning else 0))
             return 1.0 - (1.0 - top) * (1.0 - ruff)
@@ -174,7 +174,7 @@ class Situation:
 
     def _voids(self, hand: list[int] | tuple[int, ...], floor: int) -> int:
         """Side suits in which ``hand`` holds no card of rank ``floor`` or higher."""
-        held = {c // 13 for c in hand if c % 13 >= floor}
+        held = {suit_of(c) for c in hand if rank_of(c) >= floor}
         held.discard(self.trump)
         return 3 - len(held)
 
@@ -188,7 +188,7 @@ class Situation:
         if not self.unseen:
             return 0.0
         trump = self.trump
-        trump_ranks = sorted(c % 13 for c in hand if c // 13 == trump)
+        trump_ranks = sorted(rank_of(c) for c in hand if suit_of(c) == trump)
         voids = self._voids(hand, KING)
         key = (tuple(trump_ranks), voids)
         chance = self._draws.get(key)
@@ -197,7 +197,7 @@ class Situation:
             terms = list(self._side_draw_terms())
             for i, card in enumerate(self.unseen):
                 if terms[i] is None:
-                    top = self._top_chance(card, bisect_left(trump_ranks, card % 13))
+                    top = self._top_chance(card, bisect_left(trump_ranks, rank_of(card)))
                     terms[i] = 1.0 - (1.0 - top) * (1.0 - ruff)
             chance = self._draws[key] = ordered_sum(terms) / len(self.unseen)
         return chance
@@ -208,7 +208,7 @@ class Situation:
         if self._side_terms is None:
             trump, odds = self.trump, self._all_odds
             self._side_terms = [  # SIDE_TIMING * self._top_chance(card, -1), unseen cards need no memo
-                None if card // 13 == trump else SIDE_TIMING * self._hold(card, card // 13, odds, 0)
+                None if suit_of(card) == trump else SIDE_TIMING * self._hold(card, suit_of(card), odds, 0)
                 for card in self.unseen
             ]
         return self._side_terms
@@ -219,7 +219,7 @@ class Situation:
         key = (card, lower_trumps)
         chance = self._chances.get(key)
         if chance is None:
-            led = card // 13 if lower_trumps < 0 else self.trump
+            led = suit_of(card) if lower_trumps < 0 else self.trump
             chance = self._hold(card, led, self._all_odds, max(0, lower_trumps))
             self._chances[key] = chance
         return chance
@@ -363,13 +363,15 @@ class HeuristicAgent(ObservationAgent):
         """Cards never bought away: russian aces (their write-off) and trumps of a five-of-a-suit try."""
         if rules.swedish:
             return False
-        suit_count = sum(1 for c in hand if c // 13 == card // 13)
-        return card % 13 == ACE or suit_count >= 4
+        suit_count = sum(1 for c in hand if suit_of(c) == suit_of(card))
+        return rank_of(card) == ACE or suit_count >= 4
 
     # ------------------------------------------------------------------ decisions
     def _knock_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
         hand = list(d.hand)
-        if not rules.swedish and (sum(1 for c in hand if c % 13 == ACE) == 4 or len({c // 13 for c in hand}) == 1):
+        if not rules.swedish and (
+            sum(1 for c in hand if rank_of(c) == ACE) == 4 or len({suit_of(c) for c in hand}) == 1
+        ):
             return 1.0  # russian four aces or five of a suit: shown at the start of play
         value = self._hand_value(d, rules, hand)
         before_dealer = (d.dealer - 1) % d.num_players == 0
@@ -429,16 +431,16 @@ class HeuristicAgent(ObservationAgent):
         if not cards:
             return DRAW
         if d.take_pending:
-            return min(cards, key=lambda c: (chances[c], c % 13))
+            return min(cards, key=lambda c: (chances[c], rank_of(c)))
         if not rules.swedish:
-            suits = [sum(1 for c in hand if c // 13 == s) for s in range(4)]
+            suits = [sum(1 for c in hand if suit_of(c) == s) for s in range(4)]
             if max(suits) == 5:
                 return DRAW  # five of a suit: stand pat and show it
             if max(suits) == 4 and d.pending_discards == 0:
-                odd = next(c for c in hand if suits[c // 13] == 1)
-                if odd % 13 != ACE and odd in cards:
+                odd = next(c for c in hand if suits[suit_of(c)] == 1)
+                if rank_of(odd) != ACE and odd in cards:
                     return odd
-        worst = min(cards, key=lambda c: (self._keeps(rules, c, hand), chances[c], c % 13))
+        worst = min(cards, key=lambda c: (self._keeps(rules, c, hand), chances[c], rank_of(c)))
         must = rules.swedish and d.dealer == 0 and d.pending_discards == 0
         if must or (chances[worst] < sit.draw_chance(hand) and not self._keeps(rules, worst, hand)):
             return worst
@@ -458,7 +460,7 @@ def choose_play(
     trump = sit.trump
     chances = {c: sit.card_chance(c, hand) for c in hand}
     if trick:
-        led = trick[0][1] // 13
+        led = suit_of(trick[0][1])
         best = _winning_card(trick, trump)
         played = {s for s, _ in trick}
         after = [o for o in sit.opponents if o.seat not in played]
@@ -467,29 +469,29 @@ def choose_play(
     total = ordered_sum(chances.values())
 
     def gain(card: int) -> float:
-        suit = led if led >= 0 else card // 13
+        suit = led if led >= 0 else suit_of(card)
         win = 0.0
         if best < 0 or _beats(card, best, led, trump):
             win = sit.hold_chance(card, suit, after)
         value = win + total - chances[card]
         if stake:
             value += stake * (1.0 - (1.0 - win) * zero_chance([chances[c] for c in hand if c != card]))
-        return value - 0.001 * (card % 13)
+        return value - 0.001 * rank_of(card)
 
     return max(legal, key=gain)
 
 
 def _beats(card: int, best: int, led: int, trump: int) -> bool:
     """True if ``card`` beats ``best``, the card winning a trick led in suit ``led``."""
-    suit, best_suit = card // 13, best // 13
+    suit, best_suit = suit_of(card), suit_of(best)
     if suit == best_suit:
-        return card % 13 > best % 13
+        return rank_of(card) > rank_of(best)
     return suit == trump
 
 
 def _winning_card(trick: Sequence[tuple[int, int]], trump: int) -> int:
     """The card winning a started trick."""
-    led = trick[0][1] // 13
+    led = suit_of(trick[0][1])
     best = trick[0][1]
     for _, card in trick[1:]:
         if _beats(card, best, led, trump):

@@ -66,9 +66,20 @@ from ..envs.backends import GameMirror
 from ..obs import OBS_SIZE, ObservationEncoder
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import NUM_ACTIONS, Action
-from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, NUM_CARDS, ace_value, counted_jacks, deck_cards
+from ..rules.cards import (
+    ACE,
+    JACK,
+    JACKS_OUT_AT,
+    KING,
+    NUM_CARDS,
+    ace_value,
+    counted_jacks,
+    deck_cards,
+    rank_of,
+    suit_of,
+)
 from ..rules.config import RulesConfig
-from ..rules.game import legal_plays
+from ..rules.tricks import legal_plays
 from .base import Observation, legal_from_mask
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 
@@ -390,7 +401,7 @@ class DealSampler:
             for j in range(n):
                 if game.active[j] is False and j != seat:
                     for c in allowed:
-                        if c % 13 == ACE:
+                        if rank_of(c) == ACE:
                             allowed[c].discard(n + j)
         for player, card_sets in self._ruled_out(hidden).items():
             for c in card_sets:
@@ -419,7 +430,7 @@ class DealSampler:
             if cfg.honour_leads and k > 0:
                 prev, w = game.completed[k - 1]
                 won_with = next(c for s, c in prev if s == w)
-                if won_with // 13 == trump and won_with % 13 in (ACE, KING):
+                if suit_of(won_with) == trump and rank_of(won_with) in (ACE, KING):
                     queen_due = w
             scores = history[k]
             for i, (p, c) in enumerate(cards):
@@ -473,7 +484,7 @@ class DealSampler:
         n = self.game.n
         for j in self._at_play_start:
             start = placed[j] + self._played[j]
-            if sum(1 for c in start if c % 13 == ACE) == 4 or len({c // 13 for c in start}) == 1:
+            if sum(1 for c in start if rank_of(c) == ACE) == 4 or len({suit_of(c) for c in start}) == 1:
                 return False
         for j, rule in self._jack_rules.items():
             if not self._jacks_fit(j, placed[j] + self._played[j], placed[n + j] + placed[2 * n + j], rule):
@@ -489,14 +500,14 @@ class DealSampler:
         if some choice of the drawn cards leaves a dealt hand that keeps it.
         """
         game = self.game
-        jacks = [c for c in kept + pile if c % 13 == JACK and c != game.turned]
+        jacks = [c for c in kept + pile if rank_of(c) == JACK and c != game.turned]
         mode, shown = rule
         if not counted_jacks(jacks):
             return not shown
         drawn = game.draws[j]
         from_pile = game.discards[j] - drawn if drawn else 0  # the dealer's extra discard may be a drawn card
-        spare_kept = sum(1 for c in kept if c % 13 != JACK and c != game.turned)
-        spare_pile = len(pile) - sum(1 for c in pile if c % 13 == JACK)
+        spare_kept = sum(1 for c in kept if rank_of(c) != JACK and c != game.turned)
+        spare_pile = len(pile) - sum(1 for c in pile if rank_of(c) == JACK)
         piled = set(pile)
         for k in range(min(drawn, len(jacks)) + 1):
             for away in combinations(jacks, k):
@@ -563,15 +574,15 @@ class DealSampler:
 
 def _discard_weight(card: int, trump: int, ace_factor: float) -> float:
     """Relative odds that a buyer threw ``card`` away: trumps and high cards are kept."""
-    rank = card % 13
-    if card // 13 == trump:
+    rank = rank_of(card)
+    if suit_of(card) == trump:
         return 0.08
     return ace_factor * 0.25 if rank == ACE else 0.25 if rank == KING else 0.6 if rank == KING - 1 else 1.0
 
 
 def _pass_weight(card: int, trump: int) -> float:
     """Relative odds of ``card`` in a hand that was passed: passed hands hold fewer trumps and aces."""
-    return 0.5 if card // 13 == trump or card % 13 == ACE else 1.0
+    return 0.5 if suit_of(card) == trump or rank_of(card) == ACE else 1.0
 
 
 # ---------------------------------------------------------------------------- rollouts
@@ -582,7 +593,7 @@ def rollout(game: Game, rng: random.Random) -> None:
 
 
 def _chance(card: int, trump: int) -> float:
-    return (_TRUMP_CHANCE if card // 13 == trump else _SIDE_CHANCE)[card % 13]
+    return (_TRUMP_CHANCE if suit_of(card) == trump else _SIDE_CHANCE)[rank_of(card)]
 
 
 def rollout_action(game: Game, rng: random.Random) -> int:
@@ -654,8 +665,8 @@ def _heuristic_buy(game: Game, legal: list[int]) -> int:
         return DRAW
     sit = _situation(game, seat)
     keep_aces = not game.config.swedish
-    worst = min(cards, key=lambda c: (keep_aces and c % 13 == ACE, sit.card_chance(c, hand, planning=True)))
+    worst = min(cards, key=lambda c: (keep_aces and rank_of(c) == ACE, sit.card_chance(c, hand, planning=True)))
     if DRAW not in legal or game.take_pending:
         return worst
-    weak = sit.card_chance(worst, hand, planning=True) < _DRAW_CHANCE and not (keep_aces and worst % 13 == ACE)
+    weak = sit.card_chance(worst, hand, planning=True) < _DRAW_CHANCE and not (keep_aces and rank_of(worst) == ACE)
     return worst if weak else DRAW

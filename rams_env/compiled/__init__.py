@@ -10,10 +10,16 @@ algorithms, so game ``i`` deals exactly the cards ``Game(config, seed)`` deals.
 One module per concern:
 
 - :mod:`.mt`: CPython's Mersenne Twister;
-- :mod:`.layout`: the config vector, the state columns, the rules' numbers and card masks;
-- :mod:`.rules`: the rules twin, following ``rules/game.py`` function by function;
+- :mod:`.layout`: the config vector, the state columns, the rules' numbers, card masks and the
+  suit and rank of a card (the twins of ``rules/cards.py``'s ``suit_of``/``rank_of``);
+- the rules twin, cut as :mod:`rams_env.rules` is and following it function by function:
+  :mod:`.rules` (a new game, dealing, ``apply``), :mod:`.queries` (the legal actions),
+  :mod:`.bid_knock_buy`, :mod:`.play` and :mod:`.scoring`;
 - :mod:`.encode`: the encoder twin and the action mask;
-- :mod:`.drivers`: episodes, the batched env's and the AEC env's compiled loops;
+- the heuristic twin (``HeuristicAgent``): :mod:`.heuristic_decode` (reading the observation),
+  :mod:`.heuristic_chances` (trick chances), :mod:`.heuristic` (the decisions);
+- :mod:`.drivers`: episodes, the batched env's and the AEC env's compiled loops; :mod:`.versus`
+  (heuristic seats inside the step) and :mod:`.simulate` (whole ramsar of heuristics);
 - :mod:`.compiler`: the numba decorator and the cache stamp that covers the whole package.
 
 The pure-Python engine stays the reference: ``tests/test_vector.py`` and
@@ -69,7 +75,8 @@ from .layout import (
     config_array,
 )
 from .mt import mt_bits63, mt_next, mt_randbelow, mt_seed
-from .rules import legal_set, new_game
+from .queries import legal_set
+from .rules import new_game
 
 __all__ = [
     "AT_DEALER",
@@ -83,8 +90,8 @@ __all__ = [
     "C_EPISODE",
     "C_SCORES_SCALE",
     "C_TOTALS_SCALE",
-    "DEAL_NUMBER",
     "DEALER",
+    "DEAL_NUMBER",
     "EPISODE_DEAL",
     "EPISODE_RAMS",
     "GAME_OVER",

@@ -35,7 +35,8 @@ from .layout import (
     config_array,
 )
 from .mt import mt_bits63, mt_seed
-from .rules import apply, legal_set, new_game, new_game_with, next_deal
+from .queries import legal_set
+from .rules import apply, new_game, new_game_with, next_deal
 
 # ----------------------------------------------------------------------------- episodes
 

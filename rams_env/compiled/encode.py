@@ -89,7 +89,7 @@ from .layout import (
     _ace_value,
     _bit,
 )
-from .rules import must_knock, talon_size
+from .queries import must_knock, talon_size
 
 # ----------------------------------------------------------------------------- observation offsets
 _O = {name: s.start for name, s in SLICES.items()}

@@ -138,7 +138,21 @@ BLACK_JACKS = sum(1 << c for c in cards.BLACK_JACKS)
 RED_JACKS = sum(1 << c for c in cards.RED_JACKS)
 
 
-# ----------------------------------------------------------------------------- card masks
+# ----------------------------------------------------------------------------- cards and card masks
+
+
+# rules/cards.py's suit_of and rank_of, which compiled code cannot call: the one place the compiled
+# engine and heuristic split a card into suit and rank (numba inlines them).
+@jit
+def suit_of(card: int) -> int:
+    """Suit index of a card (``rams_env.rules.cards.suit_of``)."""
+    return card // 13
+
+
+@jit
+def rank_of(card: int) -> int:
+    """Rank index of a card (``rams_env.rules.cards.rank_of``)."""
+    return card % 13
 
 
 @jit

@@ -19,7 +19,7 @@ from .. import compiled
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS
-from ..rules.game import illegal_message
+from ..rules.phases import illegal_message
 from .episode import next_deal_or_end, shared_win, win_rewards
 
 P = compiled.P  # the compiled engine pads its per-seat numbers to this many seats
@@ -60,7 +60,7 @@ def action_id(action: Any) -> int | None:
 
 
 def illegal_action_message(action: Any, player: int, phase: int, legal: list[int]) -> str:
-    """:func:`~rams_env.rules.game.illegal_message`, with a bool named as what it is: not an action id."""
+    """:func:`~rams_env.rules.phases.illegal_message`, with a bool named as what it is: not an action id."""
     if isinstance(action, (bool, np.bool_)):
         return f"action must be an int action id, got {action!r}"
     return illegal_message(action, player, phase, legal)

@@ -30,7 +30,7 @@ from ..compiled.versus import reset_versus, step_versus
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
-from ..rules.game import illegal_message
+from ..rules.phases import illegal_message
 from .episode import check_episode, next_deal_or_end, win_rewards
 from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
 

@@ -36,7 +36,7 @@ from ..compiled.versus import start_deals, step_deals
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError, RulesConfig, card_index
 from ..rules.actions import NUM_ACTIONS, Action
-from ..rules.game import Phase
+from ..rules.phases import Phase
 from .play import GameRecord
 
 KNOCK = int(Action.KNOCK)

@@ -1,6 +1,22 @@
 """Pure-Python rules engine for Rams: cards, configuration, the phase machine.
 
-Knows nothing of numpy, gymnasium, pettingzoo or torch.
+Knows nothing of numpy, gymnasium, pettingzoo or torch. One module per job, each importing only
+those above it (and :class:`Game` for type hints):
+
+- :mod:`.cards`: cards as ints (``suit_of``/``rank_of``), the decks and the russian write-offs;
+- :mod:`.actions`: the action ids (cards and the calls);
+- :mod:`.config`: the rule options, their presets and their validation;
+- :mod:`.phases`: ``Phase``, ``TurnedAt``, ``IllegalActionError`` and its message;
+- :mod:`.tricks`: which cards may be played, and who wins a trick;
+- :mod:`.scoring`: how deals, ramsar and matches score and end;
+- :mod:`.views`: what a seat may know (``Game.view``, ``Game.result``);
+- :mod:`.snapshot`: ``Game.clone`` and the JSON round trip;
+- :mod:`.determinize`: ``Game.with_hidden_cards``, a copy with the hidden cards placed elsewhere;
+- :mod:`.game`: :class:`Game`, the phase machine driven by actions, whose implementation notes
+  list the house decisions; its methods hand scoring, views, copies and determinization to the
+  modules above.
+
+:mod:`rams_env.compiled` is the numba twin of this package, proven equal by differential tests.
 """
 
 from __future__ import annotations
@@ -8,7 +24,8 @@ from __future__ import annotations
 from .actions import NUM_ACTIONS, Action, action_name
 from .cards import card_index, card_name, deck_cards
 from .config import PRESETS, RulesConfig, make_config
-from .game import Game, IllegalActionError, Phase, TurnedAt
+from .game import Game
+from .phases import IllegalActionError, Phase, TurnedAt
 
 __all__ = [
     "NUM_ACTIONS",

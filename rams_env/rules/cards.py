@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable
 
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
@@ -23,6 +24,26 @@ BLACK_JACKS = frozenset({CLUBS * 13 + JACK, SPADES * 13 + JACK})
 RED_JACKS = frozenset({DIAMONDS * 13 + JACK, HEARTS * 13 + JACK})
 
 
+def suit_of(card: int) -> int:
+    """Suit index of a card (0 clubs .. 3 spades); the compiled twin is ``compiled.layout.suit_of``."""
+    return card // 13
+
+
+def rank_of(card: int) -> int:
+    """Rank index of a card (0 for a two .. 12 for an ace); the compiled twin is ``compiled.layout.rank_of``."""
+    return card % 13
+
+
+def ranks_by_suit(cards: Iterable[int]) -> list[list[int]]:
+    """The ranks of ``cards`` grouped by suit index, each list in the order given: ``suit_of`` and
+    ``rank_of`` at once, for the agents' loops over every unseen card (one builtin call a card)."""
+    ranks: list[list[int]] = [[], [], [], []]
+    for card in cards:
+        suit, rank = divmod(card, 13)
+        ranks[suit].append(rank)
+    return ranks
+
+
 def card_index(name: str) -> int:
     """Index of a card written rank then suit, e.g. ``card_index("TH") == 34``."""
     if not isinstance(name, str) or len(name) != 2:
@@ -41,7 +62,7 @@ def card_name(index: int) -> str:
         number = -1
     if isinstance(index, bool) or not 0 <= number < NUM_CARDS:
         raise ValueError(f"not a card index: {index!r} (expected 0..51)")
-    return RANKS[number % 13] + SUITS[number // 13]
+    return RANKS[rank_of(number)] + SUITS[suit_of(number)]
 
 
 def deck_cards(deck_size: int) -> list[int]:
@@ -49,18 +70,18 @@ def deck_cards(deck_size: int) -> list[int]:
     if deck_size == 52:
         return list(range(NUM_CARDS))
     if deck_size == 32:
-        return [c for c in range(NUM_CARDS) if c % 13 >= SEVEN]
+        return [c for c in range(NUM_CARDS) if rank_of(c) >= SEVEN]
     raise ValueError(f"deck_size must be 52 or 32, got {deck_size!r}")
 
 
 def ace_value(cards: list[int]) -> int:
     """Sum of the russian values of the aces among ``cards``."""
-    return sum(ACE_VALUES[c // 13] for c in cards if c % 13 == ACE)
+    return sum(ACE_VALUES[suit_of(c)] for c in cards if rank_of(c) == ACE)
 
 
 def counted_jacks(cards: list[int] | tuple[int, ...]) -> tuple[int, ...]:
     """The jacks of a dealt hand that score in russian: complete black and red pairs, sorted."""
-    jacks = {c for c in cards if c % 13 == JACK}
+    jacks = {c for c in cards if rank_of(c) == JACK}
     counted = (BLACK_JACKS if jacks >= BLACK_JACKS else set()) | (RED_JACKS if jacks >= RED_JACKS else set())
     return tuple(sorted(counted))
 

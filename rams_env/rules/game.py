@@ -50,124 +50,32 @@ HD  The ``scores`` option (a reset option) sets the first rams only: in a match 
 
 from __future__ import annotations
 
-import json
 import operator
 import random
 from collections.abc import Mapping, Sequence
-from enum import IntEnum
 from typing import Any
 
-from .actions import Action, action_name
+from . import determinize, scoring, snapshot, views
+from .actions import Action
 from .cards import (
     ACE,
-    ALL_JACKS_BONUS,
-    ALL_JACKS_NO_TRICK,
-    FIVE_OF_A_SUIT_BONUS,
     JACKS_OUT_AT,
     KING,
     NUM_CARDS,
-    SUITS,
     ace_value,
     card_index,
     card_name,
     counted_jacks,
     deck_cards,
     jack_bonus,
+    rank_of,
+    suit_of,
 )
-from .config import END_AT_ZERO, INT_LIMIT, UNANIMOUS, RulesConfig
-from .tricks import russian_follow, russian_lead, swedish_follow, swedish_lead, trick_winner
+from .config import INT_LIMIT, UNANIMOUS, RulesConfig
+from .phases import IllegalActionError, Phase, TurnedAt, illegal_message
+from .tricks import forced_trump_lead, legal_plays, trick_winner
 
 PASS, KNOCK, BID_BETTER, BID_SWING, NO_BID, ACCEPT, REJECT, DRAW = (int(a) for a in Action)
-
-
-class TurnedAt(IntEnum):
-    """Where the turned-up card is. ``DEALER`` and ``TABLE`` are the public places, in the order of
-    the observation's ``turned_at`` slice; ``GONE``: discarded face down, played or thrown in."""
-
-    DEALER = 0
-    TABLE = 1
-    GONE = 2
-
-    @property
-    def label(self) -> str:
-        """The word for it in ``view()["turned_card_at"]`` and in saved states: "dealer", "table", "gone"."""
-        return self.name.lower()
-
-
-class Phase(IntEnum):
-    """Phases of the machine. Dealing happens inside the transition into BID or KNOCK."""
-
-    BID = 0
-    ANSWER = 1
-    KNOCK = 2
-    BUY = 3
-    PLAY = 4
-    DEAL_OVER = 5
-    GAME_OVER = 6
-
-
-PHASE_NAMES = ("bid", "answer", "knock", "buy", "play", "over", "over")
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the state is left unchanged."""
-
-
-# Fields of the state, grouped by how they are copied and serialised.
-_SCALARS = (
-    "rams_number",
-    "deal_number",
-    "deal_in_rams",
-    "rams_over",
-    "end_reason",
-    "deal_reason",
-    "dealer",
-    "forehand",
-    "phase",
-    "current",
-    "trump",
-    "turned",
-    "turned_at",
-    "turned_public",
-    "talon_pos",
-    "better_made",
-    "swing_made",
-    "pending_bid",
-    "buyer_index",
-    "pending_discards",
-    "take_pending",
-    "leader",
-    "queen_due",
-    "winners",
-    "settlement",
-)
-_LISTS = (
-    "scores",
-    "flights",
-    "rams_flights",
-    "totals",
-    "passed_prev",
-    "talon",
-    "out_public",
-    "active",
-    "discards",
-    "draws",
-    "buy_order",
-    "play_order",
-    "tricks_won",
-    "aces_held",
-    "jacks",
-    "dealt_ace",
-    "jacks_shown",
-)
-_NESTED = ("hands", "out_hidden")  # lists of per-seat lists
-_LOGS = ("bid_log", "answers", "trick", "completed", "shown", "rams_log", "jack_cards")  # lists of tuples
-
-
-def _tuplify(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_tuplify(v) for v in value)
-    return value
 
 
 def _to_card(value: Any) -> int:
@@ -181,50 +89,6 @@ def _to_card(value: Any) -> int:
     if not 0 <= index < NUM_CARDS:
         raise ValueError(f"not a card index: {value!r} (expected 0..51)")
     return index
-
-
-def illegal_message(action: Any, player: int, phase: int, legal: list[int]) -> str:
-    """Why ``action`` is refused: not an int, nobody to act, or not among ``legal`` (every engine
-    and env words it this way); the legal actions are named with their ids (``BID_BETTER (54)``),
-    which is what a caller passes."""
-    try:
-        operator.index(action)
-    except TypeError:
-        return f"action must be an int action id, got {action!r}"
-    name = Phase(phase).name
-    if not legal:
-        return f"no action is legal in phase {name} (nobody is to act); got {action_name(action)}"
-    return (
-        f"illegal action {action_name(action)} ({action}) by player {player} in phase "
-        f"{name}; legal: {', '.join(f'{action_name(a)} ({a})' for a in legal)}"
-    )
-
-
-def forced_trump_lead(config: RulesConfig, scores: list[int], seat: int) -> bool:
-    """Swedish forced trump lead: with these live ``scores``, some player other than ``seat`` stands at 1."""
-    return config.forced_trump_lead and any(scores[o] == 1 for o in range(len(scores)) if o != seat)
-
-
-def legal_plays(
-    config: RulesConfig,
-    hand: list[int],
-    trick: list[tuple[int, int]],
-    trump: int,
-    seat: int,
-    scores: list[int],
-    queen_due: bool,
-) -> list[int]:
-    """The cards of ``hand`` that ``seat`` may play to ``trick`` (docs/rules.md "Trick play").
-
-    ``scores``: the live scores (Swedish forced trump lead), ``queen_due``: ``seat`` must lead the
-    trump queen when he holds it (russian). The engine's legality in the play phase, and the search's
-    test of which cards a past play rules out.
-    """
-    if config.honour_leads:
-        return russian_follow(hand, trick, trump) if trick else russian_lead(hand, trump, queen_due)
-    if trick:
-        return swedish_follow(hand, trick, trump, config.overtake_duty, config.trump_ace_lead)
-    return swedish_lead(hand, trump, forced_trump_lead(config, scores, seat), config.trump_ace_lead)
 
 
 class Game:
@@ -334,9 +198,9 @@ class Game:
             pos += 2
         self.jack_cards = [counted_jacks(h) if cfg.jacks else () for h in hands]
         self.jacks = [jack_bonus(j) for j in self.jack_cards]
-        self.dealt_ace = [any(c % 13 == ACE for c in h) for h in hands]
+        self.dealt_ace = [any(rank_of(c) == ACE for c in h) for h in hands]
         self.turned = turned
-        self.trump = turned // 13
+        self.trump = suit_of(turned)
         self.turned_public = True
         if cfg.swedish:
             hands[dealer].append(turned)
@@ -554,14 +418,14 @@ class Game:
         while self.talon_pos < len(self.talon):
             card = self.talon[self.talon_pos]
             self.talon_pos += 1
-            if card // 13 != self.trump:
+            if suit_of(card) != self.trump:
                 dealer_hand = self.hands[self.dealer]
                 dealer_hand.remove(self.turned)
                 self.out_public.append(self.turned)
                 self.out_public.extend(on_the_way)
                 dealer_hand.append(card)
                 dealer_hand.sort()
-                self.turned, self.trump = card, card // 13
+                self.turned, self.trump = card, suit_of(card)
                 return True
             on_the_way.append(card)
         self.out_public.extend(on_the_way)
@@ -574,9 +438,9 @@ class Game:
         if self.config.jacks:
             for seat in self._order_from_forehand():
                 if self.jacks[seat] and self.scores[seat] <= JACKS_OUT_AT:
-                    self._show_jacks(seat)
+                    scoring.show_jacks(self, seat)
                     self.deal_reason = "jacks_out"
-                    self._end_game((seat,), "jacks_out")
+                    scoring.end_game(self, (seat,), "jacks_out")
                     return
 
     def _knock(self, action: int) -> None:
@@ -586,7 +450,7 @@ class Game:
         else:
             self.active[seat] = False
             if self.jacks[seat]:
-                self._show_jacks(seat)
+                scoring.show_jacks(self, seat)
             if seat == dealer and self.turned_at == TurnedAt.DEALER:
                 self.turned_at, self.turned_public = TurnedAt.GONE, False
             self.out_hidden[seat].extend(self.hands[seat])
@@ -606,13 +470,13 @@ class Game:
         self.deal_reason = "free_five"
         if self.config.swedish:
             for _ in range(5):
-                if self._take_trick_point(dealer):
+                if scoring.take_trick_point(self, dealer):
                     return
-            self._finish_deal()
+            scoring.finish_deal(self)
         else:
             self.tricks_won[dealer] = 5
             self.aces_held[dealer] = ace_value(self.hands[dealer])
-            self._finish_deal()
+            scoring.finish_deal(self)
 
     # buying ---------------------------------------------------------------
     def _start_buying(self) -> None:
@@ -634,7 +498,7 @@ class Game:
                 if action == self.turned:
                     self.turned_at = TurnedAt.GONE
             if action in self.jack_cards[seat]:
-                self._show_jacks(seat)
+                scoring.show_jacks(self, seat)
             if self.take_pending:
                 self.take_pending = False
                 hand.append(self.turned)
@@ -669,17 +533,17 @@ class Game:
             for seat in order:
                 self.aces_held[seat] = ace_value(self.hands[seat])
             for seat in order:
-                if sum(1 for c in self.hands[seat] if c % 13 == ACE) == 4:
+                if sum(1 for c in self.hands[seat] if rank_of(c) == ACE) == 4:
                     self.shown.append((seat, "four_aces", tuple(self.hands[seat])))
                     self.deal_reason = "four_aces"
-                    self._end_game((seat,), "four_aces")
+                    scoring.end_game(self, (seat,), "four_aces")
                     return
             for seat in order:
                 hand = self.hands[seat]
-                if len({c // 13 for c in hand}) == 1:
+                if len({suit_of(c) for c in hand}) == 1:
                     self.shown.append((seat, "five_of_a_suit", tuple(hand)))
                     self.deal_reason = "five_of_a_suit"
-                    self._score_flush(seat)
+                    scoring.score_flush(self, seat)
                     return
         elif self.config.jacks:
             for seat in order:
@@ -704,211 +568,33 @@ class Game:
         self.tricks_won[winner] += 1
         if self.config.honour_leads:
             won_with = next(c for s, c in trick if s == winner)
-            high = won_with // 13 == self.trump and won_with % 13 in (ACE, KING)
+            high = suit_of(won_with) == self.trump and rank_of(won_with) in (ACE, KING)
             self.queen_due = winner if high else -1
-        if self.config.swedish and self._take_trick_point(winner):
+        if self.config.swedish and scoring.take_trick_point(self, winner):
             return
         if len(self.completed) == 5:
             self.deal_reason = "played"
-            self._finish_deal()
+            scoring.finish_deal(self)
         else:
             self.leader = self.current = winner
 
-    def _take_trick_point(self, seat: int) -> bool:
-        """Swedish: a trick takes a point off at once; True if it won a norrlandsknack rams."""
-        if self.phase != Phase.PLAY:
-            self.tricks_won[seat] += 1
-        self.scores[seat] -= 1
-        if self.config.end == END_AT_ZERO and self.scores[seat] == 0:
-            self.deal_reason = "zero"
-            self._end_rams((seat,), "zero")
-            return True
-        return False
-
-    # scoring --------------------------------------------------------------
-    def _show_jacks(self, seat: int) -> None:
-        if self.jacks_shown[seat]:
-            return
-        self.jacks_shown[seat] = True
-        self.shown.append((seat, "jacks", self.jack_cards[seat]))
-
-    def _finish_deal(self) -> None:
-        cfg, n = self.config, self.n
-        if cfg.swedish:
-            for seat in range(n):
-                if self.active[seat] and self.tricks_won[seat] == 0:
-                    self.scores[seat] = min(self.scores[seat] + cfg.flight_fine, cfg.flight_cap)
-                    self.flights[seat] += 1
-                    self.rams_flights[seat] += 1
-        else:
-            self._score_russian_deal()
-        if any(s <= 0 for s in self.scores):
-            low = min(self.scores)
-            self._end_rams(tuple(s for s in range(n) if self.scores[s] == low), "zero")
-        else:
-            self._deal_over()
-
-    def _score_russian_deal(self) -> None:
-        fine = self.config.flight_fine
-        for seat in range(self.n):
-            bonus = self.jacks[seat]
-            if bonus and not self.jacks_shown[seat]:
-                self._show_jacks(seat)
-            if not self.active[seat]:
-                self.scores[seat] -= bonus
-            elif self.tricks_won[seat]:
-                self.scores[seat] -= self.tricks_won[seat] + self.aces_held[seat] + bonus
-            elif bonus:
-                self.scores[seat] -= ALL_JACKS_NO_TRICK if bonus == ALL_JACKS_BONUS else 0
-            else:
-                self.scores[seat] += fine + self.aces_held[seat]
-                self.flights[seat] += 1
-                self.rams_flights[seat] += 1
-
-    def _score_flush(self, holder: int) -> None:
-        fine = self.config.flight_fine
-        for seat in self.play_order:
-            if seat == holder:
-                self.scores[seat] -= FIVE_OF_A_SUIT_BONUS + self.aces_held[seat]
-            else:
-                self.scores[seat] += fine + self.aces_held[seat]
-        if any(s <= 0 for s in self.scores):
-            low = min(self.scores)
-            self._end_rams(tuple(s for s in range(self.n) if self.scores[s] == low), "zero")
-        else:
-            self._deal_over()
-
-    def _deal_over(self) -> None:
-        self.phase = Phase.DEAL_OVER
-        self.current = -1
-
-    def _end_rams(self, winners: tuple[int, ...], reason: str) -> None:
-        self.rams_over = True
-        self.rams_log.append((tuple(self.scores), winners, reason))
-        self.totals = [t + s for t, s in zip(self.totals, self.scores, strict=False)]
-        if self.rams_number + 1 < self.config.ramsar_per_match:
-            self._deal_over()
-            return
-        if self.config.ramsar_per_match == 1:
-            self._end_game(winners, reason)
-            return
-        low = min(self.totals)
-        tied = [s for s in range(self.n) if self.totals[s] == low]
-        fewest = min(self.flights[s] for s in tied)
-        self._end_game(tuple(s for s in tied if self.flights[s] == fewest), "match")
-
-    def _end_game(self, winners: tuple[int, ...], reason: str) -> None:
-        if not self.rams_over:  # russian four aces / jacks: the game ends without a completed deal
-            self.rams_over = True
-            self.rams_log.append((tuple(self.scores), winners, reason))
-            self.totals = [t + s for t, s in zip(self.totals, self.scores, strict=False)]
-        self.winners = winners
-        self.end_reason = reason
-        if not self.config.swedish:
-            pot = sum(max(0, self.scores[s]) for s in range(self.n) if s not in winners)
-            self.settlement = tuple(
-                pot / len(winners) if s in winners else -float(max(0, self.scores[s])) for s in range(self.n)
-            )
-        self.phase = Phase.GAME_OVER
-        self.current = -1
-
-    # ----------------------------------------------------------------- knowledge
+    # ----------------------------------------------------------------- knowledge (views.py)
     def rams_winners(self) -> tuple[int, ...] | None:
         """Winners of the rams that just ended (None while it goes on)."""
         return self.rams_log[-1][1] if self.rams_over else None
 
     def view(self, seat: int) -> dict[str, Any]:
         """Plain, JSON-serialisable dict of what ``seat`` may know (docs/rules.md "What each player knows")."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n:
-            raise ValueError(f"seat must be 0..{self.n - 1}, got {seat!r}")
-        bids = [
-            {
-                "bid": "better" if b == BID_BETTER else "swing",
-                "answers": [list(a) for a in ans],
-                "done": True,
-                "happened": ok,
-            }
-            for b, ans, ok in self.bid_log
-        ]
-        if self.pending_bid:
-            bids.append(
-                {
-                    "bid": "better" if self.pending_bid == BID_BETTER else "swing",
-                    "answers": [list(a) for a in self.answers],
-                    "done": False,
-                    "happened": None,
-                }
-            )
-        return {
-            "variant": self.config.variant,
-            "seat": seat,
-            "dealer": self.dealer,
-            "forehand": self.forehand,
-            "phase": PHASE_NAMES[self.phase],
-            "to_act": self.current if self.current >= 0 else None,
-            "hand": [card_name(c) for c in self.hands[seat]],
-            "trump": SUITS[self.trump],
-            "turned_card": card_name(self.turned) if self.turned_public else None,
-            "turned_card_at": self.turned_at.label if self.turned_public else None,
-            "trick": [[s, card_name(c)] for s, c in self.trick],
-            "tricks": list(self.tricks_won),
-            "scores": list(self.scores),
-            "active": list(self.active),
-            "talon": self.talon_size,
-            "bids": bids,
-            "discarded": list(self.discards),
-            "drawn": list(self.draws),
-            "pending_discards": self.pending_discards,
-            "take_pending": self.take_pending,
-            "completed_tricks": [
-                {"cards": [[s, card_name(c)] for s, c in cards], "winner": w} for cards, w in self.completed
-            ],
-            "out_of_play_public": [card_name(c) for c in self.out_public],
-            "own_out_of_play": sorted(card_name(c) for c in self.out_hidden[seat]),
-            "shown": [
-                {"seat": s, "what": what, "cards": [card_name(c) for c in cards]} for s, what, cards in self.shown
-            ],
-            "flights": list(self.flights),
-            "rams_flights": list(self.rams_flights),
-            "passed_last_deal": list(self.passed_prev),
-            "totals": list(self.totals),
-            "rams": self.rams_number,
-            "deal": self.deal_in_rams,
-            "rams_over": self.rams_over,
-            "winners": list(self.winners) if self.winners is not None else None,
-        }
+        return views.view(self, seat)
 
     def result(self) -> dict[str, Any]:
         """Scores, winners and per-rams results so far (complete once ``is_over``)."""
-        return {
-            "over": self.is_over,
-            "reason": self.end_reason,
-            "scores": list(self.scores),
-            "winners": list(self.winners) if self.winners is not None else None,
-            "ramsar": [{"scores": list(s), "winners": list(w), "reason": r} for s, w, r in self.rams_log],
-            "totals": list(self.totals),
-            "flights": list(self.flights),
-            "settlement": list(self.settlement) if self.settlement is not None else None,
-        }
+        return views.result(self)
 
-    # ----------------------------------------------------------------- copy and serialise
+    # ----------------------------------------------------------------- copy and serialise (snapshot.py)
     def clone(self) -> Game:
         """An independent copy that continues exactly as this game would."""
-        other = object.__new__(Game)
-        other.config, other.n = self.config, self.n
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        other._legal = self._legal
-        d, od = self.__dict__, other.__dict__
-        for name in _SCALARS:
-            od[name] = d[name]
-        for name in _LISTS + _LOGS:
-            od[name] = list(d[name])
-        for name in _NESTED:
-            od[name] = [list(x) for x in d[name]]
-        if "_next_in_play" in d:
-            od["_next_in_play"] = d["_next_in_play"]
-        return other
+        return snapshot.clone(self)
 
     def with_hidden_cards(
         self,
@@ -917,128 +603,24 @@ class Game:
         piles: Sequence[Sequence[int]] | Mapping[int, Sequence[int]],
         talon: Sequence[int],
     ) -> Game:
-        """A copy in which the cards hidden from ``seat`` lie where given: a determinization.
-
-        ``hands[j]`` and ``piles[j]`` (read for every other seat ``j``, a list of n or a dict):
-        ``j``'s hand and his face-down cards, cards thrown in (exchanged, passed) before the cards he
-        discarded while buying; ``talon``: the undrawn talon, top card first (the copy's talon holds
-        only these). Every place keeps its size and the hidden cards stay the same set; the caller
-        keeps them where ``seat`` knows them to be (the public turned card in the dealer's hand,
-        shown cards with their player: checked) and out of hands that a past play rules them out of
-        (not checked). ``seat``'s cards and everything public are copied as they are.
-
-        What the engine derived from the real cards is derived again from the given ones: the
-        legal actions, where the turned card is once it is not public (the dealer's hand or gone),
-        the jacks (russian) and dealt ace of a player who has neither knocked nor changed cards yet
-        (his hand is his dealt hand; later they count as none unless shown), and the aces held in the
-        play (russian: hand and cards played). The copy's random generator continues as this
-        game's; reseed ``rng`` before :meth:`next_deal` if later deals must not follow this game's.
-        """
-        n = self.n
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
-        others = [j for j in range(n) if j != seat]
-        new_hands = {j: sorted(hands[j]) for j in others}
-        new_piles = {j: list(piles[j]) for j in others}
-        new_talon = list(talon)
-        before = self.talon[self.talon_pos :]
-        after = list(new_talon)
-        for j in others:
-            if len(new_hands[j]) != len(self.hands[j]) or len(new_piles[j]) != len(self.out_hidden[j]):
-                raise ValueError(f"seat {j}'s hand or face-down pile changed size")
-            before += self.hands[j] + self.out_hidden[j]
-            after += new_hands[j] + new_piles[j]
-        if len(new_talon) != self.talon_size or sorted(before) != sorted(after):
-            raise ValueError("the hidden cards must be the same cards, placed in places of the same sizes")
-        dealer, turned = self.dealer, self.turned
-        public_in_hand = self.turned_public and self.turned_at == TurnedAt.DEALER
-        if seat != dealer and public_in_hand and turned not in new_hands[dealer]:
-            raise ValueError("the turned card is known to be in the dealer's hand")
-        for s, _, cards in self.shown:
-            if s != seat and any(c in before and c not in new_hands[s] and c not in new_piles[s] for c in cards):
-                raise ValueError(f"cards shown by seat {s} must stay with him")
-        world = self.clone()
-        world._legal = None
-        world.talon, world.talon_pos = new_talon, 0
-        cfg = self.config
-        for j in others:
-            hand = world.hands[j] = new_hands[j]
-            world.out_hidden[j] = new_piles[j]
-            dealt = None  # his dealt hand, while his cards tell it: he has not knocked and changed none
-            if world.active[j] is None and not new_piles[j]:
-                dealt = [c for c in hand if c != turned] if j == dealer else hand  # Swedish: he holds the turned card
-            world.dealt_ace[j] = dealt is not None and any(c % 13 == ACE for c in dealt)
-            if cfg.jacks and not world.jacks_shown[j]:
-                world.jack_cards[j] = counted_jacks(dealt) if dealt is not None else ()
-                world.jacks[j] = jack_bonus(world.jack_cards[j])
-            if (cfg.jacks or cfg.russian_specials) and world.phase == Phase.PLAY:
-                played = [c for cards, _ in world.completed for s, c in cards if s == j]
-                played += [c for s, c in world.trick if s == j]
-                world.aces_held[j] = ace_value(hand + played)
-        if not world.turned_public and world.turned_at != TurnedAt.TABLE:
-            world.turned_at = TurnedAt.DEALER if turned in world.hands[dealer] else TurnedAt.GONE
-        return world
+        """A copy in which the cards hidden from ``seat`` lie where given: a determinization
+        (:func:`rams_env.rules.determinize.with_hidden_cards` says what is checked and derived again)."""
+        return determinize.with_hidden_cards(self, seat, hands, piles, talon)
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-native data (see :meth:`from_dict`)."""
-        d = self.__dict__
-        state: dict[str, Any] = {name: d[name] for name in _SCALARS + _LISTS + _NESTED + _LOGS}
-        state["phase"] = int(self.phase)
-        state["turned_at"] = self.turned_at.label
-        state["rng"] = list(self.rng.getstate())
-        state["config"] = self.config.to_dict()
-        return json.loads(json.dumps(state))
+        return snapshot.to_dict(self)
 
     def to_json(self) -> str:
         """The whole state as a JSON string; ``Game.from_json(g.to_json())`` continues identically."""
-        return json.dumps(self.to_dict(), separators=(",", ":"))
+        return snapshot.to_json(self)
 
     @classmethod
     def from_dict(cls, state: dict[str, Any]) -> Game:
         """Rebuild a game from :meth:`to_dict` data; ``ValueError`` naming what is wrong with other data."""
-        if not isinstance(state, dict):
-            raise ValueError(f"a Game state is a dict (Game.to_dict), got {type(state).__name__}")
-        missing = [
-            k for k in ("config", "rng", "phase", "turned_at", *_SCALARS, *_LISTS, *_NESTED, *_LOGS) if k not in state
-        ]
-        if missing:
-            raise ValueError(f"not a Game state (Game.to_dict): it lacks {', '.join(missing[:5])}")
-        if not isinstance(state["config"], dict):
-            raise ValueError("not a Game state (Game.to_dict): 'config' must be a dict of rule options")
-        try:
-            return cls._rebuild(state)
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as err:
-            raise ValueError(f"not a Game state (Game.to_dict): {type(err).__name__}: {str(err)[:200]}") from None
-
-    @classmethod
-    def _rebuild(cls, state: dict[str, Any]) -> Game:
-        game = object.__new__(cls)
-        game.config = RulesConfig(**state["config"])
-        game.n = game.config.num_players
-        version, internal, gauss = state["rng"]
-        game.rng = random.Random()
-        game.rng.setstate((version, tuple(internal), gauss))
-        game._legal = None
-        d = game.__dict__
-        for name in _SCALARS:
-            d[name] = _tuplify(state[name])
-        for name in _LISTS:
-            d[name] = list(state[name])
-        for name in _NESTED:
-            d[name] = [list(x) for x in state[name]]
-        for name in _LOGS:
-            d[name] = [_tuplify(x) for x in state[name]]
-        game.phase = Phase(state["phase"])
-        game.turned_at = TurnedAt[state["turned_at"].upper()]
-        order = game.play_order
-        game._next_in_play = {s: order[(i + 1) % len(order)] for i, s in enumerate(order)}
-        return game
+        return snapshot.from_dict(cls, state)
 
     @classmethod
     def from_json(cls, text: str) -> Game:
         """Rebuild a game from :meth:`to_json` text; ``ValueError`` for text that is no such state."""
-        try:
-            state = json.loads(text)
-        except RecursionError:
-            raise ValueError("not a Game state (Game.to_json): its JSON is nested too deeply") from None
-        return cls.from_dict(state)
+        return snapshot.from_json(cls, text)
