@@ -36,7 +36,7 @@ every action; ``reward="win"``: at the end +1 shared among the winners, -1 share
 Observations, for a player ``p``:
 
 - tensors (information state and observation alike): the project's encoder
-  (:class:`rams_env.encoding.ObservationEncoder`, ``OBS_SIZE`` floats, named pieces as in its
+  (:class:`rams_env.obs.ObservationEncoder`, ``OBS_SIZE`` floats, named pieces as in its
   ``FIELDS``); it holds only what ``p`` may know (docs/rules.md "What each player knows"). It sums up the current deal
   (and the scores, flights and totals of the episode); it is not a perfect-recall history, so
   OpenSpiel's tabular methods should use the strings.
