@@ -41,6 +41,7 @@ from rams_env.policy import (
 )
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.snapshot import as_tuples
 
 from . import dmc, ppo
 from .config import TrainArgs, second_stage, stage_value
@@ -285,7 +286,7 @@ class Trainer:
         self._apply_lr()  # the saved state holds the old rate; the arguments rule
         self.best_score = payload.get("best_score", -math.inf)
         self.torch_gen.set_state(payload["rng"]["torch"])
-        self.rng.setstate(_tuplify(payload["rng"]["python"]))
+        self.rng.setstate(as_tuples(payload["rng"]["python"]))
         self.pool.restore(payload["pool"])
         self.history = list(payload.get("history", []))
         for kept in [*self.run_dir.glob("checkpoint_*.pt"), self.run_dir / "best.pt", path]:
@@ -480,7 +481,3 @@ class Trainer:
             self.close()
         best_path = self.run_dir / "best.pt"
         return best_path if best_path.exists() else self.run_dir / "latest.pt"
-
-
-def _tuplify(value: Any) -> Any:
-    return tuple(_tuplify(v) for v in value) if isinstance(value, (list, tuple)) else value

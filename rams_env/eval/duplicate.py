@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.episode import EpisodeKind, episode_kind
 from ..rules import RulesConfig
 from .deals import agent_seed, deal_at
 from .heuristic_games import batch_actor, play_against_heuristic
@@ -63,7 +64,7 @@ class Evaluation:
             f"{scores_note(self.scores)}), "
             f"duplicate against {self.baseline.name!r}; advantage in points per {self.episode}, 95% CIs"
         )
-        if self.episode != "deal":
+        if episode_kind(self.episode) != EpisodeKind.DEAL:
             head += f"; win rate = share of the {PLURAL[self.episode]} won, fair share 1/{cfg.num_players}"
             head += f" = {1 / cfg.num_players:.3f}"
         rows = [(a.name, a) for a in self.agents] + [(f"{self.baseline.name} (baseline)", self.baseline)]
@@ -78,7 +79,7 @@ class Evaluation:
             f"pts/deal: points per deal; adv/{per}: advantage in points per {per} (tested agent minus the "
             "baseline, same deck and seat); flights, knocks: per deal; [95% CI].",
         ]
-        if per != "deal":
+        if episode_kind(per) != EpisodeKind.DEAL:
             notes.append(
                 f"win rate: share of the {PLURAL[per]} won; fair share 1/{cfg.num_players} = "
                 f"{1 / cfg.num_players:.3f} (the baseline's own, by construction)."
@@ -99,7 +100,7 @@ class Evaluation:
     def plot(self, path: str | os.PathLike[str]) -> None:
         """A PNG of each agent's headline with its 95% interval: win share for whole games, else advantage."""
         cfg = self.config
-        if self.episode != "deal":
+        if episode_kind(self.episode) != EpisodeKind.DEAL:
             rows = [(a.name, a.win_rate, a.win_rate_ci) for a in [*self.agents, self.baseline]]
             plot_intervals(
                 path,
@@ -199,7 +200,7 @@ def _batch_actors(
     why = None
     if not _is_heuristic(baseline, config):
         why = "the baseline is not the heuristic for these rules"
-    elif episode not in ("deal", "rams"):
+    elif episode_kind(episode) not in (EpisodeKind.DEAL, EpisodeKind.RAMS):
         why = f"episode {episode!r} (only 'deal' and 'rams')"
     elif None in actors:
         why = "an agent without a greedy act_batch (trained policies have one)"

@@ -33,6 +33,7 @@ from ..compiled.layout import (
     config_array,
 )
 from ..compiled.versus import start_deals, step_deals
+from ..envs.episode import EPISODES, EpisodeKind, episode_kind
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError, RulesConfig, card_index
 from ..rules.actions import NUM_ACTIONS, Action
@@ -65,7 +66,7 @@ def play_against_heuristic(
     """Per deal, per seat: the record (``rams_env.eval.GameRecord``) of the game in which ``act_batch``
     plays that seat from the deal and the heuristic every other seat, seat ``s`` seeded
     ``heuristic_seeds(deal.index, s)``; ``episode`` "deal" or "rams"."""
-    if episode not in ("deal", "rams"):
+    if episode not in EPISODES or episode_kind(episode) == EpisodeKind.MATCH:
         raise ValueError(f"batched heuristic games play episode 'deal' or 'rams', got {episode!r}")
     n = config.num_players
     jobs = [(d, seat) for d in range(len(deals)) for seat in range(n)]

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from tqdm import tqdm
 
-from ..envs.episode import EPISODES, next_deal_or_end
+from ..envs.episode import EPISODES, EpisodeKind, episode_kind, next_deal_or_end
 from ..obs.encoding import ObservationEncoder, action_mask
 from ..rules import Action, Game, IllegalActionError, Phase, RulesConfig
 from .deals import SCORES, Deal, agent_seed, deal_at
@@ -86,7 +86,7 @@ def play_episode(
         if next_deal_or_end(game, episode):
             break
     wins = None
-    if episode != "deal":
+    if episode_kind(episode) != EpisodeKind.DEAL:
         winners = game.winners if game.is_over else game.rams_winners()
         wins = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
     return GameRecord(points, deals, knocks, list(game.flights), wins, by_score)

@@ -69,9 +69,10 @@ _NESTED = ("hands", "out_hidden")  # lists of per-seat lists
 _LOGS = ("bid_log", "answers", "trick", "completed", "shown", "rams_log", "jack_cards")  # lists of tuples
 
 
-def _tuplify(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_tuplify(v) for v in value)
+def as_tuples(value: Any) -> Any:
+    """``value`` with every list (at any depth) made a tuple: what a JSON round trip turned into lists."""
+    if isinstance(value, (list, tuple)):
+        return tuple(as_tuples(v) for v in value)
     return value
 
 
@@ -146,13 +147,13 @@ def _rebuild(cls: type[Game], state: dict[str, Any]) -> Game:
     game._legal = None
     d = game.__dict__
     for name in _SCALARS:
-        d[name] = _tuplify(state[name])
+        d[name] = as_tuples(state[name])
     for name in _LISTS:
         d[name] = list(state[name])
     for name in _NESTED:
         d[name] = [list(x) for x in state[name]]
     for name in _LOGS:
-        d[name] = [_tuplify(x) for x in state[name]]
+        d[name] = [as_tuples(x) for x in state[name]]
     game.phase = Phase(state["phase"])
     game.turned_at = TurnedAt[state["turned_at"].upper()]
     order = game.play_order
