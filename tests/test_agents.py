@@ -10,7 +10,7 @@ import pytest
 import rams_env
 from rams_env.agents import Agent, HeuristicAgent, RandomAgent, SearchAgent, observe
 from rams_env.agents.heuristic import ordered_sum
-from rams_env.agents.search import DealSampler
+from rams_env.agents.deal_sampler import DealSampler
 from rams_env.obs import ObservationEncoder
 from rams_env.rules import Action, Game, Phase, card_index, make_config
 from rams_env.rules.cards import suit_of

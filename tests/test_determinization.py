@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from rams_env.agents import observe
-from rams_env.agents.search import DealSampler
+from rams_env.agents.deal_sampler import DealSampler
 from rams_env.rules import Action, Game, Phase, TurnedAt, card_index, deck_cards, make_config
 from rams_env.rules.cards import counted_jacks, rank_of, suit_of
 from rams_env.rules.tricks import legal_plays

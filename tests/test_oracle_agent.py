@@ -12,7 +12,7 @@ import pytest
 
 from rams_env import make_config
 from rams_env.agents import OracleAgent, SearchAgent
-from rams_env.agents.search import DealSampler
+from rams_env.agents.deal_sampler import DealSampler
 from rams_env.eval import AGENT_SPEC_HELP, agent_label, agent_source, evaluate, sees_hidden_cards
 from rams_env.rules import Game, Phase
 from rams_env.rules.actions import Action

@@ -46,7 +46,7 @@ Observations, for a player ``p``:
 - observation string: the engine's ``view(p)`` (docs/contract.md) as compact JSON.
 
 ``resample_from_infostate(p, sampler)`` re-deals the cards of the current deal hidden from ``p``
-(placement by :class:`rams_env.agents.search.DealSampler`: voids and other holdings ruled out by the
+(placement by :class:`rams_env.agents.deal_sampler.DealSampler`: voids and other holdings ruled out by the
 play, the turned card, shown cards, russian passed hands without aces), rebuilds a deck and the
 hidden discards that lead there, and replays the deal from its first card: the result is a state of
 the game reached by a full, legal history, and it is accepted only when ``p``'s information state

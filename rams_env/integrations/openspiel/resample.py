@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from ...agents.search import DealSampler, HiddenCards
+from ...agents.deal_sampler import DealSampler, HiddenCards
 from ...rules import IllegalActionError, Phase
 from ...rules.actions import Action
 from ...rules.cards import NUM_CARDS
