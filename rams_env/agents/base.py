@@ -85,3 +85,24 @@ class ObservationAgent(ABC):
         if game.current_player != seat:
             raise ValueError(f"seat {seat} is not to act (current player: {game.current_player})")
         return self.act(observe(game, seat))
+
+
+def game_behind(env: Any, observation: Observation, agent: str) -> Game:
+    """The game of ``env`` whose player to act sees ``observation``, for an agent that searches the
+    game's public history (``agent`` names it in the errors): a ``ValueError`` without an env, without
+    a player to act, or when the observation is another player's. The compiled env's live view is
+    cloned into a real :class:`Game`."""
+    legal = legal_from_mask(observation)
+    if env is None:
+        raise ValueError(
+            f"{agent}.act(observation) needs the game's public history: build it with "
+            f"{agent}(env=your_env) or call act_game(game, seat)"
+        )
+    game = getattr(env.unwrapped, "game", None)
+    if game is not None and not isinstance(game, Game) and hasattr(game, "clone"):
+        game = game.clone()  # the compiled env's live view (a GameMirror): search on a real Game
+    if not isinstance(game, Game) or game.current_player < 0:
+        raise ValueError(f"{agent}: the env has no game with a player to act (call env.reset() first)")
+    if sorted(int(a) for a in legal) != game.legal_actions():
+        raise ValueError(f"{agent}: the observation does not belong to the env's player to act")
+    return game

@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 
 from ..envs.aec import seed_int
-from ..envs.backends import GameMirror
 from ..obs import OBS_SIZE, ObservationEncoder
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import NUM_ACTIONS, Action
@@ -57,7 +56,7 @@ from ..rules.cards import (
     suit_of,
 )
 from ..rules.config import RulesConfig
-from .base import Observation, legal_from_mask
+from .base import Observation, game_behind
 from .deal_sampler import DealSampler
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 
@@ -132,19 +131,7 @@ class SearchAgent:
         the public history, which the observation vector does not hold): without it, a
         ``ValueError`` says to pass ``env=`` or to call ``act_game(game, seat)``.
         """
-        legal = legal_from_mask(observation)
-        if self.env is None:
-            raise ValueError(
-                "SearchAgent.act(observation) needs the game's public history: build it with "
-                "SearchAgent(env=your_env) or call act_game(game, seat)"
-            )
-        game = getattr(self.env.unwrapped, "game", None)
-        if isinstance(game, GameMirror):  # the compiled env's live view: search on a real Game
-            game = game.clone()
-        if not isinstance(game, Game) or game.current_player < 0:
-            raise ValueError("SearchAgent: the env has no game with a player to act (call env.reset() first)")
-        if sorted(int(a) for a in legal) != game.legal_actions():
-            raise ValueError("SearchAgent: the observation does not belong to the env's player to act")
+        game = game_behind(self.env, observation, "SearchAgent")
         return self.act_game(game, game.current_player)
 
     def _prior(self, config: RulesConfig) -> HeuristicAgent:

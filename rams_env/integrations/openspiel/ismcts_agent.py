@@ -11,7 +11,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from ...agents.base import Observation, legal_from_mask
+from ...agents.base import Observation, game_behind
 from ...agents.search import rollout_action
 from ...envs.aec import seed_int
 from ...rules import Game, RulesConfig
@@ -166,17 +166,5 @@ class ISMCTSAgent:
 
     def act(self, observation: Observation) -> int:
         """The action for ``observation`` of the env's player to act (needs ``ISMCTSAgent(env=...)``)."""
-        legal = legal_from_mask(observation)
-        if self.env is None:
-            raise ValueError(
-                "ISMCTSAgent.act(observation) needs the game's history: build it with "
-                "ISMCTSAgent(env=your_env) or call act_game(game, seat)"
-            )
-        game = getattr(self.env.unwrapped, "game", None)
-        if game is not None and not isinstance(game, Game) and hasattr(game, "clone"):
-            game = game.clone()  # the compiled env's live view: search on a real Game
-        if not isinstance(game, Game) or game.current_player < 0:
-            raise ValueError("ISMCTSAgent: the env has no game with a player to act (call env.reset() first)")
-        if sorted(int(a) for a in legal) != game.legal_actions():
-            raise ValueError("ISMCTSAgent: the observation does not belong to the env's player to act")
+        game = game_behind(self.env, observation, "ISMCTSAgent")
         return self.act_game(game, game.current_player)
