@@ -238,7 +238,7 @@ def test_num_players_is_the_documented_spelling_and_players_still_works(command:
     base = ["random"] if command == "eval" else []
     assert parser.parse_args([*base, "--num-players", "5"]).num_players == 5
     assert parser.parse_args([*base, "--players", "6"]).num_players == 6
-    # Left out: 4 for play; for eval the checkpoint agent's own table, else 4 (tests/test_eval_command.py).
+    # Left out: 4 for play; for eval the checkpoint agent's own table, else 4 (tests/apps/cli/test_evaluate.py).
     assert parser.parse_args(base).num_players == (None if command == "eval" else 4)
 
 

@@ -1,7 +1,7 @@
 """Regression tests for issue 13's engine items: bad input the engines must refuse with a clear
 ``ValueError`` (item 11), batched envs that stay atomic and in step after an error (items 1, 2),
 and an import under ``python -OO`` (item 14). Option names in ``make_config`` errors (item 13)
-are in ``tests/test_config.py``."""
+are in ``tests/rules/test_config.py``."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from rams_env.integrations.torchrl import (
     masked_policy,
 )
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "torchrl_rollout.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "torchrl_rollout.py"
 
 # TorchRL warns on every wrapper that it was tested with PettingZoo 1.24.3; these tests are what covers 1.27.
 pytestmark = pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested using version:UserWarning")

@@ -19,7 +19,7 @@ from rams_env.agents import RandomAgent
 from rams_env.eval import evaluate
 from rams_env.integrations.sb3 import MaskablePPOAgent
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sb3_maskable_ppo.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_maskable_ppo.py"
 
 
 @pytest.fixture(autouse=True)

@@ -35,7 +35,7 @@ from rams_env.eval.play import _play
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
 
 CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class Server:

@@ -8,7 +8,7 @@ import pytest
 from rams_env.envs import BatchedRamsEnv
 from rams_env.equity import equity
 from rams_env.rules import make_config
-from tests.test_training import tiny
+from tests.training.test_run import tiny
 from training.run import Trainer
 from training.shaping import EquityShaping
 

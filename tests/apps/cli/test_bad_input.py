@@ -17,7 +17,7 @@ import pytest
 from rams_env.apps.cli import main
 
 RAMS = [sys.executable, "-m", "rams_env.apps.cli"]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

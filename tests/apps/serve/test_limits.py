@@ -17,7 +17,7 @@ from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.validation import ApiError
 from rams_env.eval import agent_source, deal_set
 from rams_env.rules import make_config
-from tests.test_serve import Server
+from tests.apps.serve.test_app import Server
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +225,7 @@ def test_the_limits_table_of_the_serve_page_shows_the_defaults() -> None:
 
     from rams_env.apps.serve.limits import Limits
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "serve.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[3] / "docs" / "serve.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `--([a-z-]+) [A-Z]+` \| ([\d.]+) \|", page, re.M))
     d = Limits()
     expected = {

@@ -17,7 +17,7 @@ from typing import Any
 
 from rams_env.apps.serve.limits import Limits
 from rams_env.apps.serve.state import ServeState
-from tests.test_serve import Server
+from tests.apps.serve.test_app import Server
 
 PLAYERS = 64
 DEALS = 5  # per player: 320 games in all, five times the 64 the store keeps

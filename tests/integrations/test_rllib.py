@@ -37,7 +37,7 @@ from rams_env.integrations.rllib import (
 )
 from rams_env.policy import CheckpointError
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "rllib_ppo.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_ppo.py"
 BATCH = 200
 
 

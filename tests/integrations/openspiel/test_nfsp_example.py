@@ -16,7 +16,7 @@ from rams_env.agents import load_agent
 from rams_env.envs import RamsEnv
 from rams_env.rules import make_config
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "openspiel_nfsp.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "openspiel_nfsp.py"
 
 
 def _example():

@@ -275,7 +275,7 @@ def test_ismcts_agent_acts_on_an_env_observation() -> None:
 def test_integrations_page_snippet_runs() -> None:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[3] / "docs" / "integrations.md").read_text(encoding="utf-8")
     start = text.index("\n## OpenSpiel (`python_rams`)")
     end = text.find("\n## ", start + 1)
     section = text[start : end if end > 0 else None]

@@ -14,7 +14,7 @@ import pytest
 import rams_env
 from rams_env.rules import Action, Game, IllegalActionError, make_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_an_illegal_action_lists_the_legal_ones_by_name_and_id() -> None:

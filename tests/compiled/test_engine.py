@@ -1,5 +1,5 @@
 """The compiled engine's pieces against their Python originals: CPython's random generator,
-dealing, and the observation of every seat (the whole-game comparison is tests/test_vector.py)."""
+dealing, and the observation of every seat (the whole-game comparison is tests/envs/test_vector.py)."""
 
 from __future__ import annotations
 

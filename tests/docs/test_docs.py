@@ -6,11 +6,11 @@ from pathlib import Path
 
 from rams_env.obs import OBS_SIZE, SLICES, layout_table
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_environment_card_generates_its_layout_table_from_the_encoder():
-    # The docs extension turns the directive into layout_table() at build time (tests/test_docs_site.py
+    # The docs extension turns the directive into layout_table() at build time (tests/docs/test_site.py
     # checks the built page); no hand-written copy of the table is left to drift.
     card = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
     assert "```{rams-observation-table}\n```" in card

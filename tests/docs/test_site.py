@@ -24,7 +24,7 @@ from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.cards import card_name
 from rams_env.rules.config import PRESETS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = sorted(p for p in DOCS.glob("*.md"))
 CARDS = sorted(ROOT.glob("checkpoints/*/*/README.md"))
@@ -232,7 +232,7 @@ def _headings(page: Path) -> set[str]:
 def test_every_section_the_code_cites_exists():
     cited = 0
     headings = {name: _headings(DOCS / f"{name}.md") for name in ("rules", "contract")}
-    for file in [*ROOT.glob("rams_env/**/*.py"), *ROOT.glob("tests/*.py"), *ROOT.glob("training/*.py")]:
+    for file in [*ROOT.glob("rams_env/**/*.py"), *ROOT.glob("tests/**/*.py"), *ROOT.glob("training/*.py")]:
         text = file.read_text(encoding="utf-8")
         for match in re.finditer(r"docs/(rules|contract)\.md([^)\n]*)", text):
             for section in re.findall(r'"([A-Z][^"]*)"', match[2]):

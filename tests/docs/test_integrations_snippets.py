@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
 SECTION = "## Use it with your RL library"
 # A snippet belongs to the library whose import it holds.
 LIBRARIES = {

@@ -2,7 +2,7 @@
 score changes explained with a chart, the agents' moves highlighted, and agent pickers from the zoo.
 
 HTTP tests drive the JSON API (``POST .../buy``, ``deal_summary``, ``score_chart``, ``agent_cards``);
-the browser tests run headless Chromium as ``tests/test_serve.py`` does (Debian's ``chromium`` and
+the browser tests run headless Chromium as ``tests/apps/serve/test_app.py`` does (Debian's ``chromium`` and
 ``chromedriver``; as root it needs ``--no-sandbox``: docs/serve.md). With ``RAMS_SERVE_SCREENSHOTS=docs``
 they write the screenshots ``docs/serve-table-1280.png``, ``docs/serve-table-phone.png``,
 ``docs/serve-buy.png`` and ``docs/serve-deal-over.png``.
@@ -23,9 +23,9 @@ from rams_env.apps.serve.deal_summary import deal_summary
 from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.zoo_cards import zoo_cards
 from rams_env.rules import Action, Game, make_config
-from tests.test_serve import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server
+from tests.apps.serve.test_app import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 KNOCK = int(Action.KNOCK)
 SHOTS = os.environ.get("RAMS_SERVE_SCREENSHOTS") and os.path.abspath(os.environ["RAMS_SERVE_SCREENSHOTS"])
 CARD = """# `{name}`: PPO self-play policy for whole ramsar of {variant}, {sizes} players

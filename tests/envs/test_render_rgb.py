@@ -23,7 +23,7 @@ from rams_env.rules.cards import card_name
 
 PLAYERS = {"mattmar": range(3, 8), "norrlandsknack": range(3, 8), "rams32": range(3, 7), "russian": range(3, 8)}
 CASES = [(v, n) for v, ns in PLAYERS.items() for n in ns]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _play(e, rng: random.Random, knock: float = 0.8):
