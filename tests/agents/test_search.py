@@ -1,4 +1,5 @@
-"""SearchAgent's objective="win" (rollouts scored by the rams equity) and its policy rollouts."""
+"""SearchAgent: objective="win" (rollouts scored by the rams equity), its policy rollouts, a numpy seed, and
+the error of act() without env=."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+import rams_env
 from rams_env.agents import OracleAgent, SearchAgent
 from rams_env.agents.search import policy_rollouts, rams_chances, rollout
 from rams_env.equity import equity
@@ -114,3 +116,23 @@ def test_agent_specs_take_the_objective_and_the_oracle_shares_it():
     assert isinstance(oracle, OracleAgent) and oracle.objective == "win"
     with pytest.raises(ValueError, match="objective"):
         agent_source("search:objective=best", config)
+
+
+def test_search_agent_takes_a_numpy_seed():
+    env = rams_env.env()
+    env.reset(seed=0)
+    a = SearchAgent(simulations=2, seed=np.int64(4), env=env).act(env.observe(env.agent_selection))
+    b = SearchAgent(simulations=2, seed=4, env=env).act(env.observe(env.agent_selection))
+    assert a == b
+
+
+def test_search_agent_without_env_says_how_to_use_it():
+    """SearchAgent needs the game's public history: act(observation) without env= is an explicit,
+    documented error (the contract promises no-argument agents only for RandomAgent and HeuristicAgent)."""
+    env = rams_env.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"SearchAgent\(env=") as info:
+        SearchAgent(simulations=2).act(env.observe(env.agent_selection))
+    assert "act_game" in str(info.value)
+    for doc in (SearchAgent.__doc__, SearchAgent.act.__doc__):
+        assert "env=" in doc and "act_game" in doc
