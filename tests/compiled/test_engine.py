@@ -1,5 +1,6 @@
 """The compiled engine's pieces against their Python originals: CPython's random generator,
-dealing, and the observation of every seat (the whole-game comparison is tests/envs/test_vector.py)."""
+dealing, and the observation of every seat (the whole-game comparison is tests/envs/test_vector.py); scores
+too large for its int64 state refused."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import rams_env
 from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
 from rams_env.obs import OBS_SIZE, ObservationEncoder, action_mask
@@ -102,3 +105,9 @@ def test_one_cache_stamp_covers_the_package_and_the_rules(tmp_path, monkeypatch)
     before = compiler.source_stamp.__wrapped__()
     (copy / "rules.py").write_text((copy / "rules.py").read_text() + "\n# a rule changed\n")
     assert compiler.source_stamp.__wrapped__() != before
+
+
+def test_russian_scores_too_large_for_the_compiled_engine_are_a_value_error():
+    env = rams_env.env(variant="russian")  # the default engine is the compiled one
+    with pytest.raises(ValueError, match="scores"):
+        env.reset(seed=1, options={"scores": [2**63, 100, 100, 100]})

@@ -9,8 +9,11 @@ from __future__ import annotations
 import random
 import re
 
+import numpy as np
 import pytest
 
+import rams_env
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
 from rams_env.rules import PRESETS, Game, Phase, card_name, deck_cards, make_config
 
 SWEDISH = ["mattmar", "norrlandsknack", "rams32"]
@@ -307,3 +310,29 @@ def test_direct_construction_still_names_an_option():
         RulesConfig(jacks=True)
     with pytest.raises(ValueError, match="invalid rule option start_score=10:"):
         RulesConfig(family="russian", bids=False, overtake_duty=False, trump_ace_lead=False, forced_trump_lead=False)
+
+
+# --------------------------------------------------------------------------- huge int options, from every entry point
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("flight_cap", 2**70), ("flight_cap", 2**31), ("flight_fine", 2**63), ("ramsar_per_match", 2**64)],
+)
+def test_huge_int_options_are_refused_by_name(option, value):
+    """The compiled engine keeps options in int64: too large a value is a ValueError naming the
+    option, from every entry point and for both engines (not an OverflowError from numpy)."""
+    pattern = f"invalid rule option {option}={value}:"
+    with pytest.raises(ValueError, match=pattern):
+        make_config("mattmar", **{option: value})
+    for engine in ("compiled", "reference"):
+        with pytest.raises(ValueError, match=pattern):
+            rams_env.env(engine=engine, **{option: value})
+    for cls in (BatchedRamsEnv, ReferenceBatchedRamsEnv):
+        with pytest.raises(ValueError, match=pattern):
+            cls(2, **{option: value})
+
+
+def test_large_but_sane_int_options_still_play_alike():
+    options = dict(flight_cap=2**31 - 1, flight_fine=2**31 - 1, start_score=2**31 - 1)
+    assert make_config("mattmar", **options).flight_cap == 2**31 - 1
+    a, b = BatchedRamsEnv(4, seed=2, **options), ReferenceBatchedRamsEnv(4, seed=2, **options)
+    np.testing.assert_array_equal(a.reset().observations, b.reset().observations)
