@@ -1,5 +1,6 @@
 """``rams eval CKPT``: without ``--variant`` or ``--num-players`` it plays the checkpoint's own rules;
-a conflicting one is refused with a message naming the option to change."""
+a conflicting one is refused with a message naming the option to change. Torch in every process of
+``rams eval`` gets the threads asked for (one by default)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,53 @@ def test_a_zoo_name_plays_its_models_rules(capsys: pytest.CaptureFixture) -> Non
     assert "russian-4p" in zoo.known_names()  # the repository ships the zoo
     assert main(["eval", "russian-4p", "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
     assert "russian, 4 players" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- torch threads of rams eval
+class ThreadProbe:
+    """An agent that plays the first legal action and notes the torch threads of its process in ``log``."""
+
+    def __init__(self, seed: int, log: str) -> None:
+        self.log = Path(log)
+
+    def act(self, observation: dict) -> int:
+        import os
+
+        import torch
+
+        with (self.log / f"{os.getpid()}.txt").open("a") as f:
+            f.write(f"{torch.get_num_threads()}\n")
+        return int(observation["action_mask"].nonzero()[0][0])
+
+
+def _probe_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[int, set[int]]:
+    import functools
+
+    from rams_env.apps.cli import evaluate
+
+    real = evaluate.make_agent
+    probe = functools.partial(ThreadProbe, log=str(tmp_path))
+    monkeypatch.setattr(evaluate, "make_agent", lambda spec, config: probe if spec == "probe" else real(spec, config))
+    assert main(["eval", "probe", "--decks", "4", "--no-progress", "--resamples", "10", *argv]) == 0
+    return {int(p.stem): {int(line) for line in p.read_text().split()} for p in tmp_path.glob("*.txt")}
+
+
+@pytest.mark.parametrize(("threads", "workers"), [(1, 1), (2, 1), (1, 2), (2, 2)])
+def test_eval_gives_torch_the_threads_asked_for_in_every_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int, workers: int
+) -> None:
+    import os
+
+    import torch
+
+    before = torch.get_num_threads()
+    seen = _probe_threads(tmp_path, monkeypatch, ["--threads", str(threads), "--workers", str(workers)])
+    expected = min(threads, os.cpu_count() or 1)  # torch takes no more threads from OMP_NUM_THREADS than cores
+    assert seen and all(found == {expected} for found in seen.values()), seen
+    assert (os.getpid() in seen) == (workers == 1)
+    assert torch.get_num_threads() == before and "OMP_NUM_THREADS" not in os.environ  # restored
+
+
+def test_eval_defaults_to_one_torch_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _probe_threads(tmp_path, monkeypatch, [])
+    assert seen and all(threads == {1} for threads in seen.values()), seen
