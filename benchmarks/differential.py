@@ -2,7 +2,7 @@
 
 Plays ``--deals`` episodes per preset through :class:`~rams_env.envs.vector.BatchedRamsEnv` (compiled)
 and :class:`~rams_env.envs.vector.ReferenceBatchedRamsEnv` (the pure-Python engine, itself checked
-against the AEC env by ``tests/test_vector.py``) with the same seeds and the same uniformly random
+against the AEC env by ``tests/envs/test_vector.py``) with the same seeds and the same uniformly random
 legal actions, and compares every observation, mask, seat, reward, episode end and score.
 
 Run: ``python -m benchmarks.differential --deals 100000`` (about a minute per preset per 100k

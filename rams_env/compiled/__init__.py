@@ -22,8 +22,8 @@ One module per concern:
   (heuristic seats inside the step) and :mod:`.simulate` (whole ramsar of heuristics);
 - :mod:`.compiler`: the numba decorator and the cache stamp that covers the whole package.
 
-The pure-Python engine stays the reference: ``tests/test_vector.py`` and
-``tests/test_compiled.py`` play the same seeds with the same actions through both and compare
+The pure-Python engine stays the reference: ``tests/envs/test_vector.py`` and
+``tests/compiled/test_engine.py`` play the same seeds with the same actions through both and compare
 every observation, mask, reward and score. Nothing here is public API; use
 :class:`rams_env.envs.vector.BatchedRamsEnv`.
 """

@@ -3,7 +3,7 @@
 It reads the same encoded observation the Python agent reads (so it can know nothing the seat
 does not), follows :mod:`rams_env.agents.heuristic` function by function and computes every
 probability with the same floating-point operations in the same order, so that it chooses the
-same action: ``tests/test_compiled_heuristic.py`` compares the two over whole ramsar of every
+same action: ``tests/compiled/test_heuristic.py`` compares the two over whole ramsar of every
 preset. Its randomness (the hands sampled to value a better-cards bid) is CPython's
 ``random.Random.sample`` on the generator of :mod:`.mt`, seeded like ``HeuristicAgent(seed=...)``.
 

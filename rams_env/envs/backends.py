@@ -5,7 +5,7 @@ Both start a game as ``Game(config, seed, deck=..., dealer=..., scores=...)`` wo
 actions, and answer what the env needs after each one. ``CompiledBackend`` keeps a ``Game``
 mirror for what only the reference can answer (``view()``, rendering, ``env.game``): it replays
 the actions onto the mirror when it is asked for, so the mirror costs nothing in training.
-``tests/test_env_engines.py`` plays both engines side by side.
+``tests/envs/test_backends.py`` plays both engines side by side.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 compiled call applies every game's action, encodes the next observation and writes the mask.
 :class:`ReferenceBatchedRamsEnv` drives the pure-Python reference engine in a loop, encoding
 every observation from scratch, far slower (docs/performance.md). Both play exactly the games of
-:func:`rams_env.env` (``tests/test_vector.py`` plays the same seeds with the same actions through
+:func:`rams_env.env` (``tests/envs/test_vector.py`` plays the same seeds with the same actions through
 them and the AEC env and compares every observation, mask, reward and score).
 :class:`~rams_env.envs.subproc.SubprocBatchedRamsEnv` splits the games over worker processes for
 multi-core machines.

@@ -1,0 +1,138 @@
+"""SearchAgent: objective="win" (rollouts scored by the rams equity), its policy rollouts, a numpy seed, and
+the error of act() without env=."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import rams_env
+from rams_env.agents import OracleAgent, SearchAgent
+from rams_env.agents.search import policy_rollouts, rams_chances, rollout
+from rams_env.equity import equity
+from rams_env.eval import agent_source
+from rams_env.rules import Game, Phase, make_config
+
+
+class LowestLegal:
+    """A stand-in policy: the lowest legal action of every row (records its batch sizes)."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.batches.append(len(masks))
+        return np.argmax(masks != 0, axis=1)
+
+
+def _played_out(variant: str, players: int, seed: int) -> Game:
+    game = Game(make_config(variant, players), seed)
+    rollout(game, random.Random(seed))
+    return game
+
+
+def test_rams_chances_are_the_equity_after_the_deal_or_the_share_of_a_finished_rams():
+    config = make_config("mattmar", 4)
+    games = [_played_out("mattmar", 4, seed) for seed in range(6)]
+    chances = rams_chances(games, 2)
+    for game, chance in zip(games, chances, strict=True):
+        assert not game.rams_over
+        assert chance == pytest.approx(equity(config, game.scores, game.forehand)[2])
+    # A rams that ends: the seat's share of the win, not the model.
+    game = Game(config, 3, scores=[1, 1, 5, 5])
+    while not game.rams_over:
+        if game.phase >= Phase.DEAL_OVER:
+            game.next_deal()
+        rollout(game, random.Random(1))
+    winners = game.rams_winners()
+    for seat in range(4):
+        expected = 1.0 / len(winners) if seat in winners else 0.0
+        assert rams_chances([game], seat) == [expected]
+
+
+def test_win_objective_scores_every_rollout_as_a_chance_and_plays_legally():
+    config = make_config("mattmar", 4)
+    game = Game(config, 8, scores=[2, 6, 4, 9])
+    agent = SearchAgent(simulations=3, seed=5, objective="win")
+    while game.phase < Phase.DEAL_OVER:
+        action, legal, results = agent.search(game, game.current)
+        assert action in legal
+        for row in results:
+            assert len(row) == len(legal) and all(0.0 <= v <= 1.0 for v in row)
+        game.apply(action)
+
+
+def test_policy_rollouts_play_each_game_as_the_policy_would_one_at_a_time():
+    config = make_config("russian", 4)
+    batched = [Game(config, seed) for seed in range(5)]
+    one_by_one = [g.clone() for g in batched]
+    policy = LowestLegal()
+    policy_rollouts(batched, policy)
+    for game in one_by_one:
+        while game.phase < Phase.DEAL_OVER:
+            game.apply(game.legal_actions()[0])
+    for a, b in zip(batched, one_by_one, strict=True):
+        assert a.phase >= Phase.DEAL_OVER and a.scores == b.scores and a.tricks_won == b.tricks_won
+    assert max(policy.batches) > 1, "the games' decisions were batched"
+
+
+def test_a_search_with_policy_rollouts_asks_the_policy_and_keeps_the_paired_results():
+    config = make_config("mattmar", 4)
+    game = Game(config, 2)
+    while game.phase != Phase.KNOCK:
+        game.apply(game.legal_actions()[-1])
+    policy = LowestLegal()
+    agent = SearchAgent(simulations=2, seed=1, rollout_policy=policy, objective="win")
+    action, legal, results = agent.search(game, game.current)
+    assert action in legal and policy.batches
+    assert len(results) == 2 * 4 and all(len(row) == len(legal) for row in results)  # the knock's extra worlds
+
+
+def test_policy_rollouts_by_name_load_the_zoo_policy():
+    agent = SearchAgent(simulations=1, rollout_policy="mattmar-4p")
+    assert callable(agent.rollout_agent.act_batch)
+
+
+@pytest.mark.parametrize(
+    "kwargs, named",
+    [
+        ({"objective": "rams"}, "objective"),
+        ({"rollout_policy": 3}, "rollout_policy"),
+        ({"rollout_policy": LowestLegal(), "time_limit": 1.0}, "time_limit"),
+    ],
+)
+def test_bad_search_options_are_refused(kwargs, named):
+    with pytest.raises(ValueError, match=named):
+        SearchAgent(**kwargs)
+
+
+def test_agent_specs_take_the_objective_and_the_oracle_shares_it():
+    config = make_config("mattmar", 4)
+    source = agent_source("search:simulations=2,objective=win", config)
+    assert source(seed=1).objective == "win"
+    oracle = agent_source("oracle:simulations=2,objective=win", config)(seed=1)
+    assert isinstance(oracle, OracleAgent) and oracle.objective == "win"
+    with pytest.raises(ValueError, match="objective"):
+        agent_source("search:objective=best", config)
+
+
+def test_search_agent_takes_a_numpy_seed():
+    env = rams_env.env()
+    env.reset(seed=0)
+    a = SearchAgent(simulations=2, seed=np.int64(4), env=env).act(env.observe(env.agent_selection))
+    b = SearchAgent(simulations=2, seed=4, env=env).act(env.observe(env.agent_selection))
+    assert a == b
+
+
+def test_search_agent_without_env_says_how_to_use_it():
+    """SearchAgent needs the game's public history: act(observation) without env= is an explicit,
+    documented error (the contract promises no-argument agents only for RandomAgent and HeuristicAgent)."""
+    env = rams_env.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"SearchAgent\(env=") as info:
+        SearchAgent(simulations=2).act(env.observe(env.agent_selection))
+    assert "act_game" in str(info.value)
+    for doc in (SearchAgent.__doc__, SearchAgent.act.__doc__):
+        assert "env=" in doc and "act_game" in doc

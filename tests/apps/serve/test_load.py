@@ -1,0 +1,88 @@
+"""``rams serve`` under load: 64 players at once over loopback, each playing whole deals (a new game per deal,
+random legal moves, heuristic agents), against the default limits. No game in play may be lost (a 404), no
+request may fail, and the latency is reported (``pytest -s`` prints it).
+
+Bounded: 127.0.0.1 only, a fixed number of deals per player, a timeout on every request and on the test.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import statistics
+import threading
+import time
+from typing import Any
+
+from rams_env.apps.serve.limits import Limits
+from rams_env.apps.serve.state import ServeState
+from tests.apps.serve.test_app import Server
+
+PLAYERS = 64
+DEALS = 5  # per player: 320 games in all, five times the 64 the store keeps
+TIME_LIMIT = 240.0  # seconds for the whole test on a busy 2-core machine; it takes far less
+
+
+def _player(port: int, index: int, latencies: list[float], failures: list[str], lock: threading.Lock) -> None:
+    rng = random.Random(index)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def call(method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        data = json.dumps(body or {}).encode()
+        started = time.perf_counter()
+        conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        payload = json.loads(response.read())
+        with lock:
+            latencies.append(time.perf_counter() - started)
+        return response.status, payload
+
+    try:
+        for deal in range(DEALS):
+            status, state = call("POST", "/api/games", {"agents": "heuristic", "seed": 1000 * index + deal})
+            if status != 201:
+                failures.append(f"player {index} deal {deal}: new game {status}: {state.get('error')}")
+                return
+            while not state["over"]:
+                move = rng.choice(state["legal"])["id"]
+                status, state = call("POST", f"/api/games/{state['id']}/act", {"action": move})
+                if status != 200:
+                    failures.append(f"player {index} deal {deal}: move {status}: {state.get('error')}")
+                    return
+    except (OSError, ValueError, KeyError) as err:
+        failures.append(f"player {index}: {type(err).__name__}: {err}")
+    finally:
+        conn.close()
+
+
+def test_64_players_at_once_lose_no_game_and_latency_is_reported() -> None:
+    limits = Limits()
+    assert limits.max_games == PLAYERS  # the default store holds exactly one game per player in play
+    server = Server(ServeState(limits=limits))
+    latencies: list[float] = []
+    failures: list[str] = []
+    lock = threading.Lock()
+    started = time.perf_counter()
+    try:
+        threads = [
+            threading.Thread(target=_player, args=(server.port, k, latencies, failures, lock), daemon=True)
+            for k in range(PLAYERS)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=max(1.0, TIME_LIMIT - (time.perf_counter() - started)))
+        assert not any(thread.is_alive() for thread in threads), "players still playing after the time limit"
+    finally:
+        server.stop()
+    elapsed = time.perf_counter() - started
+    assert not failures, f"{len(failures)} players failed, e.g. {failures[:3]}"
+    ordered = sorted(latencies)
+    p95 = ordered[int(0.95 * (len(ordered) - 1))]
+    print(
+        f"\n{PLAYERS} players x {DEALS} deals: {len(latencies)} requests in {elapsed:.1f} s, 0 lost games; "
+        f"latency median {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+        f"max {ordered[-1] * 1000:.0f} ms"
+    )
+    assert len(latencies) > PLAYERS * DEALS

@@ -1,0 +1,46 @@
+"""The batched envs' seeds: a bad one is a ValueError naming the game, and nothing starts; any seed below
+2**64 (negative, numpy) plays as ``random.Random`` takes it, on both batched engines and the AEC env.
+(Huge rule options are refused in tests/rules/test_config.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rams_env
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
+
+
+@pytest.mark.parametrize("cls", [BatchedRamsEnv, ReferenceBatchedRamsEnv])
+@pytest.mark.parametrize(
+    ("seeds", "named"),
+    [
+        ([2**64, 1], r"seeds\[0\]=18446744073709551616"),
+        ([1, -(2**64)], r"seeds\[1\]"),
+        ([1, "7"], r"seeds\[1\]='7'"),
+        ([True, 1], r"seeds\[0\]=True"),
+        ([1, 2.0], r"seeds\[1\]"),
+    ],
+)
+def test_bad_seeds_are_a_value_error_naming_the_game(cls, seeds, named):
+    env = cls(2)
+    with pytest.raises(ValueError, match=named):
+        env.reset_games(seeds)
+    with pytest.raises(RuntimeError, match="reset"):  # nothing was started
+        env.step([0, 0])
+
+
+def test_any_seed_below_2_64_plays_as_random_random_takes_it():
+    """Negative seeds play as their absolute value (``random.Random``); numpy ints are seeds."""
+    seeds = [2**64 - 1, -5, np.uint64(2**64 - 1), np.int64(-5)]
+    fast, slow = BatchedRamsEnv(4, variant="russian"), ReferenceBatchedRamsEnv(4, variant="russian")
+    a, b = fast.reset_games(seeds), slow.reset_games(seeds)
+    np.testing.assert_array_equal(a.observations, b.observations)
+    np.testing.assert_array_equal(a.observations[0], a.observations[2])
+    np.testing.assert_array_equal(a.observations[1], a.observations[3])
+    np.testing.assert_array_equal(a.observations, fast.reset_games([2**64 - 1, 5, 2**64 - 1, 5]).observations)
+    aec = rams_env.raw_env(variant="russian", engine="reference")
+    aec.reset(seed=2**64 - 1)
+    while all(aec.terminations.values()):
+        aec.reset()
+    np.testing.assert_array_equal(aec.observe(aec.agent_selection)["observation"], a.observations[0])
