@@ -154,6 +154,7 @@ def test_the_shipped_data_loads_and_has_every_model_in_the_expected_shape():
     assert (ROOT / "rams_env" / "data" / equity.DATA_FILE).stat().st_size < 100_000
 
 
+@pytest.mark.slow
 def test_simulated_ramsar_are_reproducible_and_end_with_a_winner():
     rules = make_config("norrlandsknack", 3)
     first = equity.simulate_ramsar(rules, 20, seed=5, random_start=0.5)
@@ -204,6 +205,7 @@ def test_the_calibration_figures_on_the_page_match_their_json():
         assert numbers == expected, key
 
 
+@pytest.mark.slow
 def test_the_calibration_json_recomputes_from_the_shipped_model():
     """The model's held-out Brier score of one row, recomputed from the shipped data and the same
     simulated ramsar (the fit script's seed for that model's test set)."""

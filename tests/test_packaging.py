@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -25,6 +27,7 @@ def _source_files(package: str) -> set[str]:
     return {p.relative_to(ROOT).as_posix() for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts}
 
 
+@pytest.mark.slow
 def test_the_wheel_of_the_multi_node_instructions_builds_and_holds_both_packages(tmp_path: Path) -> None:
     import shutil
     import zipfile

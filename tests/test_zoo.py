@@ -120,6 +120,7 @@ def _python(code: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
 LOAD = "from rams_env.agents import load_agent; a = load_agent('mattmar'); print(a.variant, len(a.nets))"
 
 
+@pytest.mark.slow
 def test_names_resolve_from_any_working_directory(tmp_path: Path):
     done = _python(LOAD, tmp_path, {"PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
@@ -161,6 +162,7 @@ def _installed_wheel(tmp_path: Path) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_without_the_zoo_says_to_set_rams_zoo_and_then_loads(tmp_path: Path):
     site = _installed_wheel(tmp_path)
     env = {"PYTHONPATH": str(site), zoo.ZOO_ENV: ""}
@@ -178,6 +180,7 @@ def test_an_installed_wheel_without_the_zoo_says_to_set_rams_zoo_and_then_loads(
     assert f"zoo: {copy}" in listed.stdout and "mattmar-4p-ensemble" in listed.stdout
 
 
+@pytest.mark.slow
 def test_rams_eval_and_play_take_zoo_names(tmp_path: Path):
     rams = [sys.executable, "-m", "rams_env.apps.cli"]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}

@@ -56,6 +56,7 @@ def test_search_agent_plays_only_legal_actions(variant, n):
     assert play_deals(Game(make_config(variant, n), seed=7), agents, deals=2) > 0
 
 
+@pytest.mark.slow
 def test_agents_follow_the_protocol_and_the_env_loop():
     env = rams_env.env(variant="mattmar", num_players=4)
     env.reset(seed=5)

@@ -23,6 +23,7 @@ from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import PRESETS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(PRESETS))
 def test_the_twin_chooses_what_the_python_agent_chooses_at_every_table_size(variant: str) -> None:
     made, differ = compare_agents(variant, 3_000, seed=11)
@@ -114,6 +115,7 @@ def python_versus(variant: str, n: int, seed: int, heuristic: list[bool], episod
     return record
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variant", "n", "episode", "reward"),
     [

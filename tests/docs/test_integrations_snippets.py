@@ -49,6 +49,7 @@ def test_section_has_one_snippet_per_library():
 
 
 # TorchRL warns on every wrapper that it was tested with PettingZoo 1.24.3; the TorchRL tests cover 1.27.
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested using version:UserWarning")
 # RLlib registers its env wrapper with gymnasium again for every algorithm built in a process.
 @pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0:UserWarning")

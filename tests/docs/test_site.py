@@ -75,6 +75,7 @@ def test_the_readme_builds_the_docs_with_the_command_this_test_runs():
     assert "docs/_build/" in (ROOT / ".gitignore").read_text()
 
 
+@pytest.mark.slow
 def test_every_page_is_built(site: Path):
     for page in PAGES:
         assert (site / f"{page.stem}.html").is_file(), page.name
@@ -82,6 +83,7 @@ def test_every_page_is_built(site: Path):
         assert (site / "zoo" / f"{name}.html").is_file(), name
 
 
+@pytest.mark.slow
 def test_the_observation_table_is_the_encoders(site: Path):
     text = page_text(site, "environment")
     for field in FIELDS:
@@ -91,6 +93,7 @@ def test_the_observation_table_is_the_encoders(site: Path):
     assert f"'observation': ({OBS_SIZE},), 'action_mask': ({NUM_ACTIONS},)" in text
 
 
+@pytest.mark.slow
 def test_the_action_table_lists_all_sixty_actions(site: Path):
     text = page_text(site, "environment")
     for card in range(52):
@@ -100,6 +103,7 @@ def test_the_action_table_lists_all_sixty_actions(site: Path):
     assert 52 + len(Action) == NUM_ACTIONS == 60
 
 
+@pytest.mark.slow
 def test_the_zoo_index_lists_every_model_with_its_evaluations(site: Path):
     text = page_text(site, "zoo")
     for name, model in zoo.models().items():
@@ -157,6 +161,7 @@ def quiet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("where", "code"), PYTHON, ids=[where for where, _ in PYTHON])
 def test_python_block_runs(where: str, code: str, quiet: None):
     exec(compile(code, where, "exec"), {"__name__": "docs_snippet"})

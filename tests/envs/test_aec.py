@@ -555,6 +555,7 @@ def check_view(view: dict[str, Any], seat: int, n: int) -> None:
         assert view["turned_card"][1] == view["trump"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "n"), CASES)
 def test_view_is_json_with_the_contract_keys(variant, n):
     e = rams_env.env(variant=variant, num_players=n, episode="rams")

@@ -42,6 +42,7 @@ def _same(fast, slow, where: str) -> None:
     assert fast.legal_actions() == slow.legal_actions(), where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "players", "episode", "reward"), CASES)
 def test_compiled_and_reference_engines_play_the_same_games(variant, players, episode, reward):
     fast, slow = _pair(variant=variant, num_players=players, episode=episode, reward=reward)

@@ -105,6 +105,7 @@ def assert_same_knowledge(encoder: ObservationEncoder, game: Game, clone: Game, 
     assert np.array_equal(action_mask(clone, observer), action_mask(game, observer))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "n"), CASES)
 def test_resampling_hidden_cards_changes_nothing_the_observer_sees(variant, n):
     encoder = ObservationEncoder(make_config(variant, n))

@@ -77,6 +77,7 @@ def _play_both(num_games: int, episodes: int, seed: int, batched=None, **kwargs)
     return steps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("variant", "players"), PRESETS)
 def test_batched_equals_reference_over_10000_deals(variant, players):
     _play_both(64, 10_000, seed=3, variant=variant, num_players=players)
@@ -101,6 +102,7 @@ OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(f"{v}" for v in o.values()))
 def test_batched_equals_reference_with_rule_options(options):
     _play_both(16, 1_000, seed=11, **options)
@@ -111,6 +113,7 @@ def test_reference_batched_env_equals_reference():
     _play_both(16, 500, seed=4, batched=env, variant="russian", num_players=4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("copy", [True, False])
 def test_subprocess_env_equals_reference(copy):
     env = SubprocBatchedRamsEnv(6, workers=2, seed=9, copy=copy, variant="russian", num_players=3)
@@ -204,6 +207,7 @@ def test_an_illegal_action_steps_no_game(cls, bad):
         np.testing.assert_array_equal(env.scores, twin.scores)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reference", [False, True])
 @pytest.mark.parametrize("bad", [0, 3, 5])
 def test_subprocess_illegal_action_steps_no_game_and_names_the_global_game(reference, bad):
@@ -255,6 +259,7 @@ def test_subprocess_worker_errors_are_all_read(monkeypatch):
         env.close()
 
 
+@pytest.mark.slow
 def test_subprocess_env_blames_the_dead_worker_only():
     """Issue 13 item 1: after a worker died, later calls say the env is closed and why, and never
     blame the games of a live worker."""

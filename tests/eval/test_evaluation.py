@@ -211,6 +211,7 @@ def test_same_seed_same_numbers_and_another_seed_other_numbers() -> None:
     assert json.loads(json.dumps(first)) == first  # plain data
 
 
+@pytest.mark.slow
 def test_workers_split_the_decks_with_identical_numbers() -> None:
     args = dict(decks=5, seed=3, progress=False, resamples=200)
     one = evaluate({"knocker": Knocker}, RandomAgent, MATTMAR4, **args)
@@ -293,6 +294,7 @@ def test_heuristic_beats_random() -> None:
     assert ev.agents[0].advantage_ci[0] > 0.0
 
 
+@pytest.mark.slow
 def test_search_beats_heuristic_from_mixed_scores() -> None:
     # From the start score a Swedish flight costs nothing, everyone knocks and the search's edge
     # (the knock decision) cannot show; from drawn scores it does. Measured: search:10 on 80 decks

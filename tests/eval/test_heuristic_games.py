@@ -20,6 +20,7 @@ def policy(config, seed: int = 0, greedy: bool = True) -> PolicyAgent:
     return PolicyAgent(PolicyNet(OBS_SIZE, NUM_ACTIONS, (32,)), config, greedy=greedy, seed=seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variant", "players", "episode", "scores"),
     [("mattmar", 4, "rams", "start"), ("russian", 5, "rams", "start"), ("norrlandsknack", 3, "deal", "random")],

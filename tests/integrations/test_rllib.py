@@ -37,6 +37,9 @@ from rams_env.integrations.rllib import (
 )
 from rams_env.policy import CheckpointError
 
+# Training runs and example scripts of a library: CI runs them, -m 'not slow' skips them.
+pytestmark = pytest.mark.slow
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_ppo.py"
 BATCH = 200
 

@@ -19,6 +19,9 @@ from rams_env.agents import RandomAgent
 from rams_env.eval import evaluate
 from rams_env.integrations.sb3 import MaskablePPOAgent
 
+# Training runs and example scripts of a library: CI runs them, -m 'not slow' skips them.
+pytestmark = pytest.mark.slow
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_maskable_ppo.py"
 
 

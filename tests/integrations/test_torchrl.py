@@ -26,7 +26,11 @@ from rams_env.integrations.torchrl import (
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "torchrl_rollout.py"
 
 # TorchRL warns on every wrapper that it was tested with PettingZoo 1.24.3; these tests are what covers 1.27.
-pytestmark = pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested using version:UserWarning")
+# Rollouts and the example script of a library: CI runs them, -m 'not slow' skips them.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested using version:UserWarning"),
+]
 
 
 @pytest.fixture(autouse=True)

@@ -353,6 +353,7 @@ def test_a_bf16_torso_gives_float32_outputs_close_to_float32():
 
 
 # ---------------------------------------------------------------------------- layers
+@pytest.mark.slow
 def test_the_policy_module_imports_no_agent(tmp_path):
     """The trained-policy agent imports the policy, never the reverse: no import cycle between them."""
     code = "import sys, rams_env.policy; print(sorted(m for m in sys.modules if m.startswith('rams_env.agents')))"

@@ -318,6 +318,7 @@ def test_russian_worlds_keep_what_showing_cards_made_public(name: str) -> None:
     assert not breaches, (len(breaches), sorted(set(breaches))[:5])
 
 
+@pytest.mark.slow
 def test_a_tight_position_where_random_placements_dead_end_still_deals_every_time(monkeypatch) -> None:
     # Met by a search in whole ramsar: 94% of the weighted random placements dead-end here, and 24 in
     # 3,000 calls of deal() used to fail all 100 attempts (RuntimeError in the middle of a game).

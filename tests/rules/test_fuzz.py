@@ -73,6 +73,7 @@ def fuzz(variant: str, deals: int, seed: int = 0) -> dict[str, int]:
     return reasons
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(PRESET_PLAYERS))
 def test_fuzz_random_deals(variant: str) -> None:
     start = time.perf_counter()

@@ -298,6 +298,7 @@ def test_command_line_overrides_the_recipe():
         parser.parse_args(["--hidden", "a,b"])
 
 
+@pytest.mark.slow
 def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
     import training.export as export
 
@@ -607,6 +608,7 @@ def test_heuristic_helper_processes_play_their_share_reproducibly_and_resume_exa
         TrainArgs(heuristic_processes=0)
 
 
+@pytest.mark.slow
 def test_dmc_plays_epsilon_greedily_and_learns_each_decisions_monte_carlo_return(tmp_path):
     def greedy_share(trainer: Trainer) -> float:
         """Collect an update; the share of its decisions that are the masked argmax of the action head."""

@@ -171,6 +171,7 @@ def test_bad_input_is_one_error_line(
     _check_one_line(command, code, err, message)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("argv", "message"), SERVE, ids=[m[:40] for _, m in SERVE])
 def test_bad_input_to_rams_serve_is_one_error_line(argv: list[str], message: str, files: dict[str, str]) -> None:
     # A subprocess with a timeout: input that were let through would start a server.
@@ -185,6 +186,7 @@ def test_bad_input_to_rams_serve_is_one_error_line(argv: list[str], message: str
     _check_one_line("serve", done.returncode, done.stderr, message)
 
 
+@pytest.mark.slow
 def test_rams_serve_on_a_busy_port_is_one_error_line() -> None:
     import socket
 

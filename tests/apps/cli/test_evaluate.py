@@ -92,6 +92,7 @@ def _probe_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[s
     return {int(p.stem): {int(line) for line in p.read_text().split()} for p in tmp_path.glob("*.txt")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("threads", "workers"), [(1, 1), (2, 1), (1, 2), (2, 2)])
 def test_eval_gives_torch_the_threads_asked_for_in_every_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int, workers: int

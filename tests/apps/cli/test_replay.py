@@ -138,6 +138,7 @@ def test_replay_of_the_good_log_still_works(tmp_path: Path, good_log: dict, caps
 
 
 # ----------------------------------------------------------------------------- closed pipes
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [["replay", "{log}"], ["eval", "random", "heuristic", "--decks", "2", "--no-progress"]],

@@ -510,6 +510,7 @@ def settle(browser: Any) -> None:
 
 
 # Skipped only outside CI: .ci/run installs the browser, and under CI=true a missing one fails the test.
+@pytest.mark.slow
 @pytest.mark.skipif((CHROMIUM is None or CHROMEDRIVER is None) and not os.environ.get("CI"), reason=NO_BROWSER)
 def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: Any) -> None:
     from selenium.webdriver.common.by import By

@@ -70,6 +70,7 @@ def test_the_budget_counts_ismcts_rollouts() -> None:
 
 
 # ----------------------------------------------------------------------------- the deadline of a request
+@pytest.mark.slow
 def test_an_agents_game_past_the_deadline_is_a_503_and_its_work_stops(server: Server) -> None:
     started = time.perf_counter()
     status, error, _ = server.request("POST", "/api/replays", {"agents": ["search:50"], "episode": "match"})

@@ -15,6 +15,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from rams_env.apps.serve.limits import Limits
 from rams_env.apps.serve.state import ServeState
 from tests.apps.serve.test_app import Server
@@ -56,6 +58,7 @@ def _player(port: int, index: int, latencies: list[float], failures: list[str], 
         conn.close()
 
 
+@pytest.mark.slow
 def test_64_players_at_once_lose_no_game_and_latency_is_reported() -> None:
     limits = Limits()
     assert limits.max_games == PLAYERS  # the default store holds exactly one game per player in play

@@ -376,18 +376,21 @@ def _check_table(driver: Any, server: Server, wait: Any, shot: str) -> None:
     _shot(driver, shot)
 
 
+@pytest.mark.slow
 @needs_browser
 def test_the_table_at_1280x800(server: Server, desktop: Any) -> None:
     wait = _start(desktop, server, episode="rams")
     _check_table(desktop, server, wait, "serve-table-1280.png")
 
 
+@pytest.mark.slow
 @needs_browser
 def test_the_table_on_a_phone(server: Server, phone: Any) -> None:
     wait = _start(phone, server, episode="rams")
     _check_table(phone, server, wait, "serve-table-phone.png")
 
 
+@pytest.mark.slow
 @needs_browser
 def test_buying_marks_cards_and_sends_them_only_on_confirm(server: Server, desktop: Any) -> None:
     from selenium.webdriver.common.by import By
@@ -415,6 +418,7 @@ def test_buying_marks_cards_and_sends_them_only_on_confirm(server: Server, deskt
     assert not marked()
 
 
+@pytest.mark.slow
 @needs_browser
 def test_the_deal_over_banner_explains_the_scores_with_a_chart(server: Server, desktop: Any) -> None:
     from selenium.webdriver.common.by import By
@@ -441,6 +445,7 @@ def test_the_deal_over_banner_explains_the_scores_with_a_chart(server: Server, d
     assert deals >= 1
 
 
+@pytest.mark.slow
 @needs_browser
 def test_the_pickers_suggest_the_zoo_for_the_rules_with_its_headline(server: Server, desktop: Any) -> None:
     from selenium.webdriver.common.by import By

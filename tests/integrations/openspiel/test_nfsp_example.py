@@ -11,6 +11,7 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from rams_env.agents import load_agent
 from rams_env.envs import RamsEnv
@@ -26,6 +27,7 @@ def _example():
     return module
 
 
+@pytest.mark.slow
 def test_the_saved_average_policy_plays_nfsps_own_greedy_actions(tmp_path):
     example = _example()
     args = example.parse_args(["--minutes", "0.01", "--hidden", "16", "8", "--out", str(tmp_path / "nfsp.pt")])
@@ -48,6 +50,7 @@ def test_the_saved_average_policy_plays_nfsps_own_greedy_actions(tmp_path):
     assert compared > 30
 
 
+@pytest.mark.slow
 def test_the_example_runs_and_evaluates_with_rams_eval(tmp_path, capsys):
     out = tmp_path / "nfsp.pt"
     _example().main(["--minutes", "0.01", "--hidden", "16", "--decks", "2", "--baselines", "random", "--out", str(out)])
