@@ -40,10 +40,10 @@ class EquityShaping:
         rewards[done] = -self.potential[done]
         renew = done | (deal != self.deal)
         if renew.any():
-            scores, dealers = env.scores[renew], env.dealers[renew]
-            fresh = self._potential(scores, dealers)
-            moved = ~done[renew]
-            rewards[np.flatnonzero(renew)[moved]] = fresh[moved] - self.potential[renew][moved]
-            self.potential[renew] = fresh
+            rows = np.flatnonzero(renew)
+            fresh = self._potential(env.scores[rows], env.dealers[rows])
+            moved = rows[~done[rows]]  # a new deal in the same episode: paid the change
+            rewards[moved] = fresh[~done[rows]] - self.potential[moved]
+            self.potential[rows] = fresh
         self.deal = deal
         return rewards

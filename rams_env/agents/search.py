@@ -44,9 +44,8 @@ from typing import Any
 import numpy as np
 
 from ..envs.aec import seed_int
-from ..obs import OBS_SIZE, ObservationEncoder
 from ..rules import Game, Phase, TurnedAt
-from ..rules.actions import NUM_ACTIONS, Action
+from ..rules.actions import Action
 from ..rules.cards import (
     ACE,
     NUM_CARDS,
@@ -56,7 +55,7 @@ from ..rules.cards import (
     suit_of,
 )
 from ..rules.config import RulesConfig
-from .base import Observation, game_behind
+from .base import Observation, game_behind, observe
 from .deal_sampler import DealSampler
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 
@@ -204,7 +203,6 @@ def _rollout_agent(policy: Any) -> Any:
 def policy_rollouts(games: list[Game], agent: Any) -> None:
     """Play every game of ``games`` to the end of its deal with ``agent`` in every seat: one batched
     ``agent.act_batch`` per ply over the games still in play (forced moves are played at once)."""
-    encoders: dict[RulesConfig, ObservationEncoder] = {}
     live = [g for g in games if g.phase < Phase.DEAL_OVER]
     while live:
         asked: list[Game] = []
@@ -215,12 +213,9 @@ def policy_rollouts(games: list[Game], agent: Any) -> None:
             else:
                 asked.append(g)
         if asked:
-            obs = np.empty((len(asked), OBS_SIZE), np.float32)
-            masks = np.zeros((len(asked), NUM_ACTIONS), np.int8)
-            for k, g in enumerate(asked):
-                encoder = encoders.get(g.config) or encoders.setdefault(g.config, ObservationEncoder(g.config))
-                encoder.encode(g, g.current, out=obs[k])
-                masks[k, g.legal_actions()] = 1
+            seen = [observe(g, g.current) for g in asked]
+            obs = np.stack([o["observation"] for o in seen])
+            masks = np.stack([o["action_mask"] for o in seen])
             for g, action in zip(asked, agent.act_batch(obs, masks).tolist(), strict=True):
                 g.apply(action)
         live = [g for g in live if g.phase < Phase.DEAL_OVER]
