@@ -10,9 +10,20 @@ or its chance to win the rams after the deal (``objective="win"``: the rams equi
 same worlds serve all actions (common random numbers). ``rollout_policy=`` a trained policy plays the
 rollouts instead of the fast rollout rule, one batched forward pass per ply over all the worlds.
 
-The :class:`~rams_env.agents.HeuristicAgent`'s choice is the default: the search replaces it by
-the best-valued action only when that is better by more than ``confidence`` standard errors of
-the paired differences. The knock decision gets ``KNOCK_WORLDS`` times the worlds. Buying (one
+Beliefs (``opponent_model=``): the worlds can be filtered by how likely the opponents' decisions so
+far in the deal are under a model of their play (the heuristic, or a policy). At a knock, each world
+replays the knock round with the model in the sampled hands (the engine's
+:func:`~rams_env.rules.determinize.knock_turn`); in the play, it replays the play from its start
+(:func:`~rams_env.rules.determinize.play_start`). Each decision the model would not have made keeps
+the world with the odds ``belief_noise / (1 - belief_noise)`` (the model errs with that chance), and
+at most ``BELIEF_DRAWS`` candidates are drawn per world searched (the likeliest of them where none is
+kept). The play does not weigh the knocks: once cards are bought, a world no longer tells the hands
+that were dealt.
+
+The :class:`~rams_env.agents.HeuristicAgent`'s choice is the default (``base=`` another agent, a
+policy for instance, which then also plays the decisions not searched: ``phases=``): the search
+replaces it by the best-valued action only when that is better by more than ``confidence`` standard
+errors of the paired differences. The knock decision gets ``KNOCK_WORLDS`` times the worlds. Buying (one
 discard at a time) is left to the heuristic: there the lookahead's differences were within its
 noise and its choices measured no better. The rollout policy plays and buys as the heuristic does (from what each
 player knows in the sampled world: its hand, the cards seen, the counts), knocks by a quick
@@ -34,6 +45,7 @@ agents that need no other argument only for ``RandomAgent`` and ``HeuristicAgent
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import random
@@ -55,6 +67,7 @@ from ..rules.cards import (
     suit_of,
 )
 from ..rules.config import RulesConfig
+from ..rules.determinize import knock_turn, play_start
 from .base import Observation, game_behind, observe
 from .deal_sampler import DealSampler
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
@@ -63,6 +76,8 @@ PASS, KNOCK, NO_BID, REJECT, DRAW = (
     int(a) for a in (Action.PASS, Action.KNOCK, Action.NO_BID, Action.REJECT, Action.DRAW)
 )
 OBJECTIVES = ("points", "win")  # what a rollout scores: the seat's points in the deal, or its chance to win the rams
+PHASES = {"bid": (Phase.BID, Phase.ANSWER), "knock": (Phase.KNOCK,), "play": (Phase.PLAY,)}  # what can be searched
+BELIEF_DRAWS = 8  # candidate worlds drawn per world searched when the worlds are filtered by an opponent model
 KNOCK_WORLDS = 4  # the knock decision (two actions, the largest stakes) samples this many times more worlds
 
 # Rollout knock rule: trick chance of a card, by rank (2..A), as trump and as a side card.
@@ -87,6 +102,12 @@ class SearchAgent:
     rollout by the seat's points in the deal, ``"win"`` by its chance to win the rams after it.
     ``rollout_policy``: None for the fast rollout rule, or the policy that plays the rollouts in every
     seat (a zoo name, a checkpoint path, or an agent with ``act_batch``; needs torch).
+    ``base``: the agent whose choice is kept unless the search beats it, and who plays the decisions
+    not searched: ``"heuristic"``, a zoo name, a checkpoint path, or an agent with ``act_game``.
+    ``phases``: what is searched, among ``bid``, ``knock``, ``play`` (a sequence, or a string joined by
+    ``+``: ``"knock+play"``); buying is never searched. ``opponent_model``: None, ``"heuristic"``, or a
+    policy as for ``base``, to filter the worlds by the opponents' knocks and passes, or their cards played
+    (module docstring); ``belief_noise``: the chance that an opponent knocks or passes against the model.
     """
 
     def __init__(
@@ -98,6 +119,10 @@ class SearchAgent:
         confidence: float = 1.0,
         objective: str = "points",
         rollout_policy: Any = None,
+        base: Any = "heuristic",
+        phases: Any = tuple(PHASES),
+        opponent_model: Any = None,
+        belief_noise: float = 0.1,
     ) -> None:
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
@@ -119,9 +144,15 @@ class SearchAgent:
             raise ValueError(
                 "time_limit times the rollout rule's worlds one by one; with rollout_policy set simulations"
             )
+        if not (_is_number(belief_noise) and 0 < belief_noise < 0.5):
+            raise ValueError(f"belief_noise must be a chance in (0, 0.5), got {belief_noise!r}")
         self.rollout_agent = _rollout_agent(rollout_policy)
+        self.base = _game_agent(base, "base", "heuristic")
+        self.opponent_model = _game_agent(opponent_model, "opponent_model", "heuristic or None")
+        self.phases = _phases(phases)
+        self.belief_noise = float(belief_noise)
         self._seed = seed
-        self._priors: dict[RulesConfig, HeuristicAgent] = {}
+        self._heuristics: dict[RulesConfig, HeuristicAgent] = {}
 
     def act(self, observation: Observation) -> int:
         """A legal action for ``observation`` of the env's player to act.
@@ -133,11 +164,20 @@ class SearchAgent:
         game = game_behind(self.env, observation, "SearchAgent")
         return self.act_game(game, game.current_player)
 
-    def _prior(self, config: RulesConfig) -> HeuristicAgent:
-        """The heuristic whose choice the search keeps unless it finds a clearly better one."""
-        if config not in self._priors:
-            self._priors[config] = HeuristicAgent(config, seed=self._seed)
-        return self._priors[config]
+    def _heuristic(self, config: RulesConfig) -> HeuristicAgent:
+        if config not in self._heuristics:
+            self._heuristics[config] = HeuristicAgent(config, seed=self._seed)
+        return self._heuristics[config]
+
+    def _prior(self, config: RulesConfig) -> Any:
+        """The agent whose choice the search keeps unless it finds a clearly better one (``base``)."""
+        return self._heuristic(config) if self.base is None else self.base
+
+    def _model(self, config: RulesConfig) -> Any:
+        """The opponent model that weighs the knock's worlds, or None."""
+        if self.opponent_model is None:
+            return None
+        return self._heuristic(config) if self.opponent_model == "heuristic" else self.opponent_model
 
     def act_game(self, game: Game, seat: int) -> int:
         """The searched action of ``seat`` (the player to act), using only what ``seat`` may know."""
@@ -156,10 +196,13 @@ class SearchAgent:
         if len(legal) == 1:
             return legal[0], legal, []
         prior = self._prior(game.config).act_game(game, seat)
-        if game.phase == Phase.BUY:
+        if game.phase not in self.phases:
             return prior, legal, []
         worlds = self.simulations * (KNOCK_WORLDS if game.phase == Phase.KNOCK else 1)
         sample = self._worlds(game, seat)
+        model = self._model(game.config) if game.phase in (Phase.KNOCK, Phase.PLAY) else None
+        if model is not None:
+            sample = _believed(sample, game, model, self.belief_noise)
         results: list[list[float]] = []
         start = time.perf_counter()
         before = game.scores[seat]
@@ -184,15 +227,96 @@ class SearchAgent:
         return legal[_choose(results, legal.index(prior), self.confidence)], legal, results
 
 
+def _believed(
+    sample: Callable[[random.Random], Game], game: Game, model: Any, noise: float
+) -> Callable[[random.Random], Game]:
+    """``sample`` filtered by the opponent ``model``: a world is kept with the odds ``noise / (1 - noise)``
+    per decision so far that ``model`` would not have made in it (rejection sampling of the worlds given
+    the decisions seen), at most ``BELIEF_DRAWS`` draws, else the likeliest world drawn. The decisions
+    are the knocks and passes in the knock round, the cards the opponents played in the play."""
+    odds = noise / (1.0 - noise)
+    seat = game.current
+    if game.phase == Phase.KNOCK:
+        order = [(game.forehand + i) % game.n for i in range(game.n)]
+        decided = order[: order.index(seat)]
+        if not decided:
+            return sample
+
+        def weight(world: Game) -> float:
+            w = 1.0
+            for j in decided:
+                before = knock_turn(world, j)
+                if len(before.legal_actions()) > 1 and (model.act_game(before, j) == KNOCK) != world.active[j]:
+                    w *= odds
+            return w
+
+    else:
+        plays = [(s, c) for cards, _ in game.completed for s, c in cards] + list(game.trick)
+        if all(s == seat for s, _ in plays):
+            return sample
+
+        def weight(world: Game) -> float:
+            w, replay = 1.0, play_start(world)
+            for s, card in plays:
+                if s != seat and len(replay.legal_actions()) > 1 and model.act_game(replay, s) != card:
+                    w *= odds
+                replay.apply(card)
+            return w
+
+    def believed(rng: random.Random) -> Game:
+        best, best_weight = None, -1.0
+        for _ in range(BELIEF_DRAWS):
+            world = sample(rng)
+            w = weight(world)
+            if rng.random() < w:
+                return world
+            if w > best_weight:
+                best, best_weight = world, w
+        return best
+
+    return believed
+
+
+def _game_agent(value: Any, name: str, default: str) -> Any:
+    """An agent option: None or "heuristic" as given (the per-rules heuristic is built on use), a zoo
+    name or checkpoint path loaded as a policy, or an agent with ``act_game``."""
+    if value is None or value == "heuristic":
+        return None if value is None or name == "base" else value
+    if isinstance(value, str):
+        return _loaded_policy(value)
+    if not callable(getattr(value, "act_game", None)):
+        raise ValueError(f"{name} must be {default}, a policy's name or path, or an agent with act_game, got {value!r}")
+    return value
+
+
+@functools.lru_cache(maxsize=8)
+def _loaded_policy(name: str) -> Any:
+    """A zoo policy or checkpoint, loaded once per process (a greedy policy keeps no state)."""
+    from . import load_agent  # torch: only a policy needs it
+
+    return load_agent(name)
+
+
+def _phases(value: Any) -> tuple[Phase, ...]:
+    """The phases to search, from names (a sequence, or a string joined by "+")."""
+    names = value.split("+") if isinstance(value, str) else value
+    try:
+        names = list(names)
+    except TypeError:
+        names = [value]
+    unknown = [p for p in names if p not in PHASES]
+    if unknown or not names:
+        raise ValueError(f"phases must name some of {', '.join(PHASES)}, got {value!r}")
+    return tuple(phase for p in names for phase in PHASES[p])
+
+
 def _rollout_agent(policy: Any) -> Any:
     """The agent that plays the rollouts: None for the fast rollout rule, else a policy with
     ``act_batch`` (a loaded one, or a zoo name or checkpoint path for :func:`rams_env.agents.load_agent`)."""
     if policy is None:
         return None
     if isinstance(policy, str):
-        from . import load_agent  # torch: only a policy rollout needs it
-
-        policy = load_agent(policy)
+        policy = _loaded_policy(policy)
     if not callable(getattr(policy, "act_batch", None)):
         raise ValueError(
             f"rollout_policy must be None, a policy's name or path, or an agent with act_batch, got {policy!r}"

@@ -28,7 +28,8 @@ BUILTIN_AGENTS = ("random", "heuristic", "search", "oracle", "ismcts")
 AGENT_SPEC_HELP = (
     "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
     "for any SearchAgent keyword: search:objective=win plays for the rams, search:rollout_policy=mattmar-4p "
-    "rolls out with a policy), oracle (the same search on the true deal: it sees hidden cards, a "
+    "rolls out with a policy, search:base=mattmar,phases=knock searches only the knock over a policy, "
+    "search:opponent_model=heuristic weighs the knock's worlds by the knocks seen), oracle (the same search on the true deal: it sees hidden cards, a "
     "reference, not a fair agent; oracle:200 or oracle:key=value,... as for search), ismcts (OpenSpiel's "
     "ISMCTS, the openspiel extra: ismcts:200, or "
     "ismcts:key=value,... for any ISMCTSAgent keyword), a model of the zoo by name (mattmar-4p; a preset's "

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 SUITS = "CDHS"
 RANKS = "23456789TJQKA"
 NUM_CARDS = 52
+HAND_SIZE = 5  # cards dealt to each player (the Swedish dealer also holds the turned card)
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 JACK, QUEEN, KING, ACE = 9, 10, 11, 12
 SEVEN = 5  # rank index of the lowest card of the 32-card deck

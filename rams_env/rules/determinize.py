@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .cards import ACE, ace_value, counted_jacks, jack_bonus, rank_of
+from .cards import ACE, HAND_SIZE, ace_value, counted_jacks, jack_bonus, rank_of
 from .phases import Phase, TurnedAt
 
 if TYPE_CHECKING:
@@ -83,4 +83,65 @@ def with_hidden_cards(
             world.aces_held[j] = ace_value(hand + played)
     if not world.turned_public and world.turned_at != TurnedAt.TABLE:
         world.turned_at = TurnedAt.DEALER if turned in world.hands[dealer] else TurnedAt.GONE
+    return world
+
+
+def knock_turn(game: Game, seat: int) -> Game:
+    """A copy of ``game``, in its knock round, as it stood when ``seat`` (who has knocked or passed in
+    it, before the player now to act) was to decide: the knocks and passes of ``seat`` and of the
+    players after him are undone, a passed hand is taken back from its face-down pile, and what the
+    engine derives from a dealt hand (the dealt ace and the jacks, russian) is derived again. An
+    opponent model replays with it the knock round of a determinized world."""
+    n = game.n
+    if game.phase != Phase.KNOCK:
+        raise ValueError(f"knock_turn needs the knock round, the phase is {game.phase.name}")
+    order = [(game.forehand + i) % n for i in range(n)]
+    now = order.index(game.current)
+    if isinstance(seat, bool) or not isinstance(seat, int) or seat not in order[:now]:
+        raise ValueError(f"seat {seat!r} has not decided in this knock round")
+    world = game.clone()
+    world._legal = None
+    cfg = game.config
+    for j in order[order.index(seat) : now]:
+        pile = world.out_hidden[j]
+        if world.active[j] is False:
+            world.hands[j] = sorted(pile[-HAND_SIZE:])
+            del pile[-HAND_SIZE:]
+            if world.jacks_shown[j]:  # shown on passing (nothing else shows jacks in the knock round)
+                world.jacks_shown[j] = False
+                world.shown = [s for s in world.shown if s[:2] != (j, "jacks")]
+        world.active[j] = None
+        if not pile:  # no cards changed: his hand is his dealt hand
+            hand = world.hands[j]
+            world.dealt_ace[j] = any(rank_of(c) == ACE for c in hand)
+            if cfg.jacks:
+                world.jack_cards[j] = counted_jacks(hand)
+                world.jacks[j] = jack_bonus(world.jack_cards[j])
+    world.current = seat
+    return world
+
+
+def play_start(game: Game) -> Game:
+    """A copy of ``game``, in its play, as it stood when the play began: every card played goes back to
+    its player's hand, the tricks and the trick points (Swedish) are undone, and the turned card, if
+    the dealer has played it, is back in his hand (public unless he discarded while buying, Swedish).
+    An opponent model replays with it the play of a determinized world."""
+    if game.phase != Phase.PLAY:
+        raise ValueError(f"play_start needs the play, the phase is {game.phase.name}")
+    world = game.clone()
+    world._legal = None
+    played = [(s, c) for cards, _ in game.completed for s, c in cards] + list(game.trick)
+    for s, c in played:
+        world.hands[s].append(c)
+    for hand in world.hands:
+        hand.sort()
+    if game.config.swedish:
+        world.scores = [score + won for score, won in zip(game.scores, game.tricks_won, strict=True)]
+    world.tricks_won = [0] * game.n
+    world.completed, world.trick = [], []
+    world.queen_due = -1
+    world.leader = world.current = game.play_order[0]
+    if (game.dealer, game.turned) in played:
+        world.turned_at = TurnedAt.DEALER
+        world.turned_public = not (game.config.swedish and game.discards[game.dealer])
     return world

@@ -217,9 +217,10 @@ def test_search_uses_no_hidden_information(variant, n):
             changed += any(other.hands[j] != game.hands[j] for j in range(n) if j != seat)
             encoder = ObservationEncoder(game.config)
             assert np.array_equal(encoder.encode(game, seat), encoder.encode(other, seat))
-            a = SearchAgent(simulations=4, seed=seed).act_game(game, seat)
-            b = SearchAgent(simulations=4, seed=seed).act_game(other, seat)
-            assert a == b
+            for beliefs in (None, "heuristic"):
+                a = SearchAgent(simulations=4, seed=seed, opponent_model=beliefs).act_game(game, seat)
+                b = SearchAgent(simulations=4, seed=seed, opponent_model=beliefs).act_game(other, seat)
+                assert a == b
             w1 = DealSampler(game, seat).sample(random.Random(seed))
             w2 = DealSampler(other, seat).sample(random.Random(seed))
             assert w1.hands == w2.hands and w1.out_hidden == w2.out_hidden and w1.talon == w2.talon

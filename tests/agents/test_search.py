@@ -1,5 +1,6 @@
-"""SearchAgent: objective="win" (rollouts scored by the rams equity), its policy rollouts, a numpy seed, and
-the error of act() without env=."""
+"""SearchAgent: objective="win" (rollouts scored by the rams equity), its policy rollouts, the knock's worlds
+filtered by an opponent model, another base agent and the phases searched, a numpy seed, and the error of
+act() without env=."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import numpy as np
 import pytest
 
 import rams_env
-from rams_env.agents import OracleAgent, SearchAgent
-from rams_env.agents.search import policy_rollouts, rams_chances, rollout
+from rams_env.agents import HeuristicAgent, OracleAgent, SearchAgent
+from rams_env.agents.deal_sampler import DealSampler
+from rams_env.agents.search import KNOCK, _believed, policy_rollouts, rams_chances, rollout
+from rams_env.rules.determinize import knock_turn
 from rams_env.equity import equity
 from rams_env.eval import agent_source
 from rams_env.rules import Game, Phase, make_config
@@ -90,9 +93,10 @@ def test_a_search_with_policy_rollouts_asks_the_policy_and_keeps_the_paired_resu
     assert len(results) == 2 * 4 and all(len(row) == len(legal) for row in results)  # the knock's extra worlds
 
 
-def test_policy_rollouts_by_name_load_the_zoo_policy():
-    agent = SearchAgent(simulations=1, rollout_policy="mattmar-4p")
+def test_policy_rollouts_a_policy_base_and_a_policy_opponent_model_by_name_load_the_zoo_policy_once():
+    agent = SearchAgent(simulations=1, rollout_policy="mattmar-4p", base="mattmar-4p", opponent_model="mattmar-4p")
     assert callable(agent.rollout_agent.act_batch)
+    assert agent.base is agent.rollout_agent is agent.opponent_model
 
 
 @pytest.mark.parametrize(
@@ -101,6 +105,12 @@ def test_policy_rollouts_by_name_load_the_zoo_policy():
         ({"objective": "rams"}, "objective"),
         ({"rollout_policy": 3}, "rollout_policy"),
         ({"rollout_policy": LowestLegal(), "time_limit": 1.0}, "time_limit"),
+        ({"phases": "dance"}, "phases"),
+        ({"phases": ()}, "phases"),
+        ({"base": 3}, "base"),
+        ({"opponent_model": LowestLegal()}, "opponent_model"),
+        ({"belief_noise": 0.5}, "belief_noise"),
+        ({"belief_noise": 0}, "belief_noise"),
     ],
 )
 def test_bad_search_options_are_refused(kwargs, named):
@@ -136,3 +146,89 @@ def test_search_agent_without_env_says_how_to_use_it():
     assert "act_game" in str(info.value)
     for doc in (SearchAgent.__doc__, SearchAgent.act.__doc__):
         assert "env=" in doc and "act_game" in doc
+
+
+class FirstLegal:
+    """A stand-in base agent: the first legal action (records the phases it was asked in)."""
+
+    def __init__(self) -> None:
+        self.asked: list[Phase] = []
+
+    def act_game(self, game: Game, seat: int) -> int:
+        self.asked.append(game.phase)
+        return game.legal_actions()[0]
+
+
+def _at_knock_after_others(variant: str, seed: int) -> Game | None:
+    """A 4-player deal of ``variant`` played by heuristics up to the dealer's knock (the others decided)."""
+    config = make_config(variant, 4)
+    heuristic = HeuristicAgent(config)
+    game = Game(config, seed)
+    while game.phase < Phase.DEAL_OVER and not (game.phase == Phase.KNOCK and game.current == game.dealer):
+        game.apply(heuristic.act_game(game, game.current))
+    return game if game.phase == Phase.KNOCK else None
+
+
+def _agrees(world: Game, model: HeuristicAgent) -> bool:
+    """Whether every knock and pass so far in ``world`` is the one ``model`` makes in its hands."""
+    order = [(world.forehand + i) % 4 for i in range(4)]
+    for j in order[: order.index(world.current)]:
+        before = knock_turn(world, j)
+        if len(before.legal_actions()) > 1 and (model.act_game(before, j) == KNOCK) != world.active[j]:
+            return False
+    return True
+
+
+def test_believed_worlds_agree_with_the_opponent_model_far_more_often_than_uniform_ones():
+    """Russian knocks tell a lot (a player dealt an ace must knock): uniformly re-dealt worlds agree
+    with the heuristics' knocks and passes less than half the time, the filtered ones nearly always."""
+    model = HeuristicAgent(make_config("russian", 4))
+    uniform = believed = 0
+    for seed in range(12):
+        game = _at_knock_after_others("russian", seed)
+        assert game is None or _agrees(game, model), "the true deal agrees with the model that played it"
+        if game is None:
+            continue
+        sample = DealSampler(game, game.current).sample
+        filtered = _believed(sample, game, model, 0.1)
+        rng = random.Random(seed)
+        uniform += sum(_agrees(sample(rng), model) for _ in range(10))
+        believed += sum(_agrees(filtered(rng), model) for _ in range(10))
+    assert believed >= 0.85 * 120 and believed > uniform + 0.3 * 120, (uniform, believed)
+
+
+def test_an_opponent_model_filters_only_the_knock_and_only_after_someone_decided():
+    game = Game(make_config("russian", 4), 4)
+    sample = DealSampler(game, game.current).sample
+    assert _believed(sample, game, HeuristicAgent(game.config), 0.1) is sample  # forehand: nobody decided
+    agent = SearchAgent(simulations=2, seed=3, opponent_model="heuristic")
+    game = _at_knock_after_others("russian", 1)
+    action, legal, results = agent.search(game, game.current)
+    assert action in legal and len(results) == 2 * 4
+
+
+def test_the_base_agent_is_kept_where_the_phase_is_not_searched():
+    config = make_config("mattmar", 4)
+    base = FirstLegal()
+    agent = SearchAgent(simulations=2, seed=1, base=base, phases="knock")
+    game = Game(config, 5)
+    searched = 0
+    while game.phase < Phase.DEAL_OVER:
+        legal = game.legal_actions()
+        action, _, results = agent.search(game, game.current)
+        if game.phase == Phase.KNOCK and len(legal) > 1:
+            searched += bool(results)
+        elif len(legal) > 1:
+            assert results == [] and action == legal[0], game.phase
+        game.apply(action)
+    assert searched and Phase.PLAY in base.asked
+
+
+def test_agent_specs_take_the_phases_the_base_and_the_opponent_model():
+    config = make_config("russian", 4)
+    agent = agent_source("search:simulations=2,phases=knock+play,base=heuristic,opponent_model=heuristic", config)(
+        seed=1
+    )
+    assert agent.phases == (Phase.KNOCK, Phase.PLAY) and agent.base is None and agent.opponent_model == "heuristic"
+    with pytest.raises(ValueError, match="phases"):
+        agent_source("search:phases=buy", config)

@@ -340,3 +340,60 @@ def test_a_tight_position_where_random_placements_dead_end_still_deals_every_tim
     hidden = sampler.deal(rng)
     world = sampler.sample(rng)
     assert world.hands[seat] == game.hands[seat] and sorted(hidden.hands) == sorted(j for j in range(4) if j != seat)
+
+
+# ---------------------------------------------------------------------------- knock_turn
+@pytest.mark.parametrize(("variant", "n"), CASES)
+def test_knock_turn_gives_back_the_game_as_it_stood_at_each_knock(variant, n):
+    """Random knock rounds: ``knock_turn`` of the game at any later knock decision is the game as it was
+    (saved then) when that seat was to knock or pass, to the last field; a decision not yet made, and a
+    phase other than the knock round, are refused."""
+    from rams_env.rules.determinize import knock_turn
+
+    config = make_config(variant, n)
+    compared = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        game = Game(config, seed)
+        while game.phase in (Phase.BID, Phase.ANSWER):
+            game.apply(rng.choice(game.legal_actions()))
+        saved: dict[int, dict] = {}
+        while game.phase == Phase.KNOCK:
+            for seat, before in saved.items():
+                assert knock_turn(game, seat).to_dict() == before, (seed, seat)
+                compared += 1
+            with pytest.raises(ValueError, match="has not decided"):
+                knock_turn(game, game.current)
+            saved[game.current] = game.to_dict()
+            game.apply(rng.choice(game.legal_actions()))
+        if saved:
+            with pytest.raises(ValueError, match="knock round"):
+                knock_turn(game, next(iter(saved)))
+    assert compared >= 12
+
+
+@pytest.mark.parametrize(("variant", "n"), CASES)
+def test_play_start_gives_back_the_game_as_its_play_began(variant, n):
+    """Random deals: ``play_start`` of the game at any point of its play is the game saved when the play
+    began, to the last field; outside the play it is refused."""
+    from rams_env.rules.determinize import play_start
+
+    config = make_config(variant, n)
+    compared = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        game = Game(config, seed)
+        for _ in range(2):  # two deals: the second starts from scores the first moved
+            while game.phase < Phase.PLAY:
+                with pytest.raises(ValueError, match="the play"):
+                    play_start(game)
+                game.apply(rng.choice(game.legal_actions()))
+            start = game.to_dict() if game.phase == Phase.PLAY else None
+            while game.phase == Phase.PLAY:
+                assert play_start(game).to_dict() == start, seed
+                compared += 1
+                game.apply(rng.choice(game.legal_actions()))
+            if game.rams_over:
+                break
+            game.next_deal()
+    assert compared >= 40
