@@ -13,7 +13,7 @@ import rams_env
 from rams_env.agents import HeuristicAgent, OracleAgent, SearchAgent
 from rams_env.agents.deal_sampler import DealSampler
 from rams_env.agents.search import KNOCK, _believed, policy_rollouts, rams_chances, rollout
-from rams_env.rules.determinize import knock_turn
+from rams_env.rules.determinize import knock_turn, play_start
 from rams_env.equity import equity
 from rams_env.eval import agent_source
 from rams_env.rules import Game, Phase, make_config
@@ -197,7 +197,40 @@ def test_believed_worlds_agree_with_the_opponent_model_far_more_often_than_unifo
     assert believed >= 0.85 * 120 and believed > uniform + 0.3 * 120, (uniform, believed)
 
 
-def test_an_opponent_model_filters_only_the_knock_and_only_after_someone_decided():
+def _plays_agree(world: Game, model: HeuristicAgent, seat: int) -> bool:
+    """Whether every card the others played so far in ``world`` is the one ``model`` plays in its hands."""
+    replay = play_start(world)
+    for s, card in [(s, c) for cards, _ in world.completed for s, c in cards] + list(world.trick):
+        if s != seat and len(replay.legal_actions()) > 1 and model.act_game(replay, s) != card:
+            return False
+        replay.apply(card)
+    return True
+
+
+def test_believed_worlds_in_the_play_agree_with_the_cards_the_model_would_have_played():
+    """Mattmar, third trick: one uniform world in ten agrees with every card the heuristics played, the
+    filtered ones several times as often."""
+    config = make_config("mattmar", 4)
+    model = HeuristicAgent(config)
+    uniform = believed = asked = 0
+    for seed in range(12):
+        game = Game(config, seed)
+        while game.phase < Phase.DEAL_OVER and not (game.phase == Phase.PLAY and len(game.completed) == 2):
+            game.apply(model.act_game(game, game.current))
+        if game.phase != Phase.PLAY:
+            continue
+        seat = game.current
+        assert _plays_agree(game, model, seat)
+        sample = DealSampler(game, seat).sample
+        filtered = _believed(sample, game, model, 0.1)
+        rng = random.Random(seed)
+        uniform += sum(_plays_agree(sample(rng), model, seat) for _ in range(10))
+        believed += sum(_plays_agree(filtered(rng), model, seat) for _ in range(10))
+        asked += 10
+    assert asked >= 80 and believed >= 2 * uniform + 0.1 * asked, (uniform, believed, asked)
+
+
+def test_an_opponent_model_filters_only_after_someone_decided():
     game = Game(make_config("russian", 4), 4)
     sample = DealSampler(game, game.current).sample
     assert _believed(sample, game, HeuristicAgent(game.config), 0.1) is sample  # forehand: nobody decided
