@@ -1,0 +1,180 @@
+"""Distil a search into the policy network: DAgger on the search's decisions.
+
+Collection: the student (a zoo name or checkpoint) plays whole ramsar in one seat, the seat turning
+from rams to rams, against heuristics in the others. At each of its decisions with more than one
+legal action the expert (an agent spec of ``rams eval``, a search over the student for instance)
+names its action, which is recorded with the observation and the mask; the student's own action is
+played, so the data come from the states the student reaches (DAgger's first iteration). Decisions
+are written in shards of ``--shard`` (``data/shard-NNNNN.npz``, each written atomically), so a
+stopped collection resumes at its last shard; each shard's ramsar are seeded by its number.
+
+Training: the student is fine-tuned on every shard by cross-entropy to the expert's actions plus
+``--kl`` times the KL divergence from the student's own policy (what the expert leaves alone stays),
+for ``--epochs`` passes; its value head is kept. Writes ``distilled.pt`` (a checkpoint that
+``load_agent`` and ``rams eval`` take) and ``distill.json`` (the arguments and how often the expert
+differed from the student).
+
+    python -m training.distill --student mattmar-4p --variant mattmar \\
+        --expert "search:simulations=10,base=mattmar-4p,opponent_model=heuristic" --decisions 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from rams_env.agents import load_agent, observe
+from rams_env.eval import agent_source
+from rams_env.eval.specs import build_agent
+from rams_env.policy.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint, write_atomically
+from rams_env.policy.network import MaskedCategorical
+from rams_env.rules import Game, Phase, make_config
+from rams_env.rules.config import RulesConfig
+from rams_env.zoo import locate
+
+SHARD = "shard-{:05d}.npz"
+
+
+def collect_shard(
+    config: RulesConfig, student: Any, expert_spec: str, decisions: int, seed: int
+) -> dict[str, np.ndarray]:
+    """``decisions`` decisions of ``student`` in whole ramsar against heuristics, each with the expert's
+    action: arrays ``observation``, ``mask``, ``expert`` and ``student`` (the action played)."""
+    rng = random.Random(seed)
+    expert = build_agent(agent_source(expert_spec, config), seed)
+    heuristic = build_agent(agent_source("heuristic", config), seed)
+    rows: dict[str, list[Any]] = {"observation": [], "mask": [], "expert": [], "student": []}
+    while len(rows["expert"]) < decisions:
+        game = Game(config, rng.randrange(2**31))
+        seat = rng.randrange(config.num_players)
+        while not game.rams_over and len(rows["expert"]) < decisions:
+            if game.phase >= Phase.DEAL_OVER:
+                game.next_deal()
+                continue
+            player = game.current
+            if player != seat:
+                game.apply(heuristic.act_game(game, player))
+                continue
+            seen = observe(game, seat)
+            action = student.act(seen)
+            if len(game.legal_actions()) > 1:
+                rows["observation"].append(seen["observation"])
+                rows["mask"].append(seen["action_mask"].astype(bool))
+                rows["expert"].append(expert.act_game(game, seat))
+                rows["student"].append(action)
+            game.apply(action)
+    return {
+        "observation": np.stack(rows["observation"]).astype(np.float32),
+        "mask": np.stack(rows["mask"]),
+        "expert": np.asarray(rows["expert"], np.int64),
+        "student": np.asarray(rows["student"], np.int64),
+    }
+
+
+def write_shard(path: Path, shard: dict[str, np.ndarray]) -> None:
+    """Write one shard atomically (a stopped run never leaves half a shard)."""
+    write_atomically(path, lambda f: np.savez_compressed(f, **shard))
+
+
+def read_shards(folder: Path) -> dict[str, np.ndarray]:
+    """Every shard of ``folder``, concatenated (plain arrays: ``allow_pickle=False``)."""
+    paths = sorted(folder.glob("shard-*.npz"))
+    if not paths:
+        raise ValueError(f"no shards in {folder}")
+    parts = []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as data:
+            parts.append({k: data[k] for k in ("observation", "mask", "expert", "student")})
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def fine_tune(
+    payload: dict[str, Any], data: dict[str, np.ndarray], epochs: int, lr: float, kl: float, seed: int
+) -> tuple[torch.nn.Module, list[float]]:
+    """The student's network trained on ``data``: cross-entropy to the expert plus ``kl`` times the KL
+    divergence from its own starting policy; returns the network and the mean loss of each epoch."""
+    from rams_env.policy.checkpoint import network_from_checkpoint
+
+    torch.manual_seed(seed)
+    net = network_from_checkpoint(payload)
+    teacher = network_from_checkpoint(payload).eval()
+    obs = torch.from_numpy(data["observation"])
+    mask = torch.from_numpy(data["mask"])
+    target = torch.from_numpy(data["expert"])
+    with torch.no_grad():
+        start = MaskedCategorical(teacher(obs)[0], mask).probs
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    losses = []
+    for _ in tqdm(range(epochs), desc="fine-tune", unit="epoch"):
+        order = torch.randperm(len(target))
+        total = 0.0
+        for batch in order.split(512):
+            dist = MaskedCategorical(net(obs[batch])[0], mask[batch])
+            p = start[batch]
+            drift = torch.where(mask[batch], p * (torch.log(p.clamp_min(1e-12)) - dist.log_probs), 0.0).sum(-1)
+            loss = -dist.log_prob(target[batch]).mean() + kl * drift.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(batch)
+        losses.append(total / len(target))
+    return net.eval(), losses
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--student", required=True, help="zoo name or checkpoint of the student network")
+    parser.add_argument("--expert", required=True, help="agent spec of the expert, as rams eval takes it")
+    parser.add_argument("--variant", required=True, help="rules preset (4 players)")
+    parser.add_argument("--num-players", type=int, default=4, help="players at the table (default 4)")
+    parser.add_argument("--decisions", type=int, default=20000, help="decisions to collect (default 20000)")
+    parser.add_argument("--shard", type=int, default=500, help="decisions per shard (default 500)")
+    parser.add_argument("--out", type=Path, required=True, help="run folder (shards, distilled.pt)")
+    parser.add_argument("--epochs", type=int, default=8, help="fine-tuning passes (default 8)")
+    parser.add_argument("--lr", type=float, default=1e-4, help="Adam learning rate (default 1e-4)")
+    parser.add_argument("--kl", type=float, default=1.0, help="weight of the KL to the student (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the ramsar and of the fine-tuning")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    args = parser.parse_args(argv)
+    for name in ("decisions", "shard", "epochs", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    torch.set_num_threads(args.threads)
+    config = make_config(args.variant, args.num_players)
+    student_path = locate(args.student)
+    payload = load_checkpoint(student_path, expect_config=config)
+    student = load_agent(student_path, expect_config=config)
+    agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
+    data_dir = args.out / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    shards = -(-args.decisions // args.shard)
+    for k in tqdm(range(shards), desc="collect", unit="shard"):
+        path = data_dir / SHARD.format(k)
+        if not path.exists():
+            write_shard(path, collect_shard(config, student, args.expert, args.shard, args.seed * 100003 + k))
+    data = read_shards(data_dir)
+    net, losses = fine_tune(payload, data, args.epochs, args.lr, args.kl, args.seed)
+    save_checkpoint(args.out / "distilled.pt", make_checkpoint(net, config, distilled_from=str(args.student)))
+    report = {
+        "student": str(args.student),
+        "expert": args.expert,
+        "decisions": int(len(data["expert"])),
+        "expert_differs": float(np.mean(data["expert"] != data["student"])),
+        "losses": losses,
+        "args": {k: str(v) for k, v in vars(args).items()},
+    }
+    write_atomically(args.out / "distill.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
+    print(json.dumps({k: report[k] for k in ("decisions", "expert_differs", "losses")}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
