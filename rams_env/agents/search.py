@@ -147,8 +147,8 @@ class SearchAgent:
         if not (_is_number(belief_noise) and 0 < belief_noise < 0.5):
             raise ValueError(f"belief_noise must be a chance in (0, 0.5), got {belief_noise!r}")
         self.rollout_agent = _rollout_agent(rollout_policy)
-        self.base = _game_agent(base, "base", "heuristic")
-        self.opponent_model = _game_agent(opponent_model, "opponent_model", "heuristic or None")
+        self.base = _game_agent(base, "base", allow_none=False)
+        self.opponent_model = _game_agent(opponent_model, "opponent_model", allow_none=True)
         self.phases = _phases(phases)
         self.belief_noise = float(belief_noise)
         self._seed = seed
@@ -164,20 +164,17 @@ class SearchAgent:
         game = game_behind(self.env, observation, "SearchAgent")
         return self.act_game(game, game.current_player)
 
-    def _heuristic(self, config: RulesConfig) -> HeuristicAgent:
+    def _agent(self, option: Any, config: RulesConfig) -> Any:
+        """The agent of an agent option for ``config``: the seeded heuristic for ``"heuristic"``."""
+        if option != "heuristic":
+            return option
         if config not in self._heuristics:
             self._heuristics[config] = HeuristicAgent(config, seed=self._seed)
         return self._heuristics[config]
 
     def _prior(self, config: RulesConfig) -> Any:
         """The agent whose choice the search keeps unless it finds a clearly better one (``base``)."""
-        return self._heuristic(config) if self.base is None else self.base
-
-    def _model(self, config: RulesConfig) -> Any:
-        """The opponent model that weighs the knock's worlds, or None."""
-        if self.opponent_model is None:
-            return None
-        return self._heuristic(config) if self.opponent_model == "heuristic" else self.opponent_model
+        return self._agent(self.base, config)
 
     def act_game(self, game: Game, seat: int) -> int:
         """The searched action of ``seat`` (the player to act), using only what ``seat`` may know."""
@@ -200,7 +197,7 @@ class SearchAgent:
             return prior, legal, []
         worlds = self.simulations * (KNOCK_WORLDS if game.phase == Phase.KNOCK else 1)
         sample = self._worlds(game, seat)
-        model = self._model(game.config) if game.phase in (Phase.KNOCK, Phase.PLAY) else None
+        model = self._agent(self.opponent_model, game.config) if game.phase in (Phase.KNOCK, Phase.PLAY) else None
         if model is not None:
             sample = _believed(sample, game, model, self.belief_noise)
         results: list[list[float]] = []
@@ -277,15 +274,16 @@ def _believed(
     return believed
 
 
-def _game_agent(value: Any, name: str, default: str) -> Any:
-    """An agent option: None or "heuristic" as given (the per-rules heuristic is built on use), a zoo
+def _game_agent(value: Any, name: str, allow_none: bool) -> Any:
+    """An agent option: ``"heuristic"`` (built per rules on use) or None (where allowed) as given, a zoo
     name or checkpoint path loaded as a policy, or an agent with ``act_game``."""
-    if value is None or value == "heuristic":
-        return None if value is None or name == "base" else value
+    if value == "heuristic" or (value is None and allow_none):
+        return value
     if isinstance(value, str):
         return _loaded_policy(value)
     if not callable(getattr(value, "act_game", None)):
-        raise ValueError(f"{name} must be {default}, a policy's name or path, or an agent with act_game, got {value!r}")
+        allowed = "heuristic, None" if allow_none else "heuristic"
+        raise ValueError(f"{name} must be {allowed}, a policy's name or path, or an agent with act_game, got {value!r}")
     return value
 
 

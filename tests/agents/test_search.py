@@ -108,6 +108,7 @@ def test_policy_rollouts_a_policy_base_and_a_policy_opponent_model_by_name_load_
         ({"phases": "dance"}, "phases"),
         ({"phases": ()}, "phases"),
         ({"base": 3}, "base"),
+        ({"base": None}, "base"),
         ({"opponent_model": LowestLegal()}, "opponent_model"),
         ({"belief_noise": 0.5}, "belief_noise"),
         ({"belief_noise": 0}, "belief_noise"),
@@ -262,6 +263,6 @@ def test_agent_specs_take_the_phases_the_base_and_the_opponent_model():
     agent = agent_source("search:simulations=2,phases=knock+play,base=heuristic,opponent_model=heuristic", config)(
         seed=1
     )
-    assert agent.phases == (Phase.KNOCK, Phase.PLAY) and agent.base is None and agent.opponent_model == "heuristic"
+    assert agent.phases == (Phase.KNOCK, Phase.PLAY) and agent.base == agent.opponent_model == "heuristic"
     with pytest.raises(ValueError, match="phases"):
         agent_source("search:phases=buy", config)
