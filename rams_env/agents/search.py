@@ -69,6 +69,7 @@ from ..rules.cards import (
 from ..rules.config import RulesConfig
 from ..rules.determinize import knock_turn, play_start
 from .base import Observation, game_behind, observe
+from .compiled_heuristic import CompiledHeuristicAgent
 from .deal_sampler import DealSampler
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
 
@@ -152,7 +153,7 @@ class SearchAgent:
         self.phases = _phases(phases)
         self.belief_noise = float(belief_noise)
         self._seed = seed
-        self._heuristics: dict[RulesConfig, HeuristicAgent] = {}
+        self._heuristics: dict[tuple[RulesConfig, bool], Any] = {}
 
     def act(self, observation: Observation) -> int:
         """A legal action for ``observation`` of the env's player to act.
@@ -164,17 +165,23 @@ class SearchAgent:
         game = game_behind(self.env, observation, "SearchAgent")
         return self.act_game(game, game.current_player)
 
-    def _agent(self, option: Any, config: RulesConfig) -> Any:
-        """The agent of an agent option for ``config``: the seeded heuristic for ``"heuristic"``."""
+    def _agent(self, option: Any, config: RulesConfig, compiled: bool = False) -> Any:
+        """The agent of an agent option for ``config``: for ``"heuristic"`` the seeded heuristic (its
+        compiled twin if ``compiled``: the same decisions, but for the draws of its bids)."""
         if option != "heuristic":
             return option
-        if config not in self._heuristics:
-            self._heuristics[config] = HeuristicAgent(config, seed=self._seed)
-        return self._heuristics[config]
+        if (config, compiled) not in self._heuristics:
+            kind = CompiledHeuristicAgent if compiled else HeuristicAgent
+            self._heuristics[config, compiled] = kind(config, seed=self._seed)
+        return self._heuristics[config, compiled]
 
     def _prior(self, config: RulesConfig) -> Any:
         """The agent whose choice the search keeps unless it finds a clearly better one (``base``)."""
         return self._agent(self.base, config)
+
+    def _model(self, config: RulesConfig) -> Any:
+        """The opponent model that filters the worlds (the compiled heuristic for ``"heuristic"``)."""
+        return self._agent(self.opponent_model, config, compiled=True)
 
     def act_game(self, game: Game, seat: int) -> int:
         """The searched action of ``seat`` (the player to act), using only what ``seat`` may know."""
@@ -197,7 +204,7 @@ class SearchAgent:
             return prior, legal, []
         worlds = self.simulations * (KNOCK_WORLDS if game.phase == Phase.KNOCK else 1)
         sample = self._worlds(game, seat)
-        model = self._agent(self.opponent_model, game.config) if game.phase in (Phase.KNOCK, Phase.PLAY) else None
+        model = self._model(game.config) if game.phase in (Phase.KNOCK, Phase.PLAY) else None
         if model is not None:
             sample = _believed(sample, game, model, self.belief_noise)
         results: list[list[float]] = []
