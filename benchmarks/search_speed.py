@@ -1,5 +1,6 @@
 """The cost of ``SearchAgent`` per deal: seconds of one searching seat over a 4-player deal, for the
-default search, ``objective="win"`` and policy rollouts, beside the heuristic in the same run.
+default search, ``objective="win"``, policy rollouts, beliefs (``opponent_model``) and a policy base,
+beside the heuristic in the same run.
 
 Each configuration plays the same deals (mattmar, 4 players, seeds 0..N-1, from the start score):
 seat 0 searches and the other seats play ``HeuristicAgent``; the time is that of seat 0's decisions
@@ -50,6 +51,14 @@ def main(argv: list[str] | None = None) -> None:
         (
             f"search objective=win rollout_policy={args.policy} simulations=10",
             lambda seed: SearchAgent(seed=seed, objective="win", rollout_policy=args.policy, simulations=10),
+        ),
+        (
+            "search opponent_model=heuristic (beliefs)",
+            lambda seed: SearchAgent(seed=seed, opponent_model="heuristic"),
+        ),
+        (
+            f"search base={args.policy} opponent_model=heuristic simulations=10",
+            lambda seed: SearchAgent(seed=seed, base=args.policy, opponent_model="heuristic", simulations=10),
         ),
     ]
     base = None
