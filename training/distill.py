@@ -6,11 +6,13 @@ legal action the expert (an agent spec of ``rams eval``, a search over the stude
 names its action, which is recorded with the observation and the mask; the student's own action is
 played, so the data come from the states the student reaches (DAgger's first iteration). Decisions
 are written in shards of ``--shard`` (``data/shard-NNNNN.npz``, each written atomically), so a
-stopped collection resumes at its last shard; each shard's ramsar are seeded by its number.
+stopped collection resumes at its last shard; each shard's ramsar are seeded by its number, and
+``data/collection.json`` records the options the shards were collected with (a resume with others is
+refused rather than mixed in).
 
 Training: the student is fine-tuned on every shard by cross-entropy to the expert's actions plus
 ``--kl`` times the KL divergence from the student's own policy (what the expert leaves alone stays),
-for ``--epochs`` passes; its value head is kept. Writes ``distilled.pt`` (a checkpoint that
+for ``--epochs`` passes, on ``--device`` (``cuda`` where torch finds one); its value head is kept. Writes ``distilled.pt`` (a checkpoint that
 ``load_agent`` and ``rams eval`` take) and ``distill.json`` (the arguments and how often the expert
 differed from the student).
 
@@ -33,7 +35,13 @@ from tqdm.auto import tqdm
 from rams_env.agents import load_agent, observe
 from rams_env.eval import agent_source
 from rams_env.eval.specs import build_agent
-from rams_env.policy.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint, write_atomically
+from rams_env.policy.checkpoint import (
+    load_checkpoint,
+    make_checkpoint,
+    network_from_checkpoint,
+    save_checkpoint,
+    write_atomically,
+)
 from rams_env.policy.network import MaskedCategorical
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
@@ -96,24 +104,29 @@ def read_shards(folder: Path) -> dict[str, np.ndarray]:
 
 
 def fine_tune(
-    payload: dict[str, Any], data: dict[str, np.ndarray], epochs: int, lr: float, kl: float, seed: int
+    payload: dict[str, Any],
+    data: dict[str, np.ndarray],
+    epochs: int,
+    lr: float,
+    kl: float,
+    seed: int,
+    device: str = "cpu",
 ) -> tuple[torch.nn.Module, list[float]]:
-    """The student's network trained on ``data``: cross-entropy to the expert plus ``kl`` times the KL
-    divergence from its own starting policy; returns the network and the mean loss of each epoch."""
-    from rams_env.policy.checkpoint import network_from_checkpoint
-
+    """The student's network trained on ``data`` (on ``device``): cross-entropy to the expert plus ``kl``
+    times the KL divergence from its own starting policy; returns the network (on the CPU) and the mean
+    loss of each epoch."""
     torch.manual_seed(seed)
-    net = network_from_checkpoint(payload)
-    teacher = network_from_checkpoint(payload).eval()
-    obs = torch.from_numpy(data["observation"])
-    mask = torch.from_numpy(data["mask"])
-    target = torch.from_numpy(data["expert"])
+    net = network_from_checkpoint(payload).to(device)
+    teacher = network_from_checkpoint(payload).to(device).eval()
+    obs = torch.from_numpy(data["observation"]).to(device)
+    mask = torch.from_numpy(data["mask"]).to(device)
+    target = torch.from_numpy(data["expert"]).to(device)
     with torch.no_grad():
         start = MaskedCategorical(teacher(obs)[0], mask).probs
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
     losses = []
     for _ in tqdm(range(epochs), desc="fine-tune", unit="epoch"):
-        order = torch.randperm(len(target))
+        order = torch.randperm(len(target), device=device)
         total = 0.0
         for batch in order.split(512):
             dist = MaskedCategorical(net(obs[batch])[0], mask[batch])
@@ -125,7 +138,31 @@ def fine_tune(
             optimizer.step()
             total += float(loss.detach()) * len(batch)
         losses.append(total / len(target))
-    return net.eval(), losses
+    return net.cpu().eval(), losses
+
+
+COLLECTION = "collection.json"  # what the shards of a run folder were collected with
+COLLECTED_BY = ("student", "expert", "variant", "num_players", "shard", "seed")
+
+
+def check_collection(data_dir: Path, args: argparse.Namespace) -> None:
+    """Record what the shards are collected with, or on a resume refuse a run that would mix other
+    shards in (a ``SystemExit`` naming the options that differ)."""
+    wanted = {k: str(getattr(args, k)) for k in COLLECTED_BY}
+    path = data_dir / COLLECTION
+    if path.exists():
+        try:
+            recorded = json.loads(path.read_text())
+        except (OSError, ValueError) as err:
+            raise SystemExit(f"{path}: unreadable ({err}); remove the run folder to start again") from None
+        differ = [k for k in COLLECTED_BY if not isinstance(recorded, dict) or recorded.get(k) != wanted[k]]
+        if differ:
+            raise SystemExit(
+                f"{data_dir} holds shards collected with other {', '.join(differ)} ({path}); "
+                "use another --out, or the same options to resume"
+            )
+        return
+    write_atomically(path, lambda f: f.write(json.dumps(wanted, indent=2).encode()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,7 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kl", type=float, default=1.0, help="weight of the KL to the student (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the ramsar and of the fine-tuning")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--device", default="cpu", help="torch device of the fine-tuning: cpu or cuda (default cpu)")
     args = parser.parse_args(argv)
+    if args.device not in ("cpu", "cuda"):
+        parser.error(f"--device must be cpu or cuda, got {args.device!r}")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
     for name in ("decisions", "shard", "epochs", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")
@@ -155,13 +197,14 @@ def main(argv: list[str] | None = None) -> int:
     agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
     data_dir = args.out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
+    check_collection(data_dir, args)
     shards = -(-args.decisions // args.shard)
     for k in tqdm(range(shards), desc="collect", unit="shard"):
         path = data_dir / SHARD.format(k)
         if not path.exists():
             write_shard(path, collect_shard(config, student, args.expert, args.shard, args.seed * 100003 + k))
     data = read_shards(data_dir)
-    net, losses = fine_tune(payload, data, args.epochs, args.lr, args.kl, args.seed)
+    net, losses = fine_tune(payload, data, args.epochs, args.lr, args.kl, args.seed, args.device)
     save_checkpoint(args.out / "distilled.pt", make_checkpoint(net, config, distilled_from=str(args.student)))
     report = {
         "student": str(args.student),

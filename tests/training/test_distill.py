@@ -35,6 +35,10 @@ def test_a_tiny_distillation_collects_resumes_and_writes_a_loadable_checkpoint(t
     before = [p.stat().st_mtime_ns for p in shards]
     assert distill.main(argv) == 0
     assert [p.stat().st_mtime_ns for p in shards] == before
+    # Resuming with another expert would mix its shards in: refused, naming the option.
+    other = [a if a != EXPERT else "heuristic" for a in argv]
+    with pytest.raises(SystemExit, match="expert"):
+        distill.main(other)
 
 
 def test_fine_tuning_moves_the_policy_to_the_expert_and_the_kl_holds_it_back(tmp_path):
@@ -73,3 +77,13 @@ def test_sizes_below_one_are_refused(tmp_path, flag, capsys):
     with pytest.raises(SystemExit):
         distill.main(argv)
     assert flag in capsys.readouterr().err
+
+
+def test_a_missing_cuda_device_is_refused_by_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    argv = ["--student", "mattmar-4p", "--variant", "mattmar", "--expert", EXPERT, "--out", str(tmp_path)]
+    with pytest.raises(SystemExit):
+        distill.main([*argv, "--device", "cuda"])
+    assert "no CUDA device" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        distill.main([*argv, "--device", "tpu"])
