@@ -12,9 +12,9 @@ refused rather than mixed in).
 
 Training: the student is fine-tuned on every shard by cross-entropy to the expert's actions plus
 ``--kl`` times the KL divergence from the student's own policy (what the expert leaves alone stays),
-for ``--epochs`` passes, on ``--device`` (``cuda`` where torch finds one); its value head is kept. Writes ``distilled.pt`` (a checkpoint that
-``load_agent`` and ``rams eval`` take) and ``distill.json`` (the arguments and how often the expert
-differed from the student).
+for ``--epochs`` passes, on ``--device`` (``cuda`` where torch finds one); the value head is not
+trained. Writes ``distilled.pt`` (a checkpoint that ``load_agent`` and ``rams eval`` take) and
+``distill.json`` (the arguments and how often the expert differed from the student).
 
     python -m training.distill --student mattmar-4p --variant mattmar \\
         --expert "search:simulations=10,base=mattmar-4p,opponent_model=heuristic" --decisions 20000
