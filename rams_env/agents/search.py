@@ -16,7 +16,7 @@ replays the knock round with the model in the sampled hands (the engine's
 :func:`~rams_env.rules.determinize.knock_turn`); in the play, it replays the play from its start
 (:func:`~rams_env.rules.determinize.play_start`). Each decision the model would not have made keeps
 the world with the odds ``belief_noise / (1 - belief_noise)`` (the model errs with that chance), and
-at most ``BELIEF_DRAWS`` candidates are drawn per world searched (the likeliest of them where none is
+at most ``belief_draws`` candidates are drawn per world searched (the likeliest of them where none is
 kept). The play does not weigh the knocks: once cards are bought, a world no longer tells the hands
 that were dealt.
 
@@ -78,7 +78,7 @@ PASS, KNOCK, NO_BID, REJECT, DRAW = (
 )
 OBJECTIVES = ("points", "win")  # what a rollout scores: the seat's points in the deal, or its chance to win the rams
 PHASES = {"bid": (Phase.BID, Phase.ANSWER), "knock": (Phase.KNOCK,), "play": (Phase.PLAY,)}  # what can be searched
-BELIEF_DRAWS = 8  # candidate worlds drawn per world searched when the worlds are filtered by an opponent model
+BELIEF_DRAWS = 8  # default candidate worlds drawn per world searched when an opponent model filters them
 KNOCK_WORLDS = 4  # the knock decision (two actions, the largest stakes) samples this many times more worlds
 
 # Rollout knock rule: trick chance of a card, by rank (2..A), as trump and as a side card.
@@ -99,7 +99,7 @@ class SearchAgent:
     that ``act(observation)`` can read the game: ``SearchAgent(env=...)`` is required for
     ``act(observation)`` (without it ``act`` raises ``ValueError``), not for ``act_game(game,
     seat)``, which the evaluation harness calls. ``confidence``: standard errors by which the
-    search must beat the heuristic's choice to replace it. ``objective``: ``"points"`` scores a
+    search must beat the base's choice to replace it. ``objective``: ``"points"`` scores a
     rollout by the seat's points in the deal, ``"win"`` by its chance to win the rams after it.
     ``rollout_policy``: None for the fast rollout rule, or the policy that plays the rollouts in every
     seat (a zoo name, a checkpoint path, or an agent with ``act_batch``; needs torch).
@@ -108,7 +108,8 @@ class SearchAgent:
     ``phases``: what is searched, among ``bid``, ``knock``, ``play`` (a sequence, or a string joined by
     ``+``: ``"knock+play"``); buying is never searched. ``opponent_model``: None, ``"heuristic"``, or a
     policy as for ``base``, to filter the worlds by the opponents' knocks and passes, or their cards played
-    (module docstring); ``belief_noise``: the chance that an opponent knocks or passes against the model.
+    (module docstring); ``belief_noise``: the chance that an opponent decides against the model;
+    ``belief_draws``: the most candidate worlds drawn per world searched.
     """
 
     def __init__(
@@ -124,6 +125,7 @@ class SearchAgent:
         phases: Any = tuple(PHASES),
         opponent_model: Any = None,
         belief_noise: float = 0.1,
+        belief_draws: int = BELIEF_DRAWS,
     ) -> None:
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
@@ -147,6 +149,9 @@ class SearchAgent:
             )
         if not (_is_number(belief_noise) and 0 < belief_noise < 0.5):
             raise ValueError(f"belief_noise must be a chance in (0, 0.5), got {belief_noise!r}")
+        if isinstance(belief_draws, bool) or not isinstance(belief_draws, int) or belief_draws < 1:
+            raise ValueError(f"belief_draws must be a positive int, got {belief_draws!r}")
+        self.belief_draws = belief_draws
         self.rollout_agent = _rollout_agent(rollout_policy)
         self.base = _game_agent(base, "base", allow_none=False)
         self.opponent_model = _game_agent(opponent_model, "opponent_model", allow_none=True)
@@ -206,7 +211,7 @@ class SearchAgent:
         sample = self._worlds(game, seat)
         model = self._model(game.config) if game.phase in (Phase.KNOCK, Phase.PLAY) else None
         if model is not None:
-            sample = _believed(sample, game, model, self.belief_noise)
+            sample = _believed(sample, game, model, self.belief_noise, self.belief_draws)
         results: list[list[float]] = []
         start = time.perf_counter()
         before = game.scores[seat]
@@ -232,11 +237,11 @@ class SearchAgent:
 
 
 def _believed(
-    sample: Callable[[random.Random], Game], game: Game, model: Any, noise: float
+    sample: Callable[[random.Random], Game], game: Game, model: Any, noise: float, draws: int = BELIEF_DRAWS
 ) -> Callable[[random.Random], Game]:
     """``sample`` filtered by the opponent ``model``: a world is kept with the odds ``noise / (1 - noise)``
     per decision so far that ``model`` would not have made in it (rejection sampling of the worlds given
-    the decisions seen), at most ``BELIEF_DRAWS`` draws, else the likeliest world drawn. The decisions
+    the decisions seen), at most ``draws`` draws, else the likeliest world drawn. The decisions
     are the knocks and passes in the knock round, the cards the opponents played in the play."""
     odds = noise / (1.0 - noise)
     seat = game.current
@@ -269,7 +274,7 @@ def _believed(
 
     def believed(rng: random.Random) -> Game:
         best, best_weight = None, -1.0
-        for _ in range(BELIEF_DRAWS):
+        for _ in range(draws):
             world = sample(rng)
             w = weight(world)
             if rng.random() < w:

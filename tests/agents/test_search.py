@@ -112,6 +112,8 @@ def test_policy_rollouts_a_policy_base_and_a_policy_opponent_model_by_name_load_
         ({"opponent_model": LowestLegal()}, "opponent_model"),
         ({"belief_noise": 0.5}, "belief_noise"),
         ({"belief_noise": 0}, "belief_noise"),
+        ({"belief_draws": 0}, "belief_draws"),
+        ({"belief_draws": 2.0}, "belief_draws"),
     ],
 )
 def test_bad_search_options_are_refused(kwargs, named):
