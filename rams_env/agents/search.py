@@ -314,7 +314,7 @@ def _phases(value: Any) -> tuple[Phase, ...]:
         names = list(names)
     except TypeError:
         names = [value]
-    unknown = [p for p in names if p not in PHASES]
+    unknown = [p for p in names if not isinstance(p, str) or p not in PHASES]
     if unknown or not names:
         raise ValueError(f"phases must name some of {', '.join(PHASES)}, got {value!r}")
     return tuple(phase for p in names for phase in PHASES[p])

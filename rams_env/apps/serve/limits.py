@@ -86,6 +86,15 @@ def budgeted(spec: str, source: Any, limits: Limits) -> Any:
         raise Refused(
             400, f"agent {spec!r}: rollout_policy is not offered by this server (its rollouts are not timed per move)"
         )
+    for name in ("base", "opponent_model"):  # a policy would be a checkpoint named by the request
+        if options.get(name, "heuristic") != "heuristic":
+            raise Refused(400, f"agent {spec!r}: {name} other than heuristic is not offered by this server")
+    if "belief_draws" in options and options["belief_draws"] > parameters["belief_draws"].default:
+        raise Refused(
+            400,
+            f"agent {spec!r}: belief_draws above {parameters['belief_draws'].default} is not offered by this "
+            "server (a world's draws are not timed)",
+        )
 
     def given(name: str) -> Any:
         return options[name] if name in options else parameters[name].default

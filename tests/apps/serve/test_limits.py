@@ -37,6 +37,9 @@ def server() -> Iterator[Server]:
         ("search:simulations=51", "simulations 51 is over"),
         ("search:simulations=10,time_limit=100", "time_limit 100 is over this server's 0.2 s per move"),
         ("search:simulations=2,rollout_policy=mattmar-4p", "rollout_policy is not offered by this server"),
+        ("search:simulations=2,base=mattmar-4p", "base other than heuristic is not offered"),
+        ("search:simulations=2,opponent_model=mattmar-4p", "opponent_model other than heuristic is not offered"),
+        ("search:simulations=2,opponent_model=heuristic,belief_draws=9", "belief_draws above 8 is not offered"),
     ],
 )
 def test_an_agent_over_the_budget_is_refused_at_once(server: Server, agent: str, message: str) -> None:
