@@ -268,3 +268,15 @@ def test_agent_specs_take_the_phases_the_base_and_the_opponent_model():
     assert agent.phases == (Phase.KNOCK, Phase.PLAY) and agent.base == agent.opponent_model == "heuristic"
     with pytest.raises(ValueError, match="phases"):
         agent_source("search:phases=buy", config)
+
+
+def test_the_belief_accuracy_benchmark_prints_a_row_per_setting(capsys):
+    from benchmarks import belief_accuracy
+
+    belief_accuracy.main(["--deals", "3"])
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.split()[0] in ("uniform", "beliefs,")]
+    assert len(rows) == len(belief_accuracy.SETTINGS)
+    for row in rows:
+        placed, agrees = (float(v) for v in row.split()[-2:])
+        assert 0.0 <= placed <= 1.0 and 0.0 <= agrees <= 1.0
