@@ -11,7 +11,8 @@ those above it (and :class:`Game` for type hints):
 - :mod:`.scoring`: how deals, ramsar and matches score and end;
 - :mod:`.views`: what a seat may know (``Game.view``, ``Game.result``);
 - :mod:`.snapshot`: ``Game.clone`` and the JSON round trip;
-- :mod:`.determinize`: ``Game.with_hidden_cards``, a copy with the hidden cards placed elsewhere;
+- :mod:`.determinize`: ``Game.with_hidden_cards``, a copy with the hidden cards placed elsewhere,
+  and ``knock_turn``/``play_start``, which rewind one to an earlier decision;
 - :mod:`.game`: :class:`Game`, the phase machine driven by actions, whose implementation notes
   list the house decisions; its methods hand scoring, views, copies and determinization to the
   modules above.

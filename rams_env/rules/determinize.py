@@ -1,7 +1,9 @@
 """Determinization: a copy of a game with the cards hidden from one seat placed elsewhere (``Game.with_hidden_cards``).
 
 The search agent and the OpenSpiel resampler deal the hidden cards again and play on in such a copy;
-what the engine derived from the real cards is derived again from the placed ones.
+what the engine derived from the real cards is derived again from the placed ones. ``knock_turn`` and
+``play_start`` rewind such a copy to an earlier decision of the deal, so that an opponent model can
+replay it.
 """
 
 from __future__ import annotations
