@@ -32,7 +32,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from rams_env.agents import load_agent, observe
+from rams_env.agents import observe
+from rams_env.agents.neural import PolicyAgent
 from rams_env.eval import agent_source
 from rams_env.eval.specs import build_agent
 from rams_env.policy.checkpoint import (
@@ -70,13 +71,16 @@ def collect_shard(
             if player != seat:
                 game.apply(heuristic.act_game(game, player))
                 continue
+            legal = game.legal_actions()
+            if len(legal) == 1:  # a forced move: nothing to learn, no forward pass
+                game.apply(legal[0])
+                continue
             seen = observe(game, seat)
             action = student.act(seen)
-            if len(game.legal_actions()) > 1:
-                rows["observation"].append(seen["observation"])
-                rows["mask"].append(seen["action_mask"].astype(bool))
-                rows["expert"].append(expert.act_game(game, seat))
-                rows["student"].append(action)
+            rows["observation"].append(seen["observation"])
+            rows["mask"].append(seen["action_mask"].astype(bool))
+            rows["expert"].append(expert.act_game(game, seat))
+            rows["student"].append(action)
             game.apply(action)
     return {
         "observation": np.stack(rows["observation"]).astype(np.float32),
@@ -193,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     config = make_config(args.variant, args.num_players)
     student_path = locate(args.student)
     payload = load_checkpoint(student_path, expect_config=config)
-    student = load_agent(student_path, expect_config=config)
+    student = PolicyAgent(network_from_checkpoint(payload), config)  # the file read once
     agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
     data_dir = args.out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
