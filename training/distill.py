@@ -149,17 +149,17 @@ COLLECTION = "collection.json"  # what the shards of a run folder were collected
 COLLECTED_BY = ("student", "expert", "variant", "num_players", "shard", "seed")
 
 
-def check_collection(data_dir: Path, args: argparse.Namespace) -> None:
-    """Record what the shards are collected with, or on a resume refuse a run that would mix other
-    shards in (a ``SystemExit`` naming the options that differ)."""
-    wanted = {k: str(getattr(args, k)) for k in COLLECTED_BY}
+def check_collection(data_dir: Path, args: argparse.Namespace, keys: tuple[str, ...] = COLLECTED_BY) -> None:
+    """Record what the shards are collected with (the options ``keys``), or on a resume refuse a run
+    that would mix other shards in (a ``SystemExit`` naming the options that differ)."""
+    wanted = {k: str(getattr(args, k)) for k in keys}
     path = data_dir / COLLECTION
     if path.exists():
         try:
             recorded = json.loads(path.read_text())
         except (OSError, ValueError) as err:
             raise SystemExit(f"{path}: unreadable ({err}); remove the run folder to start again") from None
-        differ = [k for k in COLLECTED_BY if not isinstance(recorded, dict) or recorded.get(k) != wanted[k]]
+        differ = [k for k in keys if not isinstance(recorded, dict) or recorded.get(k) != wanted[k]]
         if differ:
             raise SystemExit(
                 f"{data_dir} holds shards collected with other {', '.join(differ)} ({path}); "

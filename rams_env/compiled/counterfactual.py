@@ -1,0 +1,246 @@
+"""Counterfactual rollouts on true deals, for learning what each action is worth (``training/improve.py``).
+
+One compiled call plays ``seeds.size`` whole ramsar with every seat the heuristic twin, except
+that seat ``learner[k]`` of rams ``k`` plays a random legal action with the chance ``explore``. At
+a share ``record`` of the learner's decisions with more than one legal action, the decision is
+recorded (the learner's observation, its legal set, the heuristic's choice) and every legal action
+is tried on a copy of the true game and played out to the end of the deal by the heuristic in every
+seat. Each branch records the scores at the deal's end, the next deal's dealer and, where the rams
+or the game ended, its winners: the caller turns these into the learner's chance to win the rams
+(:func:`rams_env.equity.equity`, or the real share of the win).
+
+The branches use the true deal, cards hidden from the learner included: the value of an action in
+a branch is what it is worth in that deal, and a model trained on the observation alone learns the
+value given what the learner can see (the mean over the deals that look the same to it, drawn as
+often as play against heuristics draws them). Nothing is allocated: the caller passes every array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules.actions import NUM_ACTIONS
+from .compiler import jit
+from .drivers import _next_deal_or_end
+from .encode import encode
+from .heuristic import heuristic_action
+from .layout import (
+    C_PLAYERS,
+    CURRENT,
+    DEAL_OVER,
+    FOREHAND,
+    GAME_OVER,
+    GAME_WINNERS,
+    LEGAL,
+    PHASE,
+    RAMS_OVER,
+    RAMS_WINNERS,
+    SCORES,
+)
+from .mt import mt_randbelow, mt_seed
+from .rules import apply, new_game_with
+
+PER_MILLION = 1_000_000  # chances are passed as parts per million (integer draws of the generator)
+
+
+@jit
+def _play_out(s: np.ndarray, c: np.ndarray, hrngs: np.ndarray, obs: np.ndarray, work: np.ndarray, iwork: np.ndarray):
+    """Play game ``s`` to the end of its deal (or of the game) with the heuristic in every seat."""
+    while s[PHASE] < DEAL_OVER and s[CURRENT] >= 0:
+        seat = s[CURRENT]
+        encode(s, c, seat, obs)
+        apply(s, c, heuristic_action(obs, c, s[LEGAL], hrngs[seat], work, iwork))
+
+
+@jit
+def _copy_game(s: np.ndarray, hrngs: np.ndarray, to_s: np.ndarray, to_hrngs: np.ndarray) -> None:
+    """Copy a game's state and its heuristic seats' generators (loops: this package allocates nothing)."""
+    for x in range(s.size):
+        to_s[x] = s[x]
+    for seat in range(hrngs.shape[0]):
+        for x in range(hrngs.shape[1]):
+            to_hrngs[seat, x] = hrngs[seat, x]
+
+
+@jit
+def _random_legal(legal: int, mt: np.ndarray) -> int:
+    """A uniformly drawn action of the legal set ``legal`` (bit ``a`` for action ``a``)."""
+    count = 0
+    for a in range(NUM_ACTIONS):
+        count += (legal >> a) & 1
+    pick = mt_randbelow(mt, count)
+    for a in range(NUM_ACTIONS):
+        if (legal >> a) & 1:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@jit
+def collect_counterfactuals(
+    s: np.ndarray,
+    c: np.ndarray,
+    rng: np.ndarray,
+    hrngs: np.ndarray,
+    behaviour: np.ndarray,
+    seeds: np.ndarray,
+    hseeds: np.ndarray,
+    learner: np.ndarray,
+    start_scores: np.ndarray,
+    explore_ppm: int,
+    record_ppm: int,
+    deck: np.ndarray,
+    obs: np.ndarray,
+    branch_obs: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+    branch: np.ndarray,
+    branch_hrngs: np.ndarray,
+    out_obs: np.ndarray,
+    out_legal: np.ndarray,
+    out_heuristic: np.ndarray,
+    out_rams: np.ndarray,
+    out_sample: np.ndarray,
+    out_action: np.ndarray,
+    out_scores: np.ndarray,
+    out_dealer: np.ndarray,
+    out_winners: np.ndarray,
+) -> tuple:
+    """Play the ramsar (module docstring) and return ``(decisions, branches)`` recorded, or
+    ``(-1, -1)`` if the ``out_*`` arrays were too small. ``behaviour`` is the generator of the
+    learner's exploration and of the choice of decisions recorded (seeded by the caller).
+
+    Per decision ``i``: ``out_obs[i]``, ``out_legal[i]`` (bit set), ``out_heuristic[i]`` (the
+    heuristic's action), ``out_rams[i]`` (the rams it belongs to). Per branch ``b``: ``out_sample[b]``
+    (its decision), ``out_action[b]``, ``out_scores[b]`` at the end of the deal, ``out_dealer[b]``
+    (the next deal's dealer), ``out_winners[b]`` (seat mask of the winners where the rams or game
+    ended, else -1)."""
+    n = c[C_PLAYERS]
+    decisions = 0
+    branches = 0
+    for k in range(seeds.size):
+        for seat in range(n):
+            mt_seed(hrngs[seat], hseeds[k, seat])
+        new_game_with(s, c, rng, seeds[k], -1, start_scores[k], deck)
+        me = learner[k]
+        while True:
+            while s[PHASE] < DEAL_OVER and s[CURRENT] >= 0:
+                seat = s[CURRENT]
+                legal = s[LEGAL]
+                encode(s, c, seat, obs)
+                action = heuristic_action(obs, c, legal, hrngs[seat], work, iwork)
+                if seat == me and legal & (legal - 1) != 0:
+                    if mt_randbelow(behaviour, PER_MILLION) < record_ppm:
+                        width = 0
+                        for a in range(NUM_ACTIONS):
+                            width += (legal >> a) & 1
+                        if decisions >= out_legal.size or branches + width > out_sample.size:
+                            return -1, -1
+                        for x in range(obs.size):
+                            out_obs[decisions, x] = obs[x]
+                        out_legal[decisions] = legal
+                        out_heuristic[decisions] = action
+                        out_rams[decisions] = k
+                        for a in range(NUM_ACTIONS):
+                            if not (legal >> a) & 1:
+                                continue
+                            _copy_game(s, hrngs, branch, branch_hrngs)
+                            apply(branch, c, a)
+                            _play_out(branch, c, branch_hrngs, branch_obs, work, iwork)
+                            out_sample[branches] = decisions
+                            out_action[branches] = a
+                            for j in range(n):
+                                out_scores[branches, j] = branch[SCORES + j]
+                            out_dealer[branches] = branch[FOREHAND]
+                            over = branch[PHASE] == GAME_OVER or branch[RAMS_OVER] != 0
+                            if not over:
+                                out_winners[branches] = -1
+                            elif branch[GAME_WINNERS] >= 0:
+                                out_winners[branches] = branch[GAME_WINNERS]
+                            else:
+                                out_winners[branches] = branch[RAMS_WINNERS]
+                            branches += 1
+                        decisions += 1
+                    if mt_randbelow(behaviour, PER_MILLION) < explore_ppm:
+                        action = _random_legal(legal, behaviour)
+                apply(s, c, action)
+            if _next_deal_or_end(s, c, rng):
+                break
+    return decisions, branches
+
+
+# ---------------------------------------------------------------- batches with a policy in the learner's seat
+
+
+@jit
+def advance_to_learner(
+    states: np.ndarray,
+    c: np.ndarray,
+    hrngs: np.ndarray,
+    learners: np.ndarray,
+    games: np.ndarray,
+    obs: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+) -> None:
+    """Play the heuristic seats of each game ``i`` of ``games`` (``hrngs[i]`` their generators) until
+    its learner ``learners[i]`` is to act or its deal (or game) is over."""
+    for i in games:
+        s = states[i]
+        while s[PHASE] < DEAL_OVER and s[CURRENT] >= 0 and s[CURRENT] != learners[i]:
+            seat = s[CURRENT]
+            encode(s, c, seat, obs)
+            apply(s, c, heuristic_action(obs, c, s[LEGAL], hrngs[i, seat], work, iwork))
+
+
+@jit
+def observe_learners(states: np.ndarray, c: np.ndarray, games: np.ndarray, out_obs: np.ndarray, out_legal: np.ndarray):
+    """Row ``k`` of the outputs: the observation and legal set of the player to act in game ``games[k]``."""
+    for k in range(games.size):
+        s = states[games[k]]
+        encode(s, c, s[CURRENT], out_obs[k])
+        out_legal[k] = s[LEGAL]
+
+
+@jit
+def apply_actions(states: np.ndarray, c: np.ndarray, games: np.ndarray, actions: np.ndarray) -> None:
+    """Apply ``actions[k]`` in game ``games[k]``."""
+    for k in range(games.size):
+        apply(states[games[k]], c, actions[k])
+
+
+@jit
+def branch_games(
+    states: np.ndarray,
+    hrngs: np.ndarray,
+    games: np.ndarray,
+    actions: np.ndarray,
+    c: np.ndarray,
+    to_states: np.ndarray,
+    to_hrngs: np.ndarray,
+    first: int,
+) -> None:
+    """Copy game ``games[k]`` (its state and its heuristic seats' generators) to row ``first + k`` of
+    the ``to_*`` arrays and apply ``actions[k]`` there."""
+    for k in range(games.size):
+        _copy_game(states[games[k]], hrngs[games[k]], to_states[first + k], to_hrngs[first + k])
+        apply(to_states[first + k], c, actions[k])
+
+
+@jit
+def deal_outcomes(states: np.ndarray, c: np.ndarray, out_scores: np.ndarray, out_dealer: np.ndarray, out_winners: np.ndarray):
+    """Per game at the end of its deal: the scores, the next deal's dealer, the winners where the rams
+    or the game ended (a seat mask; -1 where it goes on)."""
+    n = c[C_PLAYERS]
+    for i in range(states.shape[0]):
+        s = states[i]
+        for j in range(n):
+            out_scores[i, j] = s[SCORES + j]
+        out_dealer[i] = s[FOREHAND]
+        if not (s[PHASE] == GAME_OVER or s[RAMS_OVER] != 0):
+            out_winners[i] = -1
+        elif s[GAME_WINNERS] >= 0:
+            out_winners[i] = s[GAME_WINNERS]
+        else:
+            out_winners[i] = s[RAMS_WINNERS]

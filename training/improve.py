@@ -1,0 +1,498 @@
+"""Policy improvement from counterfactual rollouts on true deals: a network that plays for the rams.
+
+Collection (compiled, :mod:`rams_env.compiled.counterfactual`): whole ramsar of heuristics, one seat
+(the learner) exploring with the chance ``--explore``. At a share ``--record`` of the learner's
+decisions every legal action is tried on a copy of the true deal and played out to the deal's end by
+the heuristic in every seat, and each outcome is scored by the learner's chance to win the rams: its
+share of the win where the rams ended, else the equity model (:mod:`rams_env.equity`) at the next
+deal's start. That is each action's value Q(deal, action) for a player who then plays as the
+heuristic, with the equity model judging the rest of the rams.
+
+Training: a :class:`~rams_env.policy.network.PolicyNet` learns, from the learner's observation alone,
+each legal action's value less their mean (squared error on the legal actions). Fitted on the
+observation, it learns the mean over the deals that look the same to the learner, drawn as often as
+play against heuristics draws them: the beliefs are those of the true game, which no sampled world
+has to approximate. Its policy head holds those values times ``--scale`` as logits, so the greedy
+policy (``load_agent``, ``rams eval``) plays the best action: one step of policy improvement over the
+heuristic at every decision, for the rams rather than for points. The value head learns the mean.
+
+Collected decisions go into shards (``data/shard-NNNNN.npz``, written atomically; a stopped run
+resumes at its last shard; ``data/collection.json`` refuses a resume with other options). Writes
+``improved.pt`` (a checkpoint) and ``improve.json`` (the arguments, the losses, and on held-out
+decisions the equity a decision loses against the best action: the heuristic's and the network's).
+
+    python -m training.improve --variant mattmar --ramsar 4000 --out runs/improve-mattmar
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from rams_env import equity as equity_model
+from rams_env.compiled import heuristic as compiled_heuristic
+from rams_env.compiled.counterfactual import (
+    PER_MILLION,
+    advance_to_learner,
+    apply_actions,
+    branch_games,
+    collect_counterfactuals,
+    deal_outcomes,
+    observe_learners,
+)
+from rams_env.compiled.drivers import _next_deal_or_end
+from rams_env.compiled.rules import new_game_with
+from rams_env.compiled.layout import CURRENT, DEAL_OVER, PHASE, STATE_WIDTH, P, config_array
+from rams_env.compiled.mt import mt_seed
+from rams_env.obs.encoding import OBS_SIZE
+from rams_env.agents.neural import PolicyAgent
+from rams_env.policy.checkpoint import (
+    load_checkpoint,
+    make_checkpoint,
+    network_from_checkpoint,
+    save_checkpoint,
+    write_atomically,
+)
+from rams_env.policy.network import PolicyNet
+from rams_env.rules import make_config
+from rams_env.rules.actions import NUM_ACTIONS, Action
+from rams_env.rules.config import RulesConfig
+from rams_env.zoo import locate
+
+from .distill import check_collection
+
+SHARD = "shard-{:05d}.npz"
+COLLECTED_BY = ("variant", "num_players", "base", "shard", "explore", "record", "random_start", "seed")
+
+
+class RamsarPlan(NamedTuple):
+    """What a shard's ramsar are played from: ``Game(config, seeds[k], scores=start[k])``, seat
+    ``j``'s heuristic seeded ``hseeds[k, j]``, the learner ``learner[k]``; ``behaviour`` seeds the
+    learner's exploration and the choice of decisions recorded."""
+
+    seeds: np.ndarray
+    hseeds: np.ndarray
+    learner: np.ndarray
+    start: np.ndarray
+    behaviour: int
+
+
+def ramsar_plan(config: RulesConfig, ramsar: int, seed: int, random_start: float) -> RamsarPlan:
+    """The seeds, learners and start scores of ``ramsar`` ramsar (a share ``random_start`` of them from
+    scores drawn from 1 to the start score), all drawn from ``seed``."""
+    n = config.num_players
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, 2**62, ramsar, dtype=np.int64)
+    hseeds = rng.integers(0, 2**62, (ramsar, n), dtype=np.int64)
+    learner = rng.integers(0, n, ramsar, dtype=np.int64)
+    start = np.full((ramsar, n), config.start_score, np.int64)
+    randomised = rng.random(ramsar) < random_start
+    start[randomised] = rng.integers(1, config.start_score + 1, (int(randomised.sum()), n))
+    return RamsarPlan(seeds, hseeds, learner, start, int(rng.integers(0, 2**62)))
+
+
+def collect_shard(
+    config: RulesConfig, ramsar: int, seed: int, explore: float, record: float, random_start: float
+) -> dict[str, np.ndarray]:
+    """The decisions recorded in the ramsar of ``ramsar_plan(config, ramsar, seed, random_start)``
+    (module docstring): ``observation`` (float16), ``mask`` (bool), ``base`` (the heuristic's action), ``q``
+    (float32, each legal action's chance to win the rams, NaN where illegal) and ``rams`` (the rams of
+    the shard each decision belongs to)."""
+    n = config.num_players
+    plan = ramsar_plan(config, ramsar, seed, random_start)
+    seeds, hseeds, learner, start = plan.seeds, plan.hseeds, plan.learner, plan.start
+    behaviour = np.zeros(625, np.int64)
+    mt_seed(behaviour, plan.behaviour)
+    c = config_array(config, "rams", "win")
+    capacity = 128 * ramsar
+    while True:
+        out = {
+            "obs": np.zeros((capacity, OBS_SIZE), np.float32),
+            "legal": np.zeros(capacity, np.int64),
+            "base": np.zeros(capacity, np.int64),
+            "rams": np.zeros(capacity, np.int64),
+            "sample": np.zeros(8 * capacity, np.int64),
+            "action": np.zeros(8 * capacity, np.int64),
+            "scores": np.zeros((8 * capacity, n), np.int64),
+            "dealer": np.zeros(8 * capacity, np.int64),
+            "winners": np.zeros(8 * capacity, np.int64),
+        }
+        decisions, branches = collect_counterfactuals(
+            np.zeros(STATE_WIDTH, np.int64),
+            c,
+            np.zeros(625, np.int64),
+            np.zeros((P, 625), np.int64),
+            behaviour,
+            seeds,
+            hseeds,
+            learner,
+            start,
+            int(explore * PER_MILLION),
+            int(record * PER_MILLION),
+            np.zeros(0, np.int64),
+            np.zeros(OBS_SIZE, np.float32),
+            np.zeros(OBS_SIZE, np.float32),
+            np.zeros(compiled_heuristic.WORK_SIZE, np.float64),
+            np.zeros(compiled_heuristic.WORK_SIZE, np.int64),
+            np.zeros(STATE_WIDTH, np.int64),
+            np.zeros((P, 625), np.int64),
+            out["obs"],
+            out["legal"],
+            out["base"],
+            out["rams"],
+            out["sample"],
+            out["action"],
+            out["scores"],
+            out["dealer"],
+            out["winners"],
+        )
+        if decisions >= 0:
+            break
+        capacity *= 2
+    seat = learner[out["rams"][:decisions]]
+    sample = out["sample"][:branches]
+    value = branch_values(config, out["scores"][:branches], out["dealer"][:branches], out["winners"][:branches], seat[sample])
+    q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
+    q[sample, out["action"][:branches]] = value
+    legal = out["legal"][:decisions]
+    mask = ((legal[:, None] >> np.arange(NUM_ACTIONS)[None, :]) & 1).astype(bool)
+    return {
+        "observation": out["obs"][:decisions].astype(np.float16),
+        "mask": mask,
+        "base": out["base"][:decisions],
+        "q": q,
+        "rams": out["rams"][:decisions],
+    }
+
+
+def collect_policy_shard(
+    config: RulesConfig,
+    policy: Any,
+    ramsar: int,
+    seed: int,
+    explore: float,
+    record: float,
+    random_start: float,
+    games: int = 256,
+    branch_batch: int = 4096,
+) -> dict[str, np.ndarray]:
+    """:func:`collect_shard` with ``policy`` (an agent with ``act_batch``) in the learner's seat, on the
+    main line and in every branch: each action's value for a player who then plays as the policy does.
+    ``games`` ramsar are played side by side, the policy's decisions batched over them, and branches
+    are played out ``branch_batch`` at a time. ``base`` is the policy's action."""
+    n = config.num_players
+    plan = ramsar_plan(config, ramsar, seed, random_start)
+    behaviour = np.random.default_rng(plan.behaviour)
+    c = config_array(config, "rams", "win")
+    width = min(games, ramsar)
+    states = np.zeros((width, STATE_WIDTH), np.int64)
+    rngs = np.zeros((width, 625), np.int64)
+    hrngs = np.zeros((width, P, 625), np.int64)
+    learners = np.zeros(width, np.int64)
+    rams_of = np.full(width, -1, np.int64)
+    room = branch_batch + width * NUM_ACTIONS
+    bstates = np.zeros((room, STATE_WIDTH), np.int64)
+    bhrngs = np.zeros((room, P, 625), np.int64)
+    blearners = np.zeros(room, np.int64)
+    bdecision = np.zeros(room, np.int64)
+    baction = np.zeros(room, np.int64)
+    used = 0
+    obs_work = np.zeros(OBS_SIZE, np.float32)
+    work = np.zeros(compiled_heuristic.WORK_SIZE, np.float64)
+    iwork = np.zeros(compiled_heuristic.WORK_SIZE, np.int64)
+    empty = np.zeros(0, np.int64)
+    records: dict[str, list[Any]] = {"obs": [], "legal": [], "base": [], "rams": []}
+    outcomes: list[tuple[np.ndarray, ...]] = []
+    started = 0
+
+    def start(g: int) -> None:
+        nonlocal started
+        k = started
+        started += 1
+        rams_of[g], learners[g] = k, plan.learner[k]
+        for j in range(n):
+            mt_seed(hrngs[g, j], int(plan.hseeds[k, j]))
+        new_game_with(states[g], c, rngs[g], int(plan.seeds[k]), -1, plan.start[k], empty)
+
+    def decide(where: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The policy's actions in games ``at`` of ``where`` (observations, legal masks, actions)."""
+        obs = np.zeros((at.size, OBS_SIZE), np.float32)
+        legal = np.zeros(at.size, np.int64)
+        observe_learners(where, c, at, obs, legal)
+        mask = ((legal[:, None] >> np.arange(NUM_ACTIONS)[None, :]) & 1).astype(bool)
+        return obs, mask, np.asarray(policy.act_batch(obs, mask), np.int64)
+
+    def resolve() -> None:
+        """Play the branches to the end of their deals and keep their outcomes."""
+        nonlocal used
+        live = np.arange(used, dtype=np.int64)
+        while live.size:
+            advance_to_learner(bstates, c, bhrngs, blearners, live, obs_work, work, iwork)
+            live = live[(bstates[live, PHASE] < DEAL_OVER) & (bstates[live, CURRENT] >= 0)]
+            if live.size:
+                apply_actions(bstates, c, live, decide(bstates, live)[2])
+        scores = np.zeros((used, n), np.int64)
+        dealer, winners = np.zeros(used, np.int64), np.zeros(used, np.int64)
+        deal_outcomes(bstates[:used], c, scores, dealer, winners)
+        outcomes.append((bdecision[:used].copy(), baction[:used].copy(), blearners[:used].copy(), scores, dealer, winners))
+        used = 0
+
+    for g in range(width):
+        start(g)
+    while (rams_of >= 0).any():
+        going = np.flatnonzero(rams_of >= 0).astype(np.int64)
+        advance_to_learner(states, c, hrngs, learners, going, obs_work, work, iwork)
+        for g in going[(states[going, PHASE] >= DEAL_OVER) | (states[going, CURRENT] < 0)]:
+            if _next_deal_or_end(states[g], c, rngs[g]):
+                rams_of[g] = -1
+                if started < ramsar:
+                    start(int(g))
+        at = np.flatnonzero((rams_of >= 0) & (states[:, PHASE] < DEAL_OVER) & (states[:, CURRENT] >= 0))
+        at = at[states[at, CURRENT] == learners[at]].astype(np.int64)
+        if not at.size:
+            continue
+        obs, mask, actions = decide(states, at)
+        for r in np.flatnonzero((mask.sum(axis=1) > 1) & (behaviour.random(at.size) < record)):
+            g, acts = at[r], np.flatnonzero(mask[r]).astype(np.int64)
+            branch_games(states, hrngs, np.full(acts.size, g, np.int64), acts, c, bstates, bhrngs, used)
+            rows = slice(used, used + acts.size)
+            blearners[rows], bdecision[rows], baction[rows] = learners[g], len(records["base"]), acts
+            used += acts.size
+            records["obs"].append(obs[r].astype(np.float16))
+            records["legal"].append(mask[r])
+            records["base"].append(actions[r])
+            records["rams"].append(rams_of[g])
+        chosen = actions.copy()
+        for r in np.flatnonzero(behaviour.random(at.size) < explore):
+            chosen[r] = behaviour.choice(np.flatnonzero(mask[r]))
+        apply_actions(states, c, at, chosen)
+        if used >= branch_batch:
+            resolve()
+    resolve()
+    decisions = len(records["base"])
+    q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
+    if decisions:
+        ids, acts, seats, scores, dealer, winners = (np.concatenate(part) for part in zip(*outcomes))
+        q[ids, acts] = branch_values(config, scores, dealer, winners, seats)
+    return {
+        "observation": np.asarray(records["obs"], np.float16).reshape(decisions, OBS_SIZE),
+        "mask": np.asarray(records["legal"], bool).reshape(decisions, NUM_ACTIONS),
+        "base": np.asarray(records["base"], np.int64),
+        "q": q,
+        "rams": np.asarray(records["rams"], np.int64),
+    }
+
+
+def branch_values(
+    config: RulesConfig, scores: np.ndarray, dealer: np.ndarray, winners: np.ndarray, seat: np.ndarray
+) -> np.ndarray:
+    """Seat ``seat[b]``'s chance to win the rams after branch ``b``: its share of the win where the rams
+    ended (``winners[b]`` a seat mask), else the equity model from ``scores[b]``, ``dealer[b]`` dealing."""
+    value = np.zeros(len(seat), np.float64)
+    ended = winners >= 0
+    if ended.any():
+        shares = equity_model.win_shares(winners[ended], config.num_players)
+        value[ended] = shares[np.arange(int(ended.sum())), seat[ended]]
+    going = ~ended
+    if going.any():
+        chances = equity_model.equity(config, scores[going], dealer[going])
+        value[going] = chances[np.arange(int(going.sum())), seat[going]]
+    return value
+
+
+def read_shards(folder: Path) -> dict[str, np.ndarray]:
+    """Every shard of ``folder``, concatenated (``rams`` made unique across shards)."""
+    parts = []
+    for k, path in enumerate(sorted(folder.glob("shard-*.npz"))):
+        with np.load(path, allow_pickle=False) as data:
+            part = {key: data[key] for key in ("observation", "mask", "base", "q", "rams")}
+        part["rams"] = part["rams"] + k * 1_000_000
+        parts.append(part)
+    if not parts:
+        raise SystemExit(f"{folder}: no shards to train on")
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def centred(q: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Each legal action's value less the mean over the legal actions (0 where illegal)."""
+    filled = np.where(mask, q, 0.0)
+    mean = filled.sum(axis=1, keepdims=True) / mask.sum(axis=1, keepdims=True)
+    return np.where(mask, filled - mean, 0.0).astype(np.float32)
+
+
+def regrets(q: np.ndarray, mask: np.ndarray, chosen: np.ndarray) -> float:
+    """The mean chance to win the rams lost against the best action by playing ``chosen``."""
+    best = np.where(mask, q, -np.inf).max(axis=1)
+    return float(np.mean(best - q[np.arange(len(q)), chosen]))
+
+
+def decision_kinds(mask: np.ndarray) -> dict[str, np.ndarray]:
+    """Which decisions of legal sets ``mask`` are knocks, buys (draw legal), bids and answers, card play."""
+    knock = mask[:, int(Action.PASS)] & mask[:, int(Action.KNOCK)]
+    buy = mask[:, int(Action.DRAW)] & ~knock
+    bid = mask[:, int(Action.BID_BETTER) : int(Action.DRAW)].any(axis=1) & ~knock & ~buy
+    return {"knock": knock, "buy": buy, "bid": bid, "play": ~(knock | buy | bid)}
+
+
+def regret_table(q: np.ndarray, mask: np.ndarray, choices: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """Per kind of decision (:func:`decision_kinds`, and all), the regret of each named choice."""
+    kinds = {"all": np.ones(len(q), bool), **decision_kinds(mask)}
+    return {
+        kind: {"decisions": int(sel.sum()), **{name: regrets(q[sel], mask[sel], chosen[sel]) for name, chosen in choices.items()}}
+        for kind, sel in kinds.items()
+        if sel.any()
+    }
+
+
+def train(
+    data: dict[str, np.ndarray],
+    net: PolicyNet,
+    epochs: int,
+    lr: float,
+    scale: float,
+    seed: int,
+    held_out: float,
+    device: str = "cpu",
+) -> dict[str, Any]:
+    """Fit ``net`` to the centred action values of ``data`` (module docstring); a share ``held_out`` of
+    the ramsar is kept out of training and measured. Returns the losses and the held-out regrets."""
+    torch.manual_seed(seed)
+    rams = data["rams"]
+    rng = np.random.default_rng(seed)
+    ids = np.unique(rams)
+    test_ids = rng.choice(ids, max(1, int(len(ids) * held_out)), replace=False) if held_out > 0 else ids[:0]
+    test = np.isin(rams, test_ids)
+    mask_np = data["mask"]
+    target_np = centred(data["q"], mask_np)
+    mean_np = np.nanmean(np.where(mask_np, data["q"], np.nan), axis=1).astype(np.float32)
+    train_idx = np.flatnonzero(~test)
+    obs = torch.from_numpy(data["observation"][train_idx]).to(device)
+    mask = torch.from_numpy(mask_np[train_idx]).to(device)
+    target = torch.from_numpy(target_np[train_idx]).to(device)
+    mean = torch.from_numpy(mean_np[train_idx]).to(device)
+    with torch.no_grad():  # the head predicts values during training, logits (times ``scale``) after it
+        net.policy_head.weight /= scale
+        net.policy_head.bias /= scale
+    net = net.to(device).train()
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * (-(-len(train_idx) // 1024)))
+    losses = []
+    for _ in tqdm(range(epochs), desc="train", unit="epoch"):
+        order = torch.randperm(len(train_idx), device=device)
+        total = 0.0
+        for batch in order.split(1024):
+            logits, value = net(obs[batch].float())
+            m = mask[batch]
+            centred_pred = logits - (logits * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)
+            loss = (((centred_pred - target[batch]) ** 2) * m).sum() / m.sum() + ((value - mean[batch]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            total += float(loss.detach()) * len(batch)
+        losses.append(total / len(train_idx))
+    net = net.cpu().eval()
+    with torch.no_grad():
+        net.policy_head.weight *= scale
+        net.policy_head.bias *= scale
+    report: dict[str, Any] = {"losses": losses, "decisions": int(len(rams)), "held_out_decisions": int(test.sum())}
+    if test.any():
+        q, m = data["q"][test], mask_np[test]
+        with torch.no_grad():
+            logits = net(torch.from_numpy(data["observation"][test]).float())[0].numpy()
+        chosen = np.where(m, logits, -np.inf).argmax(axis=1)
+        report["regret_base"] = regrets(q, m, data["base"][test])
+        report["regret_network"] = regrets(q, m, chosen)
+        report["agrees_with_base"] = float(np.mean(chosen == data["base"][test]))
+        report["regret_by_kind"] = regret_table(q, m, {"base": data["base"][test], "network": chosen})
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m training.improve", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", required=True, help="rules preset")
+    parser.add_argument("--num-players", type=int, default=4, help="players at the table (default 4)")
+    parser.add_argument("--ramsar", type=int, default=4000, help="ramsar to collect from (default 4000)")
+    parser.add_argument(
+        "--base",
+        default="heuristic",
+        help="who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name or "
+        "checkpoint of a policy (default heuristic)",
+    )
+    parser.add_argument("--shard", type=int, default=200, help="ramsar per shard (default 200)")
+    parser.add_argument("--explore", type=float, default=0.05, help="learner's chance of a random action (default 0.05)")
+    parser.add_argument("--record", type=float, default=0.5, help="share of its decisions recorded (default 0.5)")
+    parser.add_argument("--random-start", type=float, default=0.3, help="share of ramsar from random scores (default 0.3)")
+    parser.add_argument("--out", type=Path, required=True, help="run folder (shards, improved.pt)")
+    parser.add_argument("--init-from", default=None, help="zoo name or checkpoint to start the network from")
+    parser.add_argument("--hidden", default="256,256", help="hidden widths of a new network (default 256,256)")
+    parser.add_argument("--epochs", type=int, default=10, help="training passes (default 10)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    parser.add_argument("--scale", type=float, default=100.0, help="logits per unit of win chance (default 100)")
+    parser.add_argument("--held-out", type=float, default=0.05, help="share of ramsar kept to measure (default 0.05)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the collection and the training")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--device", default="cpu", help="torch device of the training: cpu or cuda (default cpu)")
+    parser.add_argument("--collect-only", action="store_true", help="collect the shards and stop")
+    args = parser.parse_args(argv)
+    if args.device not in ("cpu", "cuda"):
+        parser.error(f"--device must be cpu or cuda, got {args.device!r}")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+    for name in ("ramsar", "shard", "epochs", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    for name in ("explore", "record", "random_start"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            parser.error(f"--{name.replace('_', '-')} must be a share from 0 to 1")
+    if not 0.0 <= args.held_out < 1.0:
+        parser.error("--held-out must be a share from 0 to below 1")
+    if args.scale <= 0:
+        parser.error("--scale must be positive")
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        parser.error(f"--hidden must be widths joined by commas, got {args.hidden!r}")
+    torch.set_num_threads(args.threads)
+    config = make_config(args.variant, args.num_players)
+    base = None if args.base == "heuristic" else PolicyAgent(
+        network_from_checkpoint(load_checkpoint(locate(args.base), expect_config=config)), config
+    )
+    data_dir = args.out / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    check_collection(data_dir, args, COLLECTED_BY)
+    shards = -(-args.ramsar // args.shard)
+    for k in tqdm(range(shards), desc="collect", unit="shard"):
+        path = data_dir / SHARD.format(k)
+        if not path.exists():
+            options = (args.shard, args.seed * 100003 + k, args.explore, args.record, args.random_start)
+            shard = collect_shard(config, *options) if base is None else collect_policy_shard(config, base, *options)
+            write_atomically(path, lambda f, shard=shard: np.savez_compressed(f, **shard))
+    if args.collect_only:
+        return 0
+    data = read_shards(data_dir)
+    if args.init_from:
+        payload = load_checkpoint(locate(args.init_from), expect_config=config)
+        net = network_from_checkpoint(payload)
+    else:
+        net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden)
+    report = train(data, net, args.epochs, args.lr, args.scale, args.seed, args.held_out, args.device)
+    save_checkpoint(
+        args.out / "improved.pt",
+        make_checkpoint(net, config, trained_by="training.improve", init_from=str(args.init_from)),
+    )
+    report["args"] = {k: str(v) for k, v in vars(args).items()}
+    write_atomically(args.out / "improve.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
+    print(json.dumps({k: v for k, v in report.items() if k != "args"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
