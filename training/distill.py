@@ -169,6 +169,14 @@ def check_collection(data_dir: Path, args: argparse.Namespace, keys: tuple[str, 
     write_atomically(path, lambda f: f.write(json.dumps(wanted, indent=2).encode()))
 
 
+def check_device(parser: argparse.ArgumentParser, device: str) -> None:
+    """Refuse (``parser.error``) a ``--device`` other than cpu and cuda, and cuda where torch finds none."""
+    if device not in ("cpu", "cuda"):
+        parser.error(f"--device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line (module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.split("\n\n")[0])
@@ -186,10 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--device", default="cpu", help="torch device of the fine-tuning: cpu or cuda (default cpu)")
     args = parser.parse_args(argv)
-    if args.device not in ("cpu", "cuda"):
-        parser.error(f"--device must be cpu or cuda, got {args.device!r}")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+    check_device(parser, args.device)
     for name in ("decisions", "shard", "epochs", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")

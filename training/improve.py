@@ -65,7 +65,7 @@ from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
-from .distill import check_collection
+from .distill import check_collection, check_device
 
 SHARD = "shard-{:05d}.npz"
 COLLECTED_BY = ("variant", "num_players", "base", "shard", "explore", "record", "random_start", "seed")
@@ -442,10 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu", help="torch device of the training: cpu or cuda (default cpu)")
     parser.add_argument("--collect-only", action="store_true", help="collect the shards and stop")
     args = parser.parse_args(argv)
-    if args.device not in ("cpu", "cuda"):
-        parser.error(f"--device must be cpu or cuda, got {args.device!r}")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+    check_device(parser, args.device)
     for name in ("ramsar", "shard", "epochs", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1")

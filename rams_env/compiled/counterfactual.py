@@ -63,6 +63,21 @@ def _copy_game(s: np.ndarray, hrngs: np.ndarray, to_s: np.ndarray, to_hrngs: np.
 
 
 @jit
+def _outcome(s: np.ndarray, n: int, row: int, out_scores: np.ndarray, out_dealer: np.ndarray, out_winners: np.ndarray):
+    """Row ``row`` of the outputs for game ``s`` at the end of its deal: the scores, the next deal's dealer,
+    the winners where the rams or the game ended (a seat mask; -1 where it goes on)."""
+    for j in range(n):
+        out_scores[row, j] = s[SCORES + j]
+    out_dealer[row] = s[FOREHAND]
+    if not (s[PHASE] == GAME_OVER or s[RAMS_OVER] != 0):
+        out_winners[row] = -1
+    elif s[GAME_WINNERS] >= 0:
+        out_winners[row] = s[GAME_WINNERS]
+    else:
+        out_winners[row] = s[RAMS_WINNERS]
+
+
+@jit
 def _random_legal(legal: int, mt: np.ndarray) -> int:
     """A uniformly drawn action of the legal set ``legal`` (bit ``a`` for action ``a``)."""
     count = 0
@@ -150,16 +165,7 @@ def collect_counterfactuals(
                             _play_out(branch, c, branch_hrngs, branch_obs, work, iwork)
                             out_sample[branches] = decisions
                             out_action[branches] = a
-                            for j in range(n):
-                                out_scores[branches, j] = branch[SCORES + j]
-                            out_dealer[branches] = branch[FOREHAND]
-                            over = branch[PHASE] == GAME_OVER or branch[RAMS_OVER] != 0
-                            if not over:
-                                out_winners[branches] = -1
-                            elif branch[GAME_WINNERS] >= 0:
-                                out_winners[branches] = branch[GAME_WINNERS]
-                            else:
-                                out_winners[branches] = branch[RAMS_WINNERS]
+                            _outcome(branch, n, branches, out_scores, out_dealer, out_winners)
                             branches += 1
                         decisions += 1
                     if mt_randbelow(behaviour, PER_MILLION) < explore_ppm:
@@ -232,15 +238,5 @@ def branch_games(
 def deal_outcomes(states: np.ndarray, c: np.ndarray, out_scores: np.ndarray, out_dealer: np.ndarray, out_winners: np.ndarray):
     """Per game at the end of its deal: the scores, the next deal's dealer, the winners where the rams
     or the game ended (a seat mask; -1 where it goes on)."""
-    n = c[C_PLAYERS]
     for i in range(states.shape[0]):
-        s = states[i]
-        for j in range(n):
-            out_scores[i, j] = s[SCORES + j]
-        out_dealer[i] = s[FOREHAND]
-        if not (s[PHASE] == GAME_OVER or s[RAMS_OVER] != 0):
-            out_winners[i] = -1
-        elif s[GAME_WINNERS] >= 0:
-            out_winners[i] = s[GAME_WINNERS]
-        else:
-            out_winners[i] = s[RAMS_WINNERS]
+        _outcome(states[i], c[C_PLAYERS], i, out_scores, out_dealer, out_winners)
