@@ -306,17 +306,67 @@ def branch_values(
     return value
 
 
-def read_shards(folder: Path) -> dict[str, np.ndarray]:
-    """Every shard of ``folder``, concatenated (``rams`` made unique across shards)."""
+class Observations:
+    """Observations kept compactly: one bit per feature (non-zero or not) and, as float16, the few
+    features that take other values than 0 and 1 (``dense_cols``: scores, counts). About a tenth of the
+    float16 matrix; ``obs[rows]`` gives the float32 rows."""
+
+    def __init__(self, bits: np.ndarray, dense: np.ndarray, dense_cols: np.ndarray) -> None:
+        self.bits, self.dense, self.dense_cols = bits, dense, dense_cols
+
+    @classmethod
+    def pack(cls, observation: np.ndarray) -> Observations:
+        """The compact form of an observation matrix (N, OBS_SIZE)."""
+        observation = np.asarray(observation)
+        cols = np.flatnonzero((~np.isin(observation, (0.0, 1.0))).any(axis=0)).astype(np.int64)
+        return cls(np.packbits(observation != 0, axis=1), observation[:, cols].astype(np.float16), cols)
+
+    @classmethod
+    def concatenate(cls, parts: list[Observations]) -> Observations:
+        """One store of several (their dense columns united: a column binary in a part is its bits there)."""
+        cols = np.unique(np.concatenate([p.dense_cols for p in parts])).astype(np.int64)
+        dense = []
+        for part in parts:
+            block = np.unpackbits(part.bits, axis=1, count=OBS_SIZE)[:, cols].astype(np.float16)
+            block[:, np.searchsorted(cols, part.dense_cols)] = part.dense
+            dense.append(block)
+        return cls(np.concatenate([p.bits for p in parts]), np.concatenate(dense), cols)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays a shard stores."""
+        return {"obs_bits": self.bits, "obs_dense": self.dense, "obs_dense_cols": self.dense_cols}
+
+    def __len__(self) -> int:
+        return len(self.bits)
+
+    def __getitem__(self, rows: Any) -> np.ndarray:
+        out = np.unpackbits(self.bits[rows], axis=1, count=OBS_SIZE).astype(np.float32)
+        out[:, self.dense_cols] = self.dense[rows]
+        return out
+
+
+def write_shard(path: Path, shard: dict[str, np.ndarray]) -> None:
+    """Write a collected shard atomically, its observations packed (:class:`Observations`)."""
+    arrays = {k: v for k, v in shard.items() if k != "observation"}
+    arrays.update(Observations.pack(shard["observation"]).arrays())
+    write_atomically(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def read_shards(folder: Path) -> dict[str, Any]:
+    """Every shard of ``folder``, concatenated (``rams`` made unique across shards; ``observation`` an
+    :class:`Observations`)."""
     parts = []
     for k, path in enumerate(sorted(folder.glob("shard-*.npz"))):
         with np.load(path, allow_pickle=False) as data:
-            part = {key: data[key] for key in ("observation", "mask", "base", "q", "rams")}
+            part: dict[str, Any] = {key: data[key] for key in ("mask", "base", "q", "rams")}
+            part["observation"] = Observations(data["obs_bits"], data["obs_dense"], data["obs_dense_cols"])
         part["rams"] = part["rams"] + k * 1_000_000
         parts.append(part)
     if not parts:
         raise SystemExit(f"{folder}: no shards to train on")
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    data = {key: np.concatenate([p[key] for p in parts]) for key in ("mask", "base", "q", "rams")}
+    data["observation"] = Observations.concatenate([p["observation"] for p in parts])
+    return data
 
 
 def centred(q: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -368,14 +418,11 @@ def train(
     ids = np.unique(rams)
     test_ids = rng.choice(ids, max(1, int(len(ids) * held_out)), replace=False) if held_out > 0 else ids[:0]
     test = np.isin(rams, test_ids)
-    mask_np = data["mask"]
-    target_np = centred(data["q"], mask_np)
-    mean_np = np.nanmean(np.where(mask_np, data["q"], np.nan), axis=1).astype(np.float32)
+    observations = data["observation"]
+    if not isinstance(observations, Observations):
+        observations = Observations.pack(observations)
+    mask_np, q_np = data["mask"], data["q"]
     train_idx = np.flatnonzero(~test)
-    obs = torch.from_numpy(data["observation"][train_idx]).to(device)
-    mask = torch.from_numpy(mask_np[train_idx]).to(device)
-    target = torch.from_numpy(target_np[train_idx]).to(device)
-    mean = torch.from_numpy(mean_np[train_idx]).to(device)
     with torch.no_grad():  # the head predicts values during training, logits (times ``scale``) after it
         net.policy_head.weight /= scale
         net.policy_head.bias /= scale
@@ -384,18 +431,22 @@ def train(
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * (-(-len(train_idx) // 1024)))
     losses = []
     for _ in tqdm(range(epochs), desc="train", unit="epoch"):
-        order = torch.randperm(len(train_idx), device=device)
+        order = train_idx[rng.permutation(len(train_idx))]
         total = 0.0
-        for batch in order.split(1024):
-            logits, value = net(obs[batch].float())
-            m = mask[batch]
+        for start in range(0, len(order), 1024):
+            rows = np.sort(order[start : start + 1024])
+            m_np = mask_np[rows]
+            m = torch.from_numpy(m_np).to(device)
+            target = torch.from_numpy(centred(q_np[rows], m_np)).to(device)
+            mean = torch.from_numpy(np.nanmean(np.where(m_np, q_np[rows], np.nan), axis=1).astype(np.float32)).to(device)
+            logits, value = net(torch.from_numpy(observations[rows]).to(device))
             centred_pred = logits - (logits * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)
-            loss = (((centred_pred - target[batch]) ** 2) * m).sum() / m.sum() + ((value - mean[batch]) ** 2).mean()
+            loss = (((centred_pred - target) ** 2) * m).sum() / m.sum() + ((value - mean) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             schedule.step()
-            total += float(loss.detach()) * len(batch)
+            total += float(loss.detach()) * len(rows)
         losses.append(total / len(train_idx))
     net = net.cpu().eval()
     with torch.no_grad():
@@ -403,9 +454,12 @@ def train(
         net.policy_head.bias *= scale
     report: dict[str, Any] = {"losses": losses, "decisions": int(len(rams)), "held_out_decisions": int(test.sum())}
     if test.any():
-        q, m = data["q"][test], mask_np[test]
+        rows = np.flatnonzero(test)
+        q, m = q_np[rows], mask_np[rows]
         with torch.no_grad():
-            logits = net(torch.from_numpy(data["observation"][test]).float())[0].numpy()
+            logits = np.concatenate(
+                [net(torch.from_numpy(observations[rows[k : k + 8192]]))[0].numpy() for k in range(0, len(rows), 8192)]
+            )
         chosen = np.where(m, logits, -np.inf).argmax(axis=1)
         report["regret_base"] = regrets(q, m, data["base"][test])
         report["regret_network"] = regrets(q, m, chosen)
@@ -471,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             options = (args.shard, args.seed * 100003 + k, args.explore, args.record, args.random_start)
             shard = collect_shard(config, *options) if base is None else collect_policy_shard(config, base, *options)
-            write_atomically(path, lambda f, shard=shard: np.savez_compressed(f, **shard))
+            write_shard(path, shard)
     if args.collect_only:
         return 0
     data = read_shards(data_dir)

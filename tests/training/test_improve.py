@@ -178,3 +178,18 @@ def test_the_policy_collection_explores_and_records_its_own_actions():
     q, mask = data["q"], data["mask"]
     assert len(q) > 20 and np.all(np.isnan(q) == ~mask)
     assert mask[np.arange(len(q)), data["base"]].all()
+
+
+def test_observations_are_packed_losslessly_and_shards_of_other_dense_columns_join():
+    config = make_config("russian", 4)
+    first = improve.collect_shard(config, 3, 1, explore=0.1, record=1.0, random_start=0.0)["observation"]
+    second = improve.collect_shard(config, 3, 2, explore=0.1, record=1.0, random_start=1.0)["observation"]
+    second = second.copy()
+    second[:, 0] = 0.5  # a column dense only in the second part
+    parts = [improve.Observations.pack(first), improve.Observations.pack(second)]
+    assert parts[0].bits.nbytes + parts[0].dense.nbytes < first.nbytes / 4
+    np.testing.assert_array_equal(parts[0][np.arange(len(first))], first.astype(np.float32))
+    joined = improve.Observations.concatenate(parts)
+    assert len(joined) == len(first) + len(second)
+    rows = np.array([0, len(first) - 1, len(first), len(joined) - 1])
+    np.testing.assert_array_equal(joined[rows], np.concatenate([first, second])[rows].astype(np.float32))
