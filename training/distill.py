@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "student": str(args.student),
         "expert": args.expert,
-        "decisions": int(len(data["expert"])),
+        "decisions": len(data["expert"]),
         "expert_differs": float(np.mean(data["expert"] != data["student"])),
         "losses": losses,
         "args": {k: str(v) for k, v in vars(args).items()},

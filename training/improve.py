@@ -36,6 +36,7 @@ import torch
 from tqdm.auto import tqdm
 
 from rams_env import equity as equity_model
+from rams_env.agents.neural import PolicyAgent
 from rams_env.compiled import heuristic as compiled_heuristic
 from rams_env.compiled.counterfactual import (
     PER_MILLION,
@@ -47,11 +48,10 @@ from rams_env.compiled.counterfactual import (
     observe_learners,
 )
 from rams_env.compiled.drivers import _next_deal_or_end
-from rams_env.compiled.rules import new_game_with
 from rams_env.compiled.layout import CURRENT, DEAL_OVER, PHASE, STATE_WIDTH, P, config_array
 from rams_env.compiled.mt import mt_seed
+from rams_env.compiled.rules import new_game_with
 from rams_env.obs.encoding import OBS_SIZE
-from rams_env.agents.neural import PolicyAgent
 from rams_env.policy.checkpoint import (
     load_checkpoint,
     make_checkpoint,
@@ -157,7 +157,9 @@ def collect_shard(
         capacity *= 2
     seat = learner[out["rams"][:decisions]]
     sample = out["sample"][:branches]
-    value = branch_values(config, out["scores"][:branches], out["dealer"][:branches], out["winners"][:branches], seat[sample])
+    value = branch_values(
+        config, out["scores"][:branches], out["dealer"][:branches], out["winners"][:branches], seat[sample]
+    )
     q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
     q[sample, out["action"][:branches]] = value
     legal = out["legal"][:decisions]
@@ -240,7 +242,9 @@ def collect_policy_shard(
         scores = np.zeros((used, n), np.int64)
         dealer, winners = np.zeros(used, np.int64), np.zeros(used, np.int64)
         deal_outcomes(bstates[:used], c, scores, dealer, winners)
-        outcomes.append((bdecision[:used].copy(), baction[:used].copy(), blearners[:used].copy(), scores, dealer, winners))
+        outcomes.append(
+            (bdecision[:used].copy(), baction[:used].copy(), blearners[:used].copy(), scores, dealer, winners)
+        )
         used = 0
 
     for g in range(width):
@@ -278,7 +282,7 @@ def collect_policy_shard(
     decisions = len(records["base"])
     q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
     if decisions:
-        ids, acts, seats, scores, dealer, winners = (np.concatenate(part) for part in zip(*outcomes))
+        ids, acts, seats, scores, dealer, winners = (np.concatenate(part) for part in zip(*outcomes, strict=True))
         q[ids, acts] = branch_values(config, scores, dealer, winners, seats)
     return {
         "observation": np.asarray(records["obs"], np.float16).reshape(decisions, OBS_SIZE),
@@ -394,7 +398,10 @@ def regret_table(q: np.ndarray, mask: np.ndarray, choices: dict[str, np.ndarray]
     """Per kind of decision (:func:`decision_kinds`, and all), the regret of each named choice."""
     kinds = {"all": np.ones(len(q), bool), **decision_kinds(mask)}
     return {
-        kind: {"decisions": int(sel.sum()), **{name: regrets(q[sel], mask[sel], chosen[sel]) for name, chosen in choices.items()}}
+        kind: {
+            "decisions": int(sel.sum()),
+            **{name: regrets(q[sel], mask[sel], chosen[sel]) for name, chosen in choices.items()},
+        }
         for kind, sel in kinds.items()
         if sel.any()
     }
@@ -438,7 +445,9 @@ def train(
             m_np = mask_np[rows]
             m = torch.from_numpy(m_np).to(device)
             target = torch.from_numpy(centred(q_np[rows], m_np)).to(device)
-            mean = torch.from_numpy(np.nanmean(np.where(m_np, q_np[rows], np.nan), axis=1).astype(np.float32)).to(device)
+            mean = torch.from_numpy(np.nanmean(np.where(m_np, q_np[rows], np.nan), axis=1).astype(np.float32)).to(
+                device
+            )
             logits, value = net(torch.from_numpy(observations[rows]).to(device))
             centred_pred = logits - (logits * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)
             loss = (((centred_pred - target) ** 2) * m).sum() / m.sum() + ((value - mean) ** 2).mean()
@@ -452,7 +461,7 @@ def train(
     with torch.no_grad():
         net.policy_head.weight *= scale
         net.policy_head.bias *= scale
-    report: dict[str, Any] = {"losses": losses, "decisions": int(len(rams)), "held_out_decisions": int(test.sum())}
+    report: dict[str, Any] = {"losses": losses, "decisions": len(rams), "held_out_decisions": int(test.sum())}
     if test.any():
         rows = np.flatnonzero(test)
         q, m = q_np[rows], mask_np[rows]
@@ -481,9 +490,13 @@ def main(argv: list[str] | None = None) -> int:
         "checkpoint of a policy (default heuristic)",
     )
     parser.add_argument("--shard", type=int, default=200, help="ramsar per shard (default 200)")
-    parser.add_argument("--explore", type=float, default=0.05, help="learner's chance of a random action (default 0.05)")
+    parser.add_argument(
+        "--explore", type=float, default=0.05, help="learner's chance of a random action (default 0.05)"
+    )
     parser.add_argument("--record", type=float, default=0.5, help="share of its decisions recorded (default 0.5)")
-    parser.add_argument("--random-start", type=float, default=0.3, help="share of ramsar from random scores (default 0.3)")
+    parser.add_argument(
+        "--random-start", type=float, default=0.3, help="share of ramsar from random scores (default 0.3)"
+    )
     parser.add_argument("--out", type=Path, required=True, help="run folder (shards, improved.pt)")
     parser.add_argument("--init-from", default=None, help="zoo name or checkpoint to start the network from")
     parser.add_argument("--hidden", default="256,256", help="hidden widths of a new network (default 256,256)")
@@ -513,8 +526,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hidden must be widths joined by commas, got {args.hidden!r}")
     torch.set_num_threads(args.threads)
     config = make_config(args.variant, args.num_players)
-    base = None if args.base == "heuristic" else PolicyAgent(
-        network_from_checkpoint(load_checkpoint(locate(args.base), expect_config=config)), config
+    base = (
+        None
+        if args.base == "heuristic"
+        else PolicyAgent(network_from_checkpoint(load_checkpoint(locate(args.base), expect_config=config)), config)
     )
     data_dir = args.out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)

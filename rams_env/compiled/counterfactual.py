@@ -235,7 +235,9 @@ def branch_games(
 
 
 @jit
-def deal_outcomes(states: np.ndarray, c: np.ndarray, out_scores: np.ndarray, out_dealer: np.ndarray, out_winners: np.ndarray):
+def deal_outcomes(
+    states: np.ndarray, c: np.ndarray, out_scores: np.ndarray, out_dealer: np.ndarray, out_winners: np.ndarray
+):
     """Per game at the end of its deal: the scores, the next deal's dealer, the winners where the rams
     or the game ended (a seat mask; -1 where it goes on)."""
     for i in range(states.shape[0]):

@@ -103,7 +103,9 @@ def test_training_learns_the_better_action_of_made_up_values():
     q[:, 53] = 0.5
     data = {"observation": obs, "mask": mask, "q": q, "base": np.full(size, 53), "rams": np.arange(size) // 4}
     torch.manual_seed(0)
-    report = improve.train(data, PolicyNet(OBS_SIZE, NUM_ACTIONS, (32,)), epochs=10, lr=3e-3, scale=100.0, seed=0, held_out=0.2)
+    report = improve.train(
+        data, PolicyNet(OBS_SIZE, NUM_ACTIONS, (32,)), epochs=10, lr=3e-3, scale=100.0, seed=0, held_out=0.2
+    )
     assert report["losses"][-1] < report["losses"][0]
     assert report["regret_network"] < 0.02 < report["regret_base"]
 
@@ -122,7 +124,7 @@ def test_the_command_collects_resumes_refuses_other_options_and_writes_a_loadabl
     assert improve.main(argv) == 0
     assert [p.stat().st_mtime_ns for p in shards] == before
     with pytest.raises(SystemExit, match="explore"):
-        improve.main(argv + ["--explore", "0.2"])
+        improve.main([*argv, "--explore", "0.2"])
 
 
 @pytest.mark.parametrize(
@@ -139,7 +141,7 @@ def test_the_command_collects_resumes_refuses_other_options_and_writes_a_loadabl
 )
 def test_bad_options_are_refused_by_name(tmp_path, capsys, extra, message):
     with pytest.raises(SystemExit):
-        improve.main(["--variant", "mattmar", "--out", str(tmp_path)] + extra)
+        improve.main(["--variant", "mattmar", "--out", str(tmp_path), *extra])
     assert message in capsys.readouterr().err
 
 
@@ -151,7 +153,10 @@ class _HeuristicBatch:
 
     def act_batch(self, observations, masks):
         return np.array(
-            [self.agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(observations, masks)]
+            [
+                self.agent.act({"observation": o, "action_mask": m.astype(np.int8)})
+                for o, m in zip(observations, masks, strict=True)
+            ]
         )
 
 
@@ -174,7 +179,9 @@ def test_a_policy_in_the_learners_seat_gives_the_heuristic_collection_when_it_pl
 
 def test_the_policy_collection_explores_and_records_its_own_actions():
     config = make_config("mattmar", 4)
-    data = improve.collect_policy_shard(config, load_agent("mattmar-4p"), 6, 2, explore=0.3, record=0.5, random_start=0.0)
+    data = improve.collect_policy_shard(
+        config, load_agent("mattmar-4p"), 6, 2, explore=0.3, record=0.5, random_start=0.0
+    )
     q, mask = data["q"], data["mask"]
     assert len(q) > 20 and np.all(np.isnan(q) == ~mask)
     assert mask[np.arange(len(q)), data["base"]].all()
