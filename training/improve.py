@@ -36,7 +36,7 @@ import torch
 from tqdm.auto import tqdm
 
 from rams_env import equity as equity_model
-from rams_env.agents.neural import PolicyAgent
+from rams_env.agents import load_agent
 from rams_env.compiled import heuristic as compiled_heuristic
 from rams_env.compiled.counterfactual import (
     PER_MILLION,
@@ -486,8 +486,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--base",
         default="heuristic",
-        help="who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name or "
-        "checkpoint of a policy (default heuristic)",
+        help="who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name, "
+        "checkpoint or ensemble manifest of a policy (default heuristic)",
     )
     parser.add_argument("--shard", type=int, default=200, help="ramsar per shard (default 200)")
     parser.add_argument(
@@ -525,12 +525,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         parser.error(f"--hidden must be widths joined by commas, got {args.hidden!r}")
     torch.set_num_threads(args.threads)
-    config = make_config(args.variant, args.num_players)
-    base = (
-        None
-        if args.base == "heuristic"
-        else PolicyAgent(network_from_checkpoint(load_checkpoint(locate(args.base), expect_config=config)), config)
-    )
+    try:
+        config = make_config(args.variant, args.num_players)
+        base = None if args.base == "heuristic" else load_agent(locate(args.base), expect_config=config)
+        start = load_checkpoint(locate(args.init_from), expect_config=config) if args.init_from else None
+    except (ValueError, OSError) as err:  # unknown rules, zoo names, unreadable or mismatched checkpoints
+        parser.error(str(err))
+    if base is not None and not callable(getattr(base, "act_batch", None)):
+        parser.error(f"--base {args.base!r} is not a policy that acts on batches")
     data_dir = args.out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     check_collection(data_dir, args, COLLECTED_BY)
@@ -544,11 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.collect_only:
         return 0
     data = read_shards(data_dir)
-    if args.init_from:
-        payload = load_checkpoint(locate(args.init_from), expect_config=config)
-        net = network_from_checkpoint(payload)
-    else:
-        net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden)
+    net = network_from_checkpoint(start) if start is not None else PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden)
     report = train(data, net, args.epochs, args.lr, args.scale, args.seed, args.held_out, args.device)
     save_checkpoint(
         args.out / "improved.pt",

@@ -137,6 +137,9 @@ def test_the_command_collects_resumes_refuses_other_options_and_writes_a_loadabl
         (["--scale", "0"], "--scale"),
         (["--ramsar", "0"], "--ramsar"),
         (["--device", "tpu"], "--device"),
+        (["--base", "no-such-model"], "no-such-model"),
+        (["--init-from", "russian-4p"], "russian"),
+        (["--num-players", "9"], "9"),
     ],
 )
 def test_bad_options_are_refused_by_name(tmp_path, capsys, extra, message):
