@@ -83,6 +83,11 @@ class RamsarPlan(NamedTuple):
     behaviour: int
 
 
+def legal_masks(legal: np.ndarray) -> np.ndarray:
+    """Boolean action masks (N, NUM_ACTIONS) of the compiled engine's legal sets (bit ``a`` for action ``a``)."""
+    return ((legal[:, None] >> np.arange(NUM_ACTIONS)[None, :]) & 1).astype(bool)
+
+
 def ramsar_plan(config: RulesConfig, ramsar: int, seed: int, random_start: float) -> RamsarPlan:
     """The seeds, learners and start scores of ``ramsar`` ramsar (a share ``random_start`` of them from
     scores drawn from 1 to the start score), all drawn from ``seed``."""
@@ -162,11 +167,9 @@ def collect_shard(
     )
     q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
     q[sample, out["action"][:branches]] = value
-    legal = out["legal"][:decisions]
-    mask = ((legal[:, None] >> np.arange(NUM_ACTIONS)[None, :]) & 1).astype(bool)
     return {
         "observation": out["obs"][:decisions].astype(np.float16),
-        "mask": mask,
+        "mask": legal_masks(out["legal"][:decisions]),
         "base": out["base"][:decisions],
         "q": q,
         "rams": out["rams"][:decisions],
@@ -227,7 +230,7 @@ def collect_policy_shard(
         obs = np.zeros((at.size, OBS_SIZE), np.float32)
         legal = np.zeros(at.size, np.int64)
         observe_learners(where, c, at, obs, legal)
-        mask = ((legal[:, None] >> np.arange(NUM_ACTIONS)[None, :]) & 1).astype(bool)
+        mask = legal_masks(legal)
         return obs, mask, np.asarray(policy.act_batch(obs, mask), np.int64)
 
     def resolve() -> None:
