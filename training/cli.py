@@ -40,7 +40,18 @@ from .runargs import read_run_args
 # one-deal episodes from the start score, kept for comparison. docs/training.md gives their measured times.
 WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
 RECIPES: dict[str, dict[str, Any]] = {
-    "quick": dict(WHOLE_GAME, total_steps=1_500_000, num_games=64, eval_every=0, eval_decks=50),
+    "quick": dict(
+        WHOLE_GAME,
+        points_weight=0.0,
+        imitation=2_000_000,
+        total_steps=3_000_000,
+        num_games=128,
+        heuristic_fraction=1.0,
+        lr=1e-4,
+        ent_coef=0.003,
+        eval_every=0,
+        eval_decks=50,
+    ),
     "full": dict(
         WHOLE_GAME,
         total_steps=20_100_000,

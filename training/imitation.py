@@ -24,7 +24,7 @@ from rams_env import compiled
 from rams_env.agents.compiled_heuristic import mt_state
 from rams_env.compiled.heuristic_batch import heuristic_actions
 from rams_env.compiled.heuristic_chances import WORK_SIZE
-from rams_env.envs import BatchedRamsEnv
+from rams_env.envs import BatchedRamsEnv, BatchStep
 from rams_env.envs.vector import game_seeds
 from rams_env.policy import MaskedCategorical, PolicyNet
 from rams_env.rules import RulesConfig
@@ -86,16 +86,10 @@ class HeuristicLabeller:
         seats = np.empty((steps, n), np.int64)
         rewards = np.empty((steps, n, players), np.float32)
         done = np.empty((steps, n), bool)
-        games = np.arange(n)
-        mts = np.empty((n, self.mts.shape[2]), np.int64)
         for t in range(steps):
             state = self.state
             obs[t], masks[t], seats[t] = state.observations, state.action_masks, state.seats
-            mts[:] = self.mts[games, state.seats]
-            heuristic_actions(
-                state.observations, state.action_masks, self.config_vector, mts, self.work, self.iwork, actions[t]
-            )
-            self.mts[games, state.seats] = mts
+            actions[t] = self.actions(state)
             self.state = self.env.step(actions[t])
             rewards[t], done[t] = self.state.rewards, self.state.done
         returns, finished = returns_to_go(rewards, done, seats)
@@ -106,6 +100,15 @@ class HeuristicLabeller:
             actions.reshape(-1)[keep],
             returns.reshape(-1)[keep] * self.reward_scale,
         )
+
+    def actions(self, state: BatchStep) -> np.ndarray:
+        """The heuristic's action in every game of ``state``, each drawn from its seat's generator."""
+        games = np.arange(self.env.num_games)
+        mts = self.mts[games, state.seats]
+        out = np.empty(len(games), np.int64)
+        heuristic_actions(state.observations, state.action_masks, self.config_vector, mts, self.work, self.iwork, out)
+        self.mts[games, state.seats] = mts
+        return out
 
     def close(self) -> None:
         """Close the env."""
