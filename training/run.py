@@ -264,6 +264,9 @@ class Trainer:
             debris.unlink()
             log.info("removed %s (left by an interrupted write)", debris.name)
         candidates = [self.run_dir / "latest.pt", *sorted(self.run_dir.glob("checkpoint_*.pt"), reverse=True)]
+        if not any(c.exists() for c in candidates) and not (self.run_dir / "progress.csv").exists():
+            log.info("%s: the run stopped before its first checkpoint; starting it again", self.run_dir)
+            return
         payload, path = None, None
         for candidate in candidates:
             if not candidate.exists():

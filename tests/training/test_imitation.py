@@ -111,3 +111,13 @@ def test_threads_follow_the_free_cores():
     threads = governor.adjust()
     assert threads is not None and 1 <= threads <= usable_cores()  # 64 is more than any machine here has
     assert governor.threads == threads
+
+
+def test_a_run_stopped_while_imitating_starts_again_on_resume(tmp_path):
+    args = tiny(tmp_path / "run", episode="rams", reward="win", imitation=2000, total_steps=200)
+    Trainer(args).close()  # the folder holds args.json only, as after a kill during the imitation
+    resumed = Trainer(
+        tiny(tmp_path / "run", episode="rams", reward="win", imitation=2000, total_steps=200, resume=True)
+    )
+    resumed.run()
+    assert resumed.imitated >= 2000 and (tmp_path / "run" / "latest.pt").exists()
