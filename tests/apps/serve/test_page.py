@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from rams_env.apps.serve.deal_summary import deal_summary
+from rams_env.apps.scores import deal_summary
 from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.zoo_cards import zoo_cards
 from rams_env.rules import Action, Game, make_config
