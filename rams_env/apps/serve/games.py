@@ -201,6 +201,7 @@ class LiveGame:
             "over": self.over,
             "error": self.error,
             "events": self.history[-MAX_EVENTS:],
+            "events_start": max(0, len(self.history) - MAX_EVENTS),  # the number of the first line sent, less one
             "actions": len(self.log),
             "saved": self.saved,
             # The seed fixes the whole deck: shown once the game is over (then rams play --seed plays it again).
