@@ -165,3 +165,11 @@ def test_a_seed_of_5000_digits_is_refused_with_a_400_not_a_500() -> None:
     answer = client.post("/api/games", data=json.dumps({"agents": "random", "seed": 10**4000}),
                          content_type="application/json")  # fmt: skip
     assert answer.status_code == 400 and len(answer.get_json()["error"]) < 200
+
+
+def test_the_readme_installs_the_serve_extra_where_it_runs_rams_serve() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    serve = [line for line in readme.splitlines() if "rams serve" in line and not line.startswith(("<!--", "`"))]
+    assert serve and all('".[serve]"' in line or "[serve]" in line for line in serve if line.startswith("pip")), serve
+    assert any(line.startswith('pip install -e ".[serve]" && rams serve') for line in serve)
+    assert "an evaluation of minutes" not in readme
