@@ -109,9 +109,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
     docs = field_docs()
     for name, kind in OPTION_PARSERS.items():
-        text = docs[name].replace("%", "%%")  # argparse formats help with %
+        text = (docs[name] + recipe_values(name)).replace("%", "%%")  # argparse formats help with %
         parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=None, help=text)
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
+
+
+def recipe_values(name: str) -> str:
+    """`` (quick 1500000, full ..., deal ...)``: what each recipe sets the field ``name`` to, for ``--help``."""
+    default = getattr(TrainArgs, name, None)
+    values = {recipe: RECIPES[recipe].get(name, default) for recipe in sorted(RECIPES)}
+    if len({repr(v) for v in values.values()}) == 1:
+        return f" (every recipe: {next(iter(values.values()))})"
+    return f" (recipes: {', '.join(f'{recipe} {value}' for recipe, value in values.items())})"
+
+
+KNOCKS_NOTE = (
+    "(knocks: knocks per deal played, counting deals without a knock to decide, such as the dealer's five tricks "
+    "without play; knock rate by score: knocks per knock decision)"
+)
 
 
 def args_from(namespace: argparse.Namespace) -> TrainArgs:
@@ -232,7 +247,7 @@ def run(namespace: argparse.Namespace) -> int:
                 baseline_name=name,
                 progress=args.progress,
             )
-            print(ev.table(), flush=True)
+            print(ev.table() + "\n" + KNOCKS_NOTE, flush=True)
             ev.save_json(run_dir / f"eval_vs_{name}{suffix}.json")
             ev.plot(run_dir / f"eval_vs_{name}{suffix}.png")
             ev.plot_knock_rates(run_dir / f"knock_rates_vs_{name}{suffix}.png")
