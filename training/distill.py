@@ -48,7 +48,7 @@ from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
-SHARD = "shard-{:05d}.npz"
+from .shards import SHARD, check_collection, check_device
 
 
 def collect_shard(
@@ -145,36 +145,7 @@ def fine_tune(
     return net.cpu().eval(), losses
 
 
-COLLECTION = "collection.json"  # what the shards of a run folder were collected with
 COLLECTED_BY = ("student", "expert", "variant", "num_players", "shard", "seed")
-
-
-def check_collection(data_dir: Path, args: argparse.Namespace, keys: tuple[str, ...] = COLLECTED_BY) -> None:
-    """Record what the shards are collected with (the options ``keys``), or on a resume refuse a run
-    that would mix other shards in (a ``SystemExit`` naming the options that differ)."""
-    wanted = {k: str(getattr(args, k)) for k in keys}
-    path = data_dir / COLLECTION
-    if path.exists():
-        try:
-            recorded = json.loads(path.read_text())
-        except (OSError, ValueError) as err:
-            raise SystemExit(f"{path}: unreadable ({err}); remove the run folder to start again") from None
-        differ = [k for k in keys if not isinstance(recorded, dict) or recorded.get(k) != wanted[k]]
-        if differ:
-            raise SystemExit(
-                f"{data_dir} holds shards collected with other {', '.join(differ)} ({path}); "
-                "use another --out, or the same options to resume"
-            )
-        return
-    write_atomically(path, lambda f: f.write(json.dumps(wanted, indent=2).encode()))
-
-
-def check_device(parser: argparse.ArgumentParser, device: str) -> None:
-    """Refuse (``parser.error``) a ``--device`` other than cpu and cuda, and cuda where torch finds none."""
-    if device not in ("cpu", "cuda"):
-        parser.error(f"--device must be cpu or cuda, got {device!r}")
-    if device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
     data_dir = args.out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
-    check_collection(data_dir, args)
+    check_collection(data_dir, args, COLLECTED_BY)
     shards = -(-args.decisions // args.shard)
     for k in tqdm(range(shards), desc="collect", unit="shard"):
         path = data_dir / SHARD.format(k)
