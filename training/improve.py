@@ -26,8 +26,9 @@ decisions the equity a decision loses against the best action: the heuristic's a
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,9 +67,11 @@ from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
+from .options import REQUIRED, arg, error, parse
 from .shards import SHARD, check_collection, check_device
 
 EMPTY = np.zeros(0, np.int64)  # no fixed deck: a shuffled one
+PROG = "python -m training.improve"
 COLLECTED_BY = ("variant", "num_players", "base", "shard", "explore", "record", "random_start", "seed")
 
 
@@ -441,63 +444,62 @@ def train(
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line (module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m training.improve", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variant", required=True, help="rules preset")
-    parser.add_argument("--num-players", type=int, default=4, help="players at the table (default 4)")
-    parser.add_argument("--ramsar", type=int, default=4000, help="ramsar to collect from (default 4000)")
-    parser.add_argument(
-        "--base",
-        default="heuristic",
-        help="who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name, "
+@dataclass(kw_only=True)
+class ImproveArgs:
+    """The arguments of ``python -m training.improve`` (module docstring), checked as they are made."""
+
+    variant: str = arg(REQUIRED, "rules preset")
+    num_players: int = arg(4, "players at the table (default 4)")
+    ramsar: int = arg(4000, "ramsar to collect from (default 4000)")
+    base: str = arg(
+        "heuristic",
+        "who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name, "
         "checkpoint or ensemble manifest of a policy (default heuristic)",
     )
-    parser.add_argument("--shard", type=int, default=200, help="ramsar per shard (default 200)")
-    parser.add_argument(
-        "--explore", type=float, default=0.05, help="learner's chance of a random action (default 0.05)"
-    )
-    parser.add_argument("--record", type=float, default=0.5, help="share of its decisions recorded (default 0.5)")
-    parser.add_argument(
-        "--random-start", type=float, default=0.3, help="share of ramsar from random scores (default 0.3)"
-    )
-    parser.add_argument("--out", type=Path, required=True, help="run folder (shards, improved.pt)")
-    parser.add_argument("--init-from", default=None, help="zoo name or checkpoint to start the network from")
-    parser.add_argument("--hidden", default="256,256", help="hidden widths of a new network (default 256,256)")
-    parser.add_argument("--epochs", type=int, default=10, help="training passes (default 10)")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
-    parser.add_argument("--scale", type=float, default=100.0, help="logits per unit of win chance (default 100)")
-    parser.add_argument("--held-out", type=float, default=0.05, help="share of ramsar kept to measure (default 0.05)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the collection and the training")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--device", default="cpu", help="torch device of the training: cpu or cuda (default cpu)")
-    parser.add_argument("--collect-only", action="store_true", help="collect the shards and stop")
-    args = parser.parse_args(argv)
-    check_device(parser, args.device)
-    for name in ("ramsar", "shard", "epochs", "threads"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be at least 1")
-    for name in ("explore", "record", "random_start"):
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            parser.error(f"--{name.replace('_', '-')} must be a share from 0 to 1")
-    if not 0.0 <= args.held_out < 1.0:
-        parser.error("--held-out must be a share from 0 to below 1")
-    if args.scale <= 0:
-        parser.error("--scale must be positive")
-    try:
-        hidden = tuple(int(h) for h in args.hidden.split(","))
-    except ValueError:
-        parser.error(f"--hidden must be widths joined by commas, got {args.hidden!r}")
+    shard: int = arg(200, "ramsar per shard (default 200)")
+    explore: float = arg(0.05, "learner's chance of a random action (default 0.05)")
+    record: float = arg(0.5, "share of its decisions recorded (default 0.5)")
+    random_start: float = arg(0.3, "share of ramsar from random scores (default 0.3)")
+    out: str = arg(REQUIRED, "run folder (shards, improved.pt)")
+    init_from: str | None = arg(None, "zoo name or checkpoint to start the network from")
+    hidden: tuple[int, ...] = arg((256, 256), "hidden widths of a new network (default 256,256)")
+    epochs: int = arg(10, "training passes (default 10)")
+    lr: float = arg(1e-3, "Adam learning rate (default 1e-3)")
+    scale: float = arg(100.0, "logits per unit of win chance (default 100)")
+    held_out: float = arg(0.05, "share of ramsar kept to measure (default 0.05)")
+    seed: int = arg(0, "seed of the collection and the training")
+    threads: int = arg(1, "torch threads (default 1)")
+    device: str = arg("cpu", "torch device of the training: cpu or cuda (default cpu)")
+    collect_only: bool = arg(False, "collect the shards and stop")
+
+    def __post_init__(self) -> None:
+        check_device(self.device)
+        for name in ("ramsar", "shard", "epochs", "threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name} must be at least 1")
+        for name in ("explore", "record", "random_start"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"--{name.replace('_', '-')} must be a share from 0 to 1")
+        if not 0.0 <= self.held_out < 1.0:
+            raise ValueError("--held-out must be a share from 0 to below 1")
+        if self.scale <= 0:
+            raise ValueError("--scale must be positive")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module docstring)."""
+    args = parse(ImproveArgs, argv, PROG, __doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
     try:
         config = make_config(args.variant, args.num_players)
         base = None if args.base == "heuristic" else load_agent(locate(args.base), expect_config=config)
         start = load_checkpoint(locate(args.init_from), expect_config=config) if args.init_from else None
     except (ValueError, OSError) as err:  # unknown rules, zoo names, unreadable or mismatched checkpoints
-        parser.error(str(err))
+        error(PROG, str(err))
     if base is not None and not callable(getattr(base, "act_batch", None)):
-        parser.error(f"--base {args.base!r} is not a policy that acts on batches")
-    data_dir = args.out / "data"
+        error(PROG, f"--base {args.base!r} is not a policy that acts on batches")
+    out = Path(args.out)
+    data_dir = out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     check_collection(data_dir, args, COLLECTED_BY)
     shards = -(-args.ramsar // args.shard)
@@ -510,14 +512,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.collect_only:
         return 0
     data = read_shards(data_dir)
-    net = network_from_checkpoint(start) if start is not None else PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden)
+    net = network_from_checkpoint(start) if start is not None else PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden)
     report = train(data, net, args.epochs, args.lr, args.scale, args.seed, args.held_out, args.device)
     save_checkpoint(
-        args.out / "improved.pt",
+        out / "improved.pt",
         make_checkpoint(net, config, trained_by="training.improve", init_from=str(args.init_from)),
     )
-    report["args"] = {k: str(v) for k, v in vars(args).items()}
-    write_atomically(args.out / "improve.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
+    report["args"] = {k: str(v) for k, v in dataclasses.asdict(args).items()}
+    write_atomically(out / "improve.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
     print(json.dumps({k: v for k, v in report.items() if k != "args"}))
     return 0
 

@@ -3,7 +3,6 @@ a run folder's shards were collected with, and the check of ``--device``."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -36,9 +35,9 @@ def check_collection(data_dir: Path, args: Any, keys: tuple[str, ...]) -> None:
     write_atomically(path, lambda f: f.write(json.dumps(wanted, indent=2).encode()))
 
 
-def check_device(parser: argparse.ArgumentParser, device: str) -> None:
-    """Refuse (``parser.error``) a ``--device`` other than cpu and cuda, and cuda where torch finds none."""
+def check_device(device: str) -> None:
+    """Refuse (``ValueError``) a ``--device`` other than cpu and cuda, and cuda where torch finds none."""
     if device not in ("cpu", "cuda"):
-        parser.error(f"--device must be cpu or cuda, got {device!r}")
+        raise ValueError(f"--device must be cpu or cuda, got {device!r}")
     if device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+        raise ValueError("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
