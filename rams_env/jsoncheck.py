@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +55,9 @@ def parse(text: str | bytes, where: str, max_depth: int = MAX_DEPTH, max_bytes: 
         raise JsonInputError(f"{where} is not JSON: {err}") from None
     except RecursionError:
         raise JsonInputError(f"{where}: its JSON is nested too deeply (more than {max_depth} levels)") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        digits = sys.get_int_max_str_digits()
+        raise JsonInputError(f"{where} holds a number of more than {digits} digits") from None
     if depth(value) > max_depth:
         raise JsonInputError(f"{where}: its JSON is nested too deeply (more than {max_depth} levels)")
     return value

@@ -40,7 +40,18 @@ from .runargs import read_run_args
 # one-deal episodes from the start score, kept for comparison. docs/training.md gives their measured times.
 WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
 RECIPES: dict[str, dict[str, Any]] = {
-    "quick": dict(WHOLE_GAME, total_steps=1_500_000, num_games=64, eval_every=0, eval_decks=50),
+    "quick": dict(
+        WHOLE_GAME,
+        points_weight=0.0,
+        imitation=2_000_000,
+        total_steps=3_000_000,
+        num_games=128,
+        heuristic_fraction=1.0,
+        lr=1e-4,
+        ent_coef=0.003,
+        eval_every=0,
+        eval_decks=50,
+    ),
     "full": dict(
         WHOLE_GAME,
         total_steps=20_100_000,
@@ -76,8 +87,23 @@ OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for nam
 def configure(parser: argparse.ArgumentParser) -> None:
     """One option per :class:`TrainArgs` field (help from its documentation), defaults from the recipe."""
     parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
-    add_options(parser, TrainArgs, unset=True)  # unset: None, so that the recipe's defaults stay
+    add_options(parser, TrainArgs, unset=True, extra_help=recipe_values)  # unset: None, the recipe's defaults stay
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
+
+
+def recipe_values(name: str) -> str:
+    """`` (quick 1500000, full ..., deal ...)``: what each recipe sets the field ``name`` to, for ``--help``."""
+    default = getattr(TrainArgs, name, None)
+    values = {recipe: RECIPES[recipe].get(name, default) for recipe in sorted(RECIPES)}
+    if len({repr(v) for v in values.values()}) == 1:
+        return f" (every recipe: {next(iter(values.values()))})"
+    return f" (recipes: {', '.join(f'{recipe} {value}' for recipe, value in values.items())})"
+
+
+KNOCKS_NOTE = (
+    "(knocks: knocks per deal played, counting deals without a knock to decide, such as the dealer's five tricks "
+    "without play; knock rate by score: knocks per knock decision)"
+)
 
 
 def args_from(namespace: argparse.Namespace) -> TrainArgs:
@@ -198,7 +224,7 @@ def run(namespace: argparse.Namespace) -> int:
                 baseline_name=name,
                 progress=args.progress,
             )
-            print(ev.table(), flush=True)
+            print(ev.table() + "\n" + KNOCKS_NOTE, flush=True)
             ev.save_json(run_dir / f"eval_vs_{name}{suffix}.json")
             ev.plot(run_dir / f"eval_vs_{name}{suffix}.png")
             ev.plot_knock_rates(run_dir / f"knock_rates_vs_{name}{suffix}.png")

@@ -130,6 +130,12 @@ class TrainArgs:
     keep_last: int = arg(3, "rolling checkpoints kept (plus the best by evaluation)")
     run_dir: str = arg("runs/quick", "folder of the run: checkpoints, pool, logs, plots")
     resume: bool = arg(False, "continue the run in run_dir from its latest checkpoint")
+    imitation: int = arg(
+        0,
+        "decisions of the compiled heuristic's own play that the network imitates (its actions and the seats' "
+        "returns) before the first update, a warm start (training/imitation.py; 0: none)",
+    )
+    imitation_lr: float = arg(1e-3, "Adam learning rate of the imitation warm start")
     init_from: str = arg(
         "",
         "checkpoint whose weights start the run (any preset; an older encoder whose layout is a prefix of this one)",
@@ -153,7 +159,7 @@ class TrainArgs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("eval_every", "snapshot_every", "threads", "heuristic_after", "critic_warmup"):
+        for name in ("eval_every", "snapshot_every", "threads", "heuristic_after", "critic_warmup", "imitation"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
@@ -165,7 +171,9 @@ class TrainArgs:
                 f"heuristic_fraction + random_fraction must be at most 1, got "
                 f"{self.heuristic_fraction!r} + {self.random_fraction!r}"
             )
-        for name in ("lr", "clip"):
+        if self.imitation and self.init_from:
+            raise ValueError("imitation and init_from both give the starting weights: set one of them")
+        for name in ("lr", "clip", "imitation_lr"):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
         if self.late_lr is not None and not self.late_lr > 0.0:
@@ -213,6 +221,7 @@ _ZERO_MEANS = {
     "threads": "automatic",
     "heuristic_after": "from the start",
     "critic_warmup": "none",
+    "imitation": "none",
 }
 
 

@@ -149,8 +149,12 @@ def learning_curves_figure(csv_path: Path) -> Any:
     decks, seed = saved.get("eval_decks", "?"), saved.get("eval_seed", "?")
     games = {"rams": "ramsar", "match": "matches"}.get(saved.get("episode", "rams"), "games")
     kind = f"win share in whole {games}" if whole else "duplicate advantage per deal"
-    axes[2].set_title(f"periodic evaluation: {kind}, 95% CI" + (f" (fair {fair:.2f})" if whole else ""), fontsize=10)
-    axes[2].set_ylabel(f"{decks} decks of deal set {seed}")
+    axes[2].set_title(
+        f"periodic evaluation on {decks} decks of deal set {seed}: {kind}, 95% CI"
+        + (f" (fair {fair:.2f})" if whole else ""),
+        fontsize=10,
+    )
+    axes[2].set_ylabel("win share" if whole else "advantage per deal")
     final = "" if seed == "?" else f" {seed + 1}"
     axes[2].annotate(
         f"the final tables (eval_vs_*.json) play another deal set{final}: their numbers differ by chance",

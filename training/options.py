@@ -108,13 +108,19 @@ def option_name(field: str) -> str:
     return f"--{field.replace('_', '-')}"
 
 
-def add_options(parser: argparse.ArgumentParser, cls: type, unset: bool = False) -> None:
-    """One option per field of ``cls``, help from its documentation; its default the field's (with
-    ``unset``: None, so that the caller sees which were given). A bool option alone means true."""
+def add_options(
+    parser: argparse.ArgumentParser,
+    cls: type,
+    unset: bool = False,
+    extra_help: Callable[[str], str] | None = None,
+) -> None:
+    """One option per field of ``cls``, help from its documentation (and ``extra_help(name)`` after it);
+    its default the field's (with ``unset``: None, so that the caller sees which were given). A bool
+    option alone means true."""
     kinds = field_types(cls)
     for f in dataclasses.fields(cls):
         kind = kinds[f.name]
-        text = f.metadata["doc"].replace("%", "%%")  # argparse formats help with %
+        text = (f.metadata["doc"] + (extra_help(f.name) if extra_help else "")).replace("%", "%%")  # % for argparse
         options: dict[str, Any] = {"type": PARSERS[kind.base], "help": text}
         if kind.base is bool:
             options.update(nargs="?", const=True)

@@ -46,8 +46,10 @@ from rams_env.rules.snapshot import as_tuples
 
 from . import dmc, ppo
 from .config import TrainArgs, second_stage, stage_value
+from .cores import ThreadGovernor, free_cores, usable_cores
 from .critic import PrivilegedCritic
 from .heuristic_pool import HeuristicPool
+from .imitation import imitate
 from .logs import log_line, tensorboard, truncate_csv, write_csv
 from .opponent_pool import OpponentPool
 from .rollout import Collector, Episode, Rollout, Table, episode_rows
@@ -70,12 +72,16 @@ def uses_bf16(precision: str, device: torch.device) -> bool:
 
 
 def torch_threads(workers: int) -> int:
-    """Torch threads beside ``workers`` env processes: the cores they leave free, at least 1.
+    """Torch threads beside ``workers`` env processes: the cores that are free now and that they leave
+    free, at least 1 (training/cores.py says why busy cores count).
 
-    Torch threads that compete with env processes for the same cores slow both (docs/performance.md).
+    Torch threads that compete with env processes, or with other work, for the same cores slow both
+    (docs/performance.md).
     """
-    cores = os.cpu_count() or 1
-    return max(1, cores - (workers if workers > 1 else 0))
+    free = free_cores()
+    threads = max(1, free - (workers if workers > 1 else 0))
+    log.info("torch threads: %d (%d of %d cores free)", threads, free, usable_cores())
+    return threads
 
 
 class RunLock:
@@ -133,6 +139,8 @@ class Trainer:
         self.device = torch.device(args.device)
         self.bf16 = uses_bf16(args.precision, self.device)
         torch.set_num_threads(args.threads or torch_threads(args.workers))
+        # automatic threads follow the load (training/cores.py); env worker processes keep theirs
+        self.governor = ThreadGovernor(torch.get_num_threads()) if not args.threads and args.workers == 1 else None
         with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator left alone
             torch.manual_seed(args.seed)
             self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
@@ -145,6 +153,7 @@ class Trainer:
         self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5, fused=fused)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
+        self.imitated = 0  # decisions of the imitation warm start done (training/imitation.py)
         self.best_score = -math.inf
         self.history: list[dict[str, Any]] = []
         self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
@@ -220,7 +229,12 @@ class Trainer:
             self.net,
             self.config,
             optimizer=self.optimizer.state_dict(),
-            counters={"steps": self.steps, "updates": self.updates, "episodes": self.episodes},
+            counters={
+                "steps": self.steps,
+                "updates": self.updates,
+                "episodes": self.episodes,
+                "imitated": self.imitated,
+            },
             best_score=self.best_score,
             rng={"torch": self.torch_gen.get_state(), "python": self.rng.getstate()},
             pool=self.pool.references(),
@@ -251,6 +265,9 @@ class Trainer:
             debris.unlink()
             log.info("removed %s (left by an interrupted write)", debris.name)
         candidates = [self.run_dir / "latest.pt", *sorted(self.run_dir.glob("checkpoint_*.pt"), reverse=True)]
+        if not any(c.exists() for c in candidates) and not (self.run_dir / "progress.csv").exists():
+            log.info("%s: the run stopped before its first checkpoint; starting it again", self.run_dir)
+            return
         payload, path = None, None
         for candidate in candidates:
             if not candidate.exists():
@@ -284,6 +301,7 @@ class Trainer:
         self.optimizer.load_state_dict(payload["optimizer"])
         counters = payload["counters"]
         self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
+        self.imitated = counters.get("imitated", 0)
         self._apply_lr()  # the saved state holds the old rate; the arguments rule
         self.best_score = payload.get("best_score", -math.inf)
         self.torch_gen.set_state(payload["rng"]["torch"])
@@ -310,6 +328,28 @@ class Trainer:
             )
         self.net.load_state_dict(network_from_checkpoint(payload, path).state_dict())
         log.info("weights from %s (trained for %s)", path, checkpoint_config(payload, path).variant)
+
+    def imitate(self) -> None:
+        """The imitation warm start (``args.imitation`` decisions), then a checkpoint at update 0, so that
+        a resumed run does not imitate again."""
+        args = self.args
+        result = imitate(
+            self.net,
+            self.config,
+            episode=args.episode,
+            reward=args.reward,
+            reward_scale=self.reward_scale,
+            decisions=args.imitation,
+            seed=args.seed,
+            lr=args.imitation_lr,
+            vf_coef=args.vf_coef,
+            device=self.device,
+            bf16=self.bf16,
+            progress=args.progress,
+        )
+        self.imitated = result.decisions
+        (self.run_dir / "imitation.json").write_text(json.dumps(dataclasses.asdict(result), indent=2) + "\n")
+        self.save()
 
     # ---------------------------------------------------------------- stages (training/config.py, "Stages")
     @property
@@ -424,6 +464,9 @@ class Trainer:
         """
         args = self.args
         started = time.perf_counter()
+        if self.governor is not None and (threads := self.governor.adjust()) is not None:
+            torch.set_num_threads(threads)
+            log.info("torch threads: %d (the load changed)", threads)
         episodes, collect_stats = self.collect()
         rows = episode_rows(episodes)
         collected = time.perf_counter()
@@ -460,6 +503,8 @@ class Trainer:
     def run(self) -> Path:
         """Train until ``total_steps``; returns the path of the best checkpoint (or the latest)."""
         args = self.args
+        if args.imitation and not self.imitated and self.updates == 0:
+            self.imitate()
         writer = tensorboard(self.run_dir, self.steps)
         bar = tqdm(
             total=args.total_steps,

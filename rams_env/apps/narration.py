@@ -1,22 +1,29 @@
 """How ``rams play``, ``rams replay`` and ``rams serve`` say what happened, as one seat saw it: an action
-(:func:`describe`), the news it made (:func:`news`: a trick taken, a deal or a rams over), both at
-once as the action is applied (:func:`apply_and_narrate`), the hint of each phase and the names of
+(:func:`describe`), the news it made (:func:`news`: a bid settled, a trick taken, a deal or a rams over),
+both at once as the action is applied (:func:`apply_and_narrate`), the hint of each phase and the names of
 the legal moves.
 
-The terminal and the page word the news a little differently (the terminal indents a trick and
-names every seat's points as ``player_N: +5``; the page says ``you +5``): each passes its
-:class:`Wording`, :data:`TERMINAL` or :data:`PAGE`."""
+The scores of a deal that is over are worded by :mod:`rams_env.apps.scores` (``you 10 → 9``: lower is
+better), the same for every front end. The terminal and the page differ only in layout (the terminal
+indents a trick and the reasons, and writes ``->`` for the arrow): each passes its :class:`Wording`,
+:data:`TERMINAL` or :data:`PAGE`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..rules import Action, Game, Phase, action_name
+from ..rules import Action, Game, Phase, TurnedAt, action_name
+from ..rules.config import UNANIMOUS
+from .scores import DealStart, score_lines
 
 NEXT_DEAL = "--- next deal ---"  # the line between two deals of an episode
+BOUGHT_KEY = (
+    "(bought: cards discarded/cards drawn when buying; a Swedish dealer, who holds the turned card too, "
+    "draws one fewer than he discards)"
+)
 PHASE_HINTS = {
-    Phase.BID: "Forehand's bid: bid better cards, bid a swing, or make no (further) bid.",
+    Phase.BID: "Forehand's bid: bid better cards, bid a swing, or no more bids (go on to the knock).",
     Phase.ANSWER: "Answer the bid: accept or reject.",
     Phase.KNOCK: "Knock (play this deal) or pass.",
     Phase.BUY: "Buying: discard a card, or DRAW to replace the cards discarded.",
@@ -26,28 +33,16 @@ PHASE_HINTS = {
 
 @dataclass(frozen=True)
 class Wording:
-    """How a front end words the news: templates of a taken trick (``{cards}``, ``{winner}``), of a deal
-    over (``{reason}``, ``{points}``), and of one seat's points in it (``{seat}``, ``{who}``, ``{points}``),
-    joined by ``joiner``."""
+    """How a front end lays out the news: the template of a taken trick (``{cards}``, ``{winner}``), the
+    arrow of a score change, and the indent of the lines that say why each score changed."""
 
     trick: str
-    deal: str
-    point: str
-    joiner: str
+    arrow: str
+    indent: str
 
 
-TERMINAL = Wording(
-    trick="  trick ({cards}) taken by {winner}",
-    deal="deal over ({reason}); points this deal: {points}",
-    point="player_{seat}: {points:+d}",
-    joiner="  ",
-)
-PAGE = Wording(
-    trick="trick ({cards}) taken by {winner}",
-    deal="deal over ({reason}); points: {points}",
-    point="{who} {points:+d}",
-    joiner=", ",
-)
+TERMINAL = Wording(trick="  trick ({cards}) taken by {winner}", arrow="->", indent="  ")
+PAGE = Wording(trick="trick ({cards}) taken by {winner}", arrow="→", indent="")
 
 
 def legal_names(legal: Sequence[int]) -> str:
@@ -67,7 +62,7 @@ def describe(game: Game, seat: int, action: int, viewer: int) -> str:
     if phase == Phase.KNOCK:
         return f"{who}: {'knock' if action == Action.KNOCK else 'pass'}"
     if phase == Phase.BID:
-        said = {Action.BID_BETTER: "bid better cards", Action.BID_SWING: "bid a swing", Action.NO_BID: "no bid"}
+        said = {Action.BID_BETTER: "bid better cards", Action.BID_SWING: "bid a swing", Action.NO_BID: "no more bids"}
         return f"{who}: {said[Action(action)]}"
     if phase == Phase.ANSWER:
         return f"{who}: {'accept' if action == Action.ACCEPT else 'reject'}"
@@ -78,32 +73,64 @@ def describe(game: Game, seat: int, action: int, viewer: int) -> str:
     return f"{who}: play {action_name(action)}"
 
 
+def _who(seat: int, viewer: int) -> str:
+    return "you" if seat == viewer else f"player_{seat}"
+
+
+def bid_news(game: Game, viewer: int) -> str:
+    """What the bid just settled did (the last of ``game``'s bids): who took new cards, or the new trump."""
+    bid, answers, happened = game.bid_log[-1]
+    if bid == Action.BID_BETTER:
+        if not happened:
+            refused = [s for s, accepted in answers if not accepted]
+            return f"better cards refused by {_who(refused[-1], viewer)}: everybody keeps his hand"
+        if game.config.better_cards == UNANIMOUS:  # all accepted: everybody
+            takers = [(game.forehand + k) % game.n for k in range(game.n)]
+        else:  # forehand, and each who accepted
+            takers = [game.forehand] + [s for s, accepted in answers if accepted]
+        names = ", ".join(_who(s, viewer) + (" (forehand)" if s == game.forehand else "") for s in takers)
+        keep = game.dealer in takers and game.config.swedish and game.turned_at == TurnedAt.DEALER
+        rest = [s for s in range(game.n) if s not in takers]
+        text = f"better cards: {names} threw in the hand and took five new cards from the talon"
+        if keep:
+            text += " (the dealer keeps the turned card)"
+        if rest:
+            text += f"; {', '.join(_who(s, viewer) for s in rest)} kept the hand"
+        return text
+    if happened:
+        return f"swing: the dealer turned up a card of another suit; trump is now {game.trump}"
+    refused = [s for s, accepted in answers if not accepted]
+    if refused:
+        return f"swing refused by {_who(refused[-1], viewer)}: trump stays {game.trump}"
+    return f"swing: no card of another suit turned up before the talon ran out, trump stays {game.trump}"
+
+
 def news(
-    game: Game, tricks_before: int, scores_before: Sequence[int], viewer: int, wording: Wording = TERMINAL
+    game: Game, tricks_before: int, start: DealStart, viewer: int, wording: Wording = TERMINAL, bids_before: int = -1
 ) -> list[str]:
-    """Public news after an action: a completed trick, the end of a deal, the end of a rams."""
-    who = lambda s: "you" if s == viewer else f"player_{s}"
+    """Public news after an action: a bid settled (when ``bids_before`` was the number of bids before it),
+    a completed trick, the end of a deal (every score's change and why), the end of a rams."""
     lines = []
+    if 0 <= bids_before < len(game.bid_log):
+        lines.append(bid_news(game, viewer))
     if len(game.completed) > tricks_before:
         cards, winner = game.completed[-1]
-        lines.append(wording.trick.format(cards=" ".join(action_name(c) for _, c in cards), winner=who(winner)))
-    if game.phase >= Phase.DEAL_OVER:
-        points = wording.joiner.join(
-            wording.point.format(seat=s, who=who(s), points=b - a)
-            for s, (b, a) in enumerate(zip(scores_before, game.scores, strict=True))
+        lines.append(
+            wording.trick.format(cards=" ".join(action_name(c) for _, c in cards), winner=_who(winner, viewer))
         )
-        lines.append(wording.deal.format(reason=game.deal_reason, points=points))
+    if game.phase >= Phase.DEAL_OVER:
+        lines += score_lines(game, start, viewer, wording.arrow, wording.indent)
         if game.rams_over and game.rams_log:
-            lines.append(f"the rams is over; won by {', '.join(who(s) for s in game.rams_log[-1][1])}")
+            lines.append(f"the rams is over; won by {', '.join(_who(s, viewer) for s in game.rams_log[-1][1])}")
     return lines
 
 
 def apply_and_narrate(
-    game: Game, seat: int, action: int, viewer: int, scores_before: Sequence[int], wording: Wording = TERMINAL
+    game: Game, seat: int, action: int, viewer: int, start: DealStart, wording: Wording = TERMINAL
 ) -> tuple[str, list[str]]:
     """Apply ``seat``'s ``action`` and say it as ``viewer`` saw it: the action's line and the news it made.
-    ``scores_before``: the scores at the start of the deal."""
+    ``start``: the scores and flights at the start of the deal (:meth:`DealStart.of`)."""
     line = describe(game, seat, action, viewer)
-    tricks_before = len(game.completed)
+    tricks_before, bids_before = len(game.completed), len(game.bid_log)
     game.apply(action)
-    return line, news(game, tricks_before, scores_before, viewer, wording)
+    return line, news(game, tricks_before, start, viewer, wording, bids_before)

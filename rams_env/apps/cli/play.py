@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ...envs.episode import next_deal_or_end
-from ...envs.render import render_table
 from ...eval import AGENT_SPEC_HELP, actor_for, agent_label, agent_seed, build_agent, deal_set
 from ...obs import ObservationEncoder
 from ...rules import Action, Game, RulesConfig, action_name, card_index
 from ..command import Command, CommandError
 from ..game_log import log_record, write_log
 from ..narration import NEXT_DEAL, PHASE_HINTS, apply_and_narrate, legal_names
+from ..scores import DealStart
 from .options import add_rules_arguments, check_output, make_agent, nonnegative, rules_from_args
-from .replay import replay
+from .replay import TablePrinter, replay
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -127,16 +127,17 @@ def _play_loop(
     log: list[list[Any]],
 ) -> None:
     """Play to the end of the episode; ``actors[viewer] is None`` means the person at the keyboard decides."""
+    table = TablePrinter(out)
     while True:
-        scores_before = list(game.scores)
+        start = DealStart.of(game)
         while (seat := game.current) >= 0:
             actor = actors[seat]
             if actor is None:
-                print("\n" + render_table(game, viewer), file=out)
+                table(game, viewer)
                 action = _ask(game, ask, out)
             else:
                 action = actor(game, seat)
-            line, said = apply_and_narrate(game, seat, action, viewer, scores_before)
+            line, said = apply_and_narrate(game, seat, action, viewer, start)
             log.append([seat, action_name(action)])
             print(line, file=out)
             for news in said:
@@ -144,7 +145,7 @@ def _play_loop(
         if next_deal_or_end(game, episode):
             break
         print("\n" + NEXT_DEAL, file=out)
-    print("\n" + render_table(game, viewer), file=out)
+    table(game, viewer)
 
 
 def _run(args: argparse.Namespace) -> int:

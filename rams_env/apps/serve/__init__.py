@@ -30,9 +30,11 @@ Budgets (``limits``, each a ``rams serve`` option): an agent named in a request 
 search at most ``--max-simulations`` per move, and a search agent's move stops at ``--move-time``; the
 agents' moves of one request stop at ``--request-time``, answered 503 (a game being played stops with
 that message), so no request keeps a core busy after its answer. Games and replays are kept up to
-``--max-games`` and ``--max-replays``: a new one takes the place of a finished one, else of one idle for
-``--idle-time``, least recently used first; when every slot holds a game in play it is refused with 503
-naming the limit, and no game in play is ever dropped.
+``--max-games`` and ``--max-replays``. A finished game stays readable for ``--keep-finished`` (a player
+who reloads finds it), unless its player started another (``previous`` in ``POST /api/games``). A new
+game takes the place of one its player left, else of one finished longer ago (the oldest first), else of
+one idle for ``--idle-time``, least recently used first; when no slot can be freed it is refused with
+503 naming the limit, and no game in play is ever dropped.
 
 Flask is imported only when the server is made: ``pip install "rams_env[serve]"``.
 
@@ -44,6 +46,7 @@ One module per job, in the order a request meets them:
 - ``state``: what one server holds (the stores of games and replays, saved logs, suggested agents);
 - ``games``: a game being played (:class:`~.games.LiveGame`), ``replays``: a game to watch
   (:class:`~.replays.Replay`);
-- ``seat_view``: what a seat is shown; ``deal_summary``: why each score changed in a deal;
+- ``seat_view``: what a seat is shown; ``score_chart``: every score after each deal (why each changed:
+  ``rams_env.apps.scores``);
   ``zoo_cards``: the trained agents the page suggests; ``limits``: the budgets and the stores.
 """

@@ -206,6 +206,9 @@ def _add_game_routes(app: Any, state: ServeState) -> None:
         seat = read_int(data, "seat", 0, 0, n - 1)
         seed = data.get("seed")
         seed = random.SystemRandom().randrange(2**31) if seed is None else read_int(data, "seed", 0, 0, SEED_LIMIT - 1)
+        previous = data.get("previous")
+        if previous is not None and not (isinstance(previous, str) and 0 < len(previous) <= 100):
+            raise ApiError(400, f"'previous' must be the id of your last game, got {jsoncheck.short(previous)}")
         others = agent_specs(data, "agents", n - 1, "heuristic")
         specs = [*others[:seat], "you", *others[seat:]]
         sources = agent_sources(others, config, state.limits)
@@ -213,6 +216,8 @@ def _add_game_routes(app: Any, state: ServeState) -> None:
             config, episode, seat, specs, sources, seed, scores, state.save_dir, state.limits.request_seconds
         )
         state.limit_threads()
+        if previous is not None:  # the player's last game may make room now
+            state.games.release(previous)
         ident = state.games.add(live)
         with live.lock:
             return flask.jsonify(live.state(ident)), 201

@@ -80,8 +80,8 @@ def _configure_limits(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=d.max_games,
         metavar="N",
-        help="games kept in memory; a new game replaces a finished or idle one, and is refused (503) when all "
-        f"are in play (default {d.max_games})",
+        help="games kept in memory; a new game replaces one its player left, one finished longer than "
+        f"--keep-finished ago, or one idle; else it is refused (503) (default {d.max_games})",
     )
     group.add_argument(
         "--max-replays",
@@ -96,6 +96,14 @@ def _configure_limits(parser: argparse.ArgumentParser) -> None:
         default=d.idle_seconds,
         metavar="SECONDS",
         help=f"a game or replay untouched this long may make room for a new one (default {d.idle_seconds:g})",
+    )
+    group.add_argument(
+        "--keep-finished",
+        type=_seconds,
+        default=d.keep_finished_seconds,
+        metavar="SECONDS",
+        help="a finished game stays readable this long, unless its player starts another "
+        f"(default {d.keep_finished_seconds:g})",
     )
     group.add_argument(
         "--max-simulations",
@@ -128,6 +136,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         max_games=args.max_games,
         max_replays=args.max_replays,
         idle_seconds=args.idle_time,
+        keep_finished_seconds=args.keep_finished,
         max_simulations=args.max_simulations,
         move_seconds=args.move_time,
         request_seconds=args.request_time,

@@ -17,8 +17,9 @@ from ...obs import ObservationEncoder
 from ...rules import Action, Game, IllegalActionError, Phase, RulesConfig, action_name
 from ..game_log import log_record, write_log
 from ..narration import NEXT_DEAL, PAGE, apply_and_narrate, legal_names
-from .deal_summary import ScoreHistory, deal_summary
+from ..scores import DealStart, deal_summary
 from .limits import Deadline, Limits
+from .score_chart import ScoreHistory
 from .seat_view import HINTS, buy_rules, deal_points, legal_moves, seat_state
 from .validation import ApiError, read_action
 
@@ -55,11 +56,11 @@ class LiveGame:
         ]
         self.log: list[list[Any]] = []
         self.history: list[str] = [f"you are player_{seat}; dealer: player_{self.game.dealer}"]
-        self.scores_before = list(self.game.scores)
-        self.flights_before = list(self.game.flights)
+        self.start = DealStart.of(self.game)
         self.chart = ScoreHistory(self.game)
         self.recent: list[dict[str, Any]] = []  # the agents' moves since the person's last one, for the page
         self.over = False
+        self.finished_at: float | None = None  # time.monotonic() when it ended: the store keeps it a while
         self.error: str | None = None
         self.save_dir = save_dir
         self.saved: str | None = None
@@ -69,7 +70,7 @@ class LiveGame:
     # -- moves
     def _apply(self, seat: int, action: int) -> None:
         game = self.game
-        line, said = apply_and_narrate(game, seat, action, self.seat, self.scores_before, PAGE)
+        line, said = apply_and_narrate(game, seat, action, self.seat, self.start, PAGE)
         self.log.append([seat, action_name(action)])
         self.history.append(line)
         self.history.extend(said)
@@ -85,7 +86,7 @@ class LiveGame:
         while (seat := game.current) >= 0 and seat != self.seat:
             if deadline.passed():  # the game stops: its agents may not go on beyond the request
                 self.error = deadline.message("the agents' moves")
-                self.over = True
+                self._end()
                 self.history.append(self.error)
                 raise ApiError(503, self.error)
             actor = self.actors[seat]
@@ -95,11 +96,11 @@ class LiveGame:
                 self._apply(seat, action)
             except Exception as err:  # an agent that fails or moves illegally ends the game, not the server
                 self.error = f"agent {self.names[seat]!r} in seat {seat} failed: {err}"
-                self.over = True
+                self._end()
                 self.history.append(self.error)
                 raise ApiError(500, self.error) from None
         if game.current < 0 and episode_ends(game, self.episode):
-            self.over = True
+            self._end()
             self._save()
 
     def act(self, value: Any) -> None:
@@ -159,11 +160,14 @@ class LiveGame:
             raise ApiError(409, "the deal is still being played")
         self.history.append(NEXT_DEAL)
         next_deal_or_end(self.game, self.episode)  # deals the next deal (the episode goes on: checked above)
-        self.scores_before = list(self.game.scores)
-        self.flights_before = list(self.game.flights)
+        self.start = DealStart.of(self.game)
         self.chart.start(self.game)
         self.recent = []
         self._advance()
+
+    def _end(self) -> None:
+        self.over = True
+        self.finished_at = time.monotonic()
 
     def _check_open(self) -> None:
         if self.error:
@@ -188,10 +192,8 @@ class LiveGame:
             "legal": [] if self.over else legal_moves(game, self.seat),
             "hint": HINTS.get(game.phase, "") if game.current == self.seat else "",
             "deal_over": deal_over,
-            "deal_points": deal_points(game, self.scores_before),
-            "deal_summary": deal_summary(game, self.seat, self.scores_before, self.flights_before)
-            if deal_over
-            else None,
+            "deal_points": deal_points(game, self.start.scores),
+            "deal_summary": deal_summary(game, self.seat, self.start.scores, self.start.flights) if deal_over else None,
             "score_chart": self.chart.points,
             "recent": self.recent,
             "buy": None if self.over else buy_rules(game, self.seat),
@@ -199,6 +201,7 @@ class LiveGame:
             "over": self.over,
             "error": self.error,
             "events": self.history[-MAX_EVENTS:],
+            "events_start": max(0, len(self.history) - MAX_EVENTS),  # the number of the first line sent, less one
             "actions": len(self.log),
             "saved": self.saved,
             # The seed fixes the whole deck: shown once the game is over (then rams play --seed plays it again).

@@ -8,10 +8,13 @@
   moves up to the person's turn) stop at ``request_seconds``: the request is answered 503 with a
   message, and the work ends there (the deadline is checked before every move, and no move runs longer
   than its budget), so nothing a request names keeps a core busy after its answer.
-- **Stores.** Games and replays are kept up to ``max_games`` and ``max_replays``. When a new one needs a
-  slot, a finished game goes first, then one idle for ``idle_seconds``, least recently used first; when
-  every slot holds a game in play (or a replay being watched), the new one is refused with 503 naming
-  the limit. No game in play is ever dropped.
+- **Stores.** Games and replays are kept up to ``max_games`` and ``max_replays``. A finished game stays
+  readable for ``keep_finished_seconds`` (a player who reloads still finds it), unless its player has
+  started another (``POST /api/games`` with ``previous``: then it is *released*). When a new one needs a
+  slot, a released game goes first, then a game finished longer ago than ``keep_finished_seconds``
+  (the oldest finished first), then one in play idle for ``idle_seconds``, least recently used first;
+  when no slot can be freed, the new one is refused with 503 naming the limit. No game in play is
+  ever dropped, unless idle or released.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ class Limits:
     """replays kept in memory (``--max-replays``)"""
     idle_seconds: float = 900.0
     """a game or replay untouched this long may make room for a new one (``--idle-time``)"""
+    keep_finished_seconds: float = 600.0
+    """a finished game stays readable this long, unless its player started another (``--keep-finished``)"""
     max_simulations: int = 400
     """most search worlds (ISMCTS: simulations x rollouts) per agent move (``--max-simulations``)"""
     move_seconds: float = 5.0
@@ -58,7 +63,7 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("idle_seconds", "move_seconds", "request_seconds"):
+        for name in ("idle_seconds", "keep_finished_seconds", "move_seconds", "request_seconds"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 10**7:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
@@ -144,17 +149,20 @@ class Deadline:
 
 
 # ----------------------------------------------------------------------------- stores
-def never_finished(item: Any) -> bool:
-    """The ``finished`` test of replays: someone may be stepping through one until it is idle."""
-    return False
+def never_finished(item: Any) -> float | None:
+    """The ``finished`` time of replays (never): someone may be stepping through one until it is idle."""
+    return None
 
 
 class Store:
-    """Games or replays by id, at most ``limit``; a new one takes the slot of a finished or idle one.
+    """Games or replays by id, at most ``limit``; a new one takes the slot of a released, finished or idle one.
 
-    Eviction order: items that are ``finished(item)`` (a game over or stopped), least recently used
-    first, then items untouched for ``idle_seconds``, least recently used first. When no slot can be
-    freed, :meth:`add` is a :class:`Refused` 503 naming the limit and its ``option``.
+    ``finished(item)`` is the time (on ``clock``) the item finished (a game over or stopped), or None.
+    Eviction order: items released by their player (:meth:`release`), least recently used first; then items
+    finished at least ``keep_seconds`` ago, the oldest finished first; then items not finished and
+    untouched for ``idle_seconds``, least recently used first. A finished item is never dropped sooner
+    than ``keep_seconds`` after it finished unless released. When no slot can be freed, :meth:`add` is a
+    :class:`Refused` 503 naming the limit and its ``option``.
     """
 
     def __init__(
@@ -163,11 +171,13 @@ class Store:
         limit: int,
         idle_seconds: float,
         option: str,
-        finished: Callable[[Any], bool] = never_finished,
+        finished: Callable[[Any], float | None] = never_finished,
         clock: Callable[[], float] = time.monotonic,
+        keep_seconds: float = 0.0,
     ) -> None:
         self.kind, self.limit, self.idle_seconds, self.option = kind, limit, idle_seconds, option
-        self.finished, self.clock = finished, clock
+        self.finished, self.clock, self.keep_seconds = finished, clock, keep_seconds
+        self._released: set[str] = set()
         self._items: collections.OrderedDict[str, Any] = collections.OrderedDict()  # least recently used first
         self._used: dict[str, float] = {}
         self._lock = threading.Lock()
@@ -185,19 +195,37 @@ class Store:
             self._used[ident] = self.clock()
         return ident
 
+    def release(self, ident: str) -> None:
+        """Let ``ident`` (if it is still kept) make room first: its player has started another."""
+        with self._lock:
+            if ident in self._items:
+                self._released.add(ident)
+
     def _evict_one(self) -> None:
         now = self.clock()
-        finished = next((k for k, v in self._items.items() if self.finished(v)), None)
-        idle = next((k for k in self._items if now - self._used[k] >= self.idle_seconds), None)
-        victim = finished if finished is not None else idle
+        victim = next((k for k in self._items if k in self._released), None)
         if victim is None:
+            ended = [(t, k) for k, v in self._items.items() if (t := self.finished(v)) is not None]
+            victim = min(((t, k) for t, k in ended if now - t >= self.keep_seconds), default=(0.0, None))[1]
+        if victim is None:
+            victim = next(
+                (
+                    k
+                    for k, v in self._items.items()
+                    if self.finished(v) is None and now - self._used[k] >= self.idle_seconds
+                ),
+                None,
+            )
+        if victim is None:
+            kept = f", or finished in the last {self.keep_seconds:g} s" if self.keep_seconds else ""
             raise Refused(
                 503,
                 f"the server is full: it keeps {self.limit} {self.kind}s ({self.option}) and every one is in use "
-                f"(played or watched in the last {self.idle_seconds:g} s); try again later",
+                f"(played or watched in the last {self.idle_seconds:g} s{kept}); try again later",
             )
         del self._items[victim]
         del self._used[victim]
+        self._released.discard(victim)
 
     def get(self, ident: str) -> Any:
         """The item of ``ident`` (now the most recently used); :class:`Refused` 404 if there is none."""
@@ -209,7 +237,8 @@ class Store:
         if item is None:
             raise Refused(
                 404,
-                f"no {self.kind} {ident!r} (unknown, or dropped to make room once it was finished or idle for "
-                f"{self.idle_seconds:g} s)",
+                f"no {self.kind} {ident!r} (unknown, or dropped to make room: idle for {self.idle_seconds:g} s"
+                + (f", finished {self.keep_seconds:g} s ago" if self.keep_seconds else "")
+                + ", or its player started another)",
             )
         return item

@@ -15,8 +15,9 @@ from ...rules import Action, Game, IllegalActionError, Phase, action_name, card_
 from ..command import CommandError
 from ..game_log import LOG_FORMAT, check_log
 from ..narration import NEXT_DEAL, PAGE, apply_and_narrate
-from .deal_summary import ScoreHistory, deal_summary
+from ..scores import DealStart, deal_summary
 from .limits import Deadline, Limits
+from .score_chart import ScoreHistory
 from .seat_view import deal_points, seat_state
 from .validation import (
     SEED_LIMIT,
@@ -51,22 +52,22 @@ class Replay:
         self.viewer = viewer
         self.actions: list[tuple[int, int]] = []
         # Checked in full now (every action legal in turn), with copies of the game on the way.
-        self._snapshots: list[tuple[Game, list[int]]] = []
-        game, scores_before = start.clone(), list(start.scores)
-        # For the page: the flights as each deal starts (by the step its first action is), and the chart's
-        # points with the step from which each is shown.
-        self._deal_flights: list[tuple[int, list[int]]] = [(0, list(start.flights))]
+        self._snapshots: list[tuple[Game, DealStart]] = []
+        game, deal_start = start.clone(), DealStart.of(start)
+        # For the page: the scores and flights as each deal starts (by the step its first action is), and
+        # the chart's points with the step from which each is shown.
+        self._deal_starts: list[tuple[int, DealStart]] = [(0, deal_start)]
         chart = ScoreHistory(start)
         self._chart: list[tuple[int, dict[str, Any]]] = [(0, point) for point in chart.points]
         for k, entry in enumerate(actions, 1):
             if (k - 1) % SNAPSHOT_EVERY == 0:  # snapshot i: the game after i * SNAPSHOT_EVERY actions
-                self._snapshots.append((game.clone(), list(scores_before)))
+                self._snapshots.append((game.clone(), deal_start))
             try:
                 if game.phase >= Phase.DEAL_OVER:
                     if next_deal_or_end(game, episode):
                         raise ValueError(f"the {episode} is over after action {k - 1}, the log goes on")
-                    scores_before = list(game.scores)
-                    self._deal_flights.append((k, list(game.flights)))
+                    deal_start = DealStart.of(game)
+                    self._deal_starts.append((k, deal_start))
                     chart.start(game)
                 seat, action = self._entry(entry, game)
                 game.apply(action)
@@ -77,7 +78,7 @@ class Replay:
                 chart.deal_over(game)
             self._chart += [(k, point) for point in chart.points[len(self._chart) :]]
         if not self._snapshots:
-            self._snapshots.append((start.clone(), list(start.scores)))
+            self._snapshots.append((start.clone(), DealStart.of(start)))
 
     @staticmethod
     def _entry(entry: Any, game: Game) -> tuple[int, int]:
@@ -98,33 +99,31 @@ class Replay:
             raise ValueError(f"{action_name(action)} is not legal now")
         return seat, action
 
-    def at(self, step: int, seat: int) -> tuple[Game, list[str], list[int]]:
+    def at(self, step: int, seat: int) -> tuple[Game, list[str], DealStart]:
         """The game after ``step`` actions, the lines of the last few actions as ``seat`` saw them, and
-        the scores at the start of that deal."""
+        the scores and flights at the start of that deal."""
         first = max(0, step - REPLAY_CONTEXT)
         index = min(first // SNAPSHOT_EVERY, len(self._snapshots) - 1)
         snapshot, before = self._snapshots[index]
         base = index * SNAPSHOT_EVERY
-        game, scores_before = snapshot.clone(), list(before)
+        game, deal_start = snapshot.clone(), before
         lines: list[str] = [f"dealer: player_{game.dealer}"] if first == 0 else []
         for k in range(base + 1, step + 1):
             actor, action = self.actions[k - 1]
             shown = k > first
             if game.phase >= Phase.DEAL_OVER:
                 next_deal_or_end(game, self.episode)
-                scores_before = list(game.scores)
+                deal_start = DealStart.of(game)
                 if shown:
                     lines.append(NEXT_DEAL)
-            line, said = apply_and_narrate(game, actor, action, seat, scores_before, PAGE)
+            line, said = apply_and_narrate(game, actor, action, seat, deal_start, PAGE)
             if shown:
                 lines.append(f"[{k}] {line}")
                 lines.extend(said)
-        return game, lines, scores_before
+        return game, lines, deal_start
 
     def state(self, ident: str, step: int, seat: int) -> dict[str, Any]:
-        game, lines, scores_before = self.at(step, seat)
-        # The deal of action ``step`` (its first action is at or before it), also when it is over at this step.
-        flights_before = next(f for first, f in reversed(self._deal_flights) if first <= step)
+        game, lines, deal_start = self.at(step, seat)
         last = f"[{step}] "
         recent = [
             {"seat": self.actions[step - 1][0], "line": line[len(last) :]} for line in lines if line.startswith(last)
@@ -143,8 +142,10 @@ class Replay:
             "default_seat": self.viewer,
             **seat_state(game, seat),
             "deal_over": game.current < 0,
-            "deal_points": deal_points(game, scores_before),
-            "deal_summary": deal_summary(game, seat, scores_before, flights_before) if game.current < 0 else None,
+            "deal_points": deal_points(game, deal_start.scores),
+            "deal_summary": deal_summary(game, seat, deal_start.scores, deal_start.flights)
+            if game.current < 0
+            else None,
             "score_chart": [point for first, point in self._chart if first <= step],
             "recent": recent,
             "events": lines,

@@ -20,7 +20,7 @@ _CALLS = {
     Action.KNOCK: "Knock",
     Action.BID_BETTER: "Bid better cards",
     Action.BID_SWING: "Bid a swing",
-    Action.NO_BID: "No bid",
+    Action.NO_BID: "No more bids",
     Action.ACCEPT: "Accept",
     Action.REJECT: "Reject",
     Action.DRAW: "Draw",

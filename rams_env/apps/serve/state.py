@@ -14,9 +14,9 @@ from .limits import Limits, Store
 from .zoo_cards import AgentCard, zoo_cards
 
 
-def _game_over(live: LiveGame) -> bool:
-    """A game that can make room for a new one at once: over, or stopped by an error."""
-    return live.over
+def _game_over(live: LiveGame) -> float | None:
+    """When a game ended (over, or stopped by an error), on ``time.monotonic``'s clock; None while in play."""
+    return live.finished_at
 
 
 class ServeState:
@@ -31,7 +31,14 @@ class ServeState:
         limits: Limits | None = None,
     ) -> None:
         self.limits = limits = limits or Limits()
-        self.games = Store("game", limits.max_games, limits.idle_seconds, "rams serve --max-games", _game_over)
+        self.games = Store(
+            "game",
+            limits.max_games,
+            limits.idle_seconds,
+            "rams serve --max-games",
+            _game_over,
+            keep_seconds=limits.keep_finished_seconds,
+        )
         self.replays = Store("replay", limits.max_replays, limits.idle_seconds, "rams serve --max-replays")
         self.save_dir = Path(save_dir) if save_dir is not None else None
         self.logs = [Path(p) for p in logs]

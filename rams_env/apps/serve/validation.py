@@ -31,7 +31,7 @@ def read_int(body: dict[str, Any], key: str, default: int | None, low: int, high
     if isinstance(value, bool) or not isinstance(value, int):
         raise ApiError(400, f"{key!r} must be an integer {low} to {high}, got {jsoncheck.short(value)}")
     if not low <= value <= high:
-        raise ApiError(400, f"{key!r} must be {low} to {high}, got {value}")
+        raise ApiError(400, f"{key!r} must be {low} to {high}, got {jsoncheck.short(value, 40)}")
     return value
 
 

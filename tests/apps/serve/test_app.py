@@ -448,6 +448,12 @@ def test_rams_serve_listens_on_localhost_until_stopped(monkeypatch: pytest.Monke
 
 
 # ----------------------------------------------------------------------------- the browser
+def with_suits(line: str) -> str:
+    """A line of the log as the page shows it: card names as the cards show them (``JH`` as ``J♥``)."""
+    suits = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+    return re.sub(r"\b([2-9TJQKA])([CDHS])\b", lambda m: m[1].replace("T", "10") + suits[m[2]], line)
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 NO_BROWSER = (
@@ -494,7 +500,7 @@ return {
   tricks: seats.map((p) => Number(p.querySelector('.tricks').textContent)),
   toAct: seats.map((p) => p.classList.contains('to-act')),
   moves: [...document.querySelectorAll('#hand button.legal, #calls button')].map((b) => Number(b.dataset.action)),
-  events: [...document.querySelectorAll('#events li')].map((li) => li.textContent),
+  events: [...document.querySelectorAll("#events .text")].map((li) => li.textContent),
   banner: document.getElementById('banner').textContent,
   error: document.getElementById('error').textContent,
   step: document.getElementById('step-label').textContent,
@@ -540,7 +546,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         assert page["scores"] == view["scores"] and page["tricks"] == view["tricks"]
         assert page["toAct"] == [view["to_act"] == s for s in range(4)]
         assert page["trick"] == [card for _, card in view["trick"]]
-        assert page["events"] == live.history[-len(page["events"]) :]
+        assert page["events"] == [with_suits(line) for line in live.history[-len(page["events"]) :]]
         seen_hands.append(page["hand"])
         if live.over:
             break

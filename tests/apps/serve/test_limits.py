@@ -112,34 +112,82 @@ def test_a_deadline_passes_on_its_clock() -> None:
 
 
 # ----------------------------------------------------------------------------- the stores
-def _game(over: bool) -> SimpleNamespace:
-    return SimpleNamespace(over=over)
+def _game(over: float | None = None) -> SimpleNamespace:
+    return SimpleNamespace(finished_at=over)
 
 
-def test_a_full_store_makes_room_from_finished_games_first_then_idle_ones() -> None:
+def _store(now: list[float], limit: int = 3, idle: float = 100, keep: float = 600) -> Store:
+    return Store(
+        "game", limit, idle, "rams serve --max-games", lambda g: g.finished_at, clock=lambda: now[0], keep_seconds=keep
+    )
+
+
+def test_a_finished_game_stays_readable_for_the_keep_time_then_the_oldest_finished_goes_first() -> None:
     now = [0.0]
-    store = Store("game", 3, 100, "rams serve --max-games", finished=lambda g: g.over, clock=lambda: now[0])
-    playing, finished, other = _game(False), _game(False), _game(False)
-    ids = [store.add(g) for g in (playing, finished, other)]
-    finished.over = True
+    store = _store(now)
+    first, second, playing = _game(), _game(), _game()
+    ids = [store.add(g) for g in (first, second, playing)]
+    second.finished_at = 5.0  # finished first
+    now[0] = 10.0
+    first.finished_at = 10.0
+    # Both finished less than 600 s ago and the third is in play (and used): a new game is refused, none dropped.
+    now[0] = 50.0
+    store.get(ids[2])
+    with pytest.raises(Refused, match=r"keeps 3 games \(rams serve --max-games\).*or finished in the last 600 s"):
+        store.add(_game())
+    assert store.get(ids[0]) is first and store.get(ids[1]) is second  # a player who reloads finds them
+    # 600 s after the first finish: the oldest finished goes (not the least recently used).
+    now[0] = 605.0
+    store.get(ids[2])
+    store.get(ids[1])
+    store.add(_game())
+    with pytest.raises(Refused, match="no game"):
+        store.get(ids[1])
+    assert store.get(ids[0]) is first and store.get(ids[2]) is playing
+
+
+def test_a_game_its_player_left_makes_room_at_once() -> None:
+    now = [0.0]
+    store = _store(now)
+    ids = [store.add(_game(over=0.0)) for _ in range(3)]
+    now[0] = 1.0
+    store.release(ids[1])  # its player started another
+    store.release("unknown")  # nothing to release: no error
+    store.add(_game())
+    with pytest.raises(Refused, match="or its player started another"):
+        store.get(ids[1])
+    assert store.get(ids[0]) and store.get(ids[2])
+
+
+def test_a_full_store_makes_room_from_idle_games_in_play_least_recently_used_first() -> None:
+    now = [0.0]
+    store = _store(now)
+    playing, other, third = _game(), _game(), _game()
+    ids = [store.add(g) for g in (playing, other, third)]
     now[0] = 10.0
     store.get(ids[0])  # used most recently: still the oldest created
-    newest = store.add(_game(False))
-    with pytest.raises(Refused, match="no game"):
-        store.get(ids[1])  # the finished one went, not the oldest-created game in play
-    assert store.get(ids[0]) is playing and store.get(ids[2]) is other and len(store) == 3
     # Every slot in play and in use: a new game is refused, none is dropped.
     with pytest.raises(Refused, match=r"keeps 3 games \(rams serve --max-games\)") as refused:
-        store.add(_game(False))
+        store.add(_game())
     assert refused.value.status == 503 and len(store) == 3
     # Idle for the idle time: the least recently used game in play makes room.
     now[0] = 10.0 + 100
     store.get(ids[0])
-    store.get(newest)
-    store.add(_game(False))
+    store.get(ids[2])
+    store.add(_game())
     with pytest.raises(Refused):
-        store.get(ids[2])
+        store.get(ids[1])
     assert store.get(ids[0]) is playing
+
+
+def test_a_finished_game_is_kept_even_when_idle_time_is_shorter() -> None:
+    now = [0.0]
+    store = _store(now, limit=1, idle=10, keep=600)
+    ident = store.add(_game(over=0.0))
+    now[0] = 100.0  # idle 100 s, finished 100 s ago
+    with pytest.raises(Refused):
+        store.add(_game())
+    assert store.get(ident)
 
 
 def test_replays_make_room_only_once_idle() -> None:
@@ -166,6 +214,37 @@ def test_a_full_server_refuses_a_new_game_with_a_503() -> None:
         srv.stop()
 
 
+def _finish(srv: Server, state: dict) -> dict:
+    while not state["over"]:
+        if state["next_deal"]:
+            status, state, _ = srv.request("POST", f"/api/games/{state['id']}/next", {})
+        else:
+            status, state, _ = srv.request("POST", f"/api/games/{state['id']}/act", {"action": state["legal"][0]["id"]})
+        assert status == 200, state
+    return state
+
+
+def test_a_finished_game_is_still_there_when_its_player_reloads_and_goes_when_he_starts_another() -> None:
+    srv = Server(ServeState(limits=Limits(max_games=2)))
+    try:
+        done = _finish(srv, srv.request("POST", "/api/games", {"agents": "random", "seed": 1})[1])
+        other = srv.request("POST", "/api/games", {"agents": "random", "seed": 2})[1]
+        # A third player: the finished game is kept (finished seconds ago), so the full store refuses him.
+        status, error, _ = srv.request("POST", "/api/games", {"agents": "random", "seed": 3})
+        assert status == 503 and "or finished in the last 600 s" in error["error"], error
+        status, again, _ = srv.request("GET", f"/api/games/{done['id']}")  # the reload finds it
+        assert status == 200 and again["over"]
+        # Its player starts another: the old one makes room.
+        status, new, _ = srv.request("POST", "/api/games", {"agents": "random", "seed": 4, "previous": done["id"]})
+        assert status == 201, new
+        assert srv.request("GET", f"/api/games/{done['id']}")[0] == 404
+        assert srv.request("GET", f"/api/games/{other['id']}")[0] == 200
+        status, error, _ = srv.request("POST", "/api/games", {"agents": "random", "previous": ["x"]})
+        assert status == 400 and "'previous' must be the id of your last game" in error["error"]
+    finally:
+        srv.stop()
+
+
 # ----------------------------------------------------------------------------- options and documentation
 def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() -> None:
     import argparse
@@ -176,12 +255,15 @@ def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() ->
     parser = argparse.ArgumentParser()
     COMMAND.configure(parser)
     text = parser.format_help()
-    options = ["--max-games", "--max-replays", "--idle-time", "--max-simulations", "--move-time", "--request-time"]
+    options = ["--max-games", "--max-replays", "--idle-time", "--keep-finished", "--max-simulations", "--move-time",
+               "--request-time"]  # fmt: skip
     for option in options:
         assert option in text and f"``{option}``" in (serve.__doc__ or ""), option
-    args = parser.parse_args(["--max-games", "5", "--max-simulations", "20", "--request-time", "1.5"])
+    args = parser.parse_args(["--max-games", "5", "--max-simulations", "20", "--request-time", "1.5",
+                              "--keep-finished", "60"])  # fmt: skip
     limits = _limits(args)
     assert (limits.max_games, limits.max_simulations, limits.request_seconds) == (5, 20, 1.5)
+    assert limits.keep_finished_seconds == 60 and Limits().keep_finished_seconds == 600
     for bad in (["--max-games", "0"], ["--move-time", "-1"], ["--request-time", "x"], ["--max-replays", "1.5"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)
@@ -236,6 +318,7 @@ def test_the_limits_table_of_the_serve_page_shows_the_defaults() -> None:
         "max-games": d.max_games,
         "max-replays": d.max_replays,
         "idle-time": d.idle_seconds,
+        "keep-finished": d.keep_finished_seconds,
         "max-simulations": d.max_simulations,
         "move-time": d.move_seconds,
         "request-time": d.request_seconds,

@@ -4,8 +4,7 @@ score changes explained with a chart, the agents' moves highlighted, and agent p
 HTTP tests drive the JSON API (``POST .../buy``, ``deal_summary``, ``score_chart``, ``agent_cards``);
 the browser tests run headless Chromium as ``tests/apps/serve/test_app.py`` does (Debian's ``chromium`` and
 ``chromedriver``; as root it needs ``--no-sandbox``: docs/serve.md). With ``RAMS_SERVE_SCREENSHOTS=docs``
-they write the screenshots ``docs/serve-table-1280.png``, ``docs/serve-table-phone.png``,
-``docs/serve-buy.png`` and ``docs/serve-deal-over.png``.
+they write ``docs/serve-pickers.png`` (the phases of the table at both sizes are ``test_layout.py``'s).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from rams_env.apps.serve.deal_summary import deal_summary
+from rams_env.apps.scores import deal_summary
 from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.zoo_cards import zoo_cards
 from rams_env.rules import Action, Game, make_config
@@ -373,7 +372,6 @@ def _check_table(driver: Any, server: Server, wait: Any, shot: str) -> None:
     for move in state["recent"]:
         assert seats[move["seat"]]["moved"] and seats[move["seat"]]["said"]
     assert any(s["moved"] for s in seats.values())
-    _shot(driver, shot)
 
 
 @pytest.mark.slow
@@ -411,7 +409,6 @@ def test_buying_marks_cards_and_sends_them_only_on_confirm(server: Server, deskt
     click(hand[1])  # changed my mind: keep it
     assert marked() == [hand[0], hand[2]] and confirm().text == "Discard 2 and draw 2"
     assert live.log == before  # nothing was sent while choosing
-    _shot(desktop, "serve-buy.png")
     confirm().click()
     wait.until(lambda d: d.execute_script(IDLE) and len(live.log) > len(before))
     assert live.log[len(before) : len(before) + 3] == [[0, hand[0]], [0, hand[2]], [0, "DRAW"]]
@@ -439,7 +436,6 @@ def test_the_deal_over_banner_explains_the_scores_with_a_chart(server: Server, d
             assert len(paths) == 4 and desktop.find_element(By.ID, "chart-box").is_displayed()
             assert len(desktop.find_elements(By.CSS_SELECTOR, "#score-chart circle")) == 4 * len(state["score_chart"])
             if deals >= 2 or state["over"]:
-                _shot(desktop, "serve-deal-over.png")
                 break
         _move(desktop, wait)
     assert deals >= 1
@@ -490,6 +486,10 @@ def test_the_pickers_suggest_the_zoo_for_the_rules_with_its_headline(server: Ser
 def test_the_screenshots_are_described_in_docs() -> None:
     text = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
     assert "--no-sandbox" in text and "RAMS_SERVE_SCREENSHOTS" in text
-    for name in ("serve-table-1280.png", "serve-table-phone.png", "serve-buy.png", "serve-deal-over.png"):
-        assert name in text and (ROOT / "docs" / name).is_file()
+    from tests.apps.serve.test_layout import PHASES, SIZES
+
+    names = [f"serve-{phase.replace(' ', '-')}-{size}.png" for phase in [*PHASES, "bid"] for size in SIZES]
+    for name in [*names, "serve-pickers.png"]:
+        assert name in text and (ROOT / "docs" / name).is_file(), name
+        assert (ROOT / "docs" / name).stat().st_size < 80_000, f"{name}: keep the screenshots small"
     assert shutil.which("chromium") is None or "chromium" in text

@@ -25,6 +25,11 @@ function cardText(card) {
   return rank + SUITS[card[1]];
 }
 
+// Card names in a line of text (``play JH``) written as the cards show them (``play J♥``).
+function withSuits(line) {
+  return line.replace(/\b([2-9TJQKA])([CDHS])\b/g, (_, rank, suit) => cardText(rank + suit));
+}
+
 function cardNode(card, tag = "span", small = false) {
   const red = card[1] === "D" || card[1] === "H";
   return el(tag, {
@@ -41,13 +46,16 @@ function showError(message) {
   box.classList.toggle("hidden", !message);
 }
 
-async function api(method, url, body) {
+const THINKING = "the agents are thinking…";
+const LOADING = "loading…";
+
+async function api(method, url, body, waiting = THINKING) {
   const options = { method, headers: {} };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  setBusy(true);
+  setBusy(true, waiting);
   try {
     const response = await fetch(url, options);
     const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -62,14 +70,15 @@ async function api(method, url, body) {
   }
 }
 
-function setBusy(busy) {
+function setBusy(busy, waiting = THINKING) {
+  $("busy").textContent = busy ? waiting : "";
   $("busy").classList.toggle("hidden", !busy);
   document.body.classList.toggle("is-busy", busy);
   for (const button of document.querySelectorAll("#table button, .setup button")) {
     if (busy) button.disabled = true;
   }
   if (!busy && current) render(current); // restores the buttons the state allows
-  if (!busy) for (const button of document.querySelectorAll(".setup button")) button.disabled = false;
+  if (!busy) for (const button of document.querySelectorAll(".setup button")) button.disabled = !meta;
   if (!busy) $("watch-log").disabled = $("log-list").options.length === 0;
 }
 
@@ -178,7 +187,9 @@ function evalSeats() {
 }
 
 async function loadMeta() {
-  meta = await api("GET", "/api/meta");
+  meta = await api("GET", "/api/meta", undefined, "loading the game options…");
+  $("loading").classList.add("hidden");
+  $("start").disabled = false;
   const variants = Object.keys(meta.variants);
   for (const prefix of ["", "eval-"]) {
     fillSelect($(prefix + "variant"), variants, "mattmar");
@@ -192,7 +203,7 @@ async function loadMeta() {
 }
 
 async function loadLogs() {
-  const { logs } = await api("GET", "/api/logs");
+  const { logs } = await api("GET", "/api/logs", undefined, LOADING);
   fillSelect($("log-list"), logs, logs[logs.length - 1]);
   $("watch-log").disabled = logs.length === 0;
 }
@@ -224,12 +235,13 @@ async function startGame(event) {
   };
   const seed = optionalNumber("seed");
   if (seed !== null) body.seed = seed;
+  if (current && current.kind === "game") body.previous = current.id; // your last game may make room now
   show(await api("POST", "/api/games", body));
 }
 
 async function watchLog(event) {
   event.preventDefault();
-  show(await api("POST", "/api/replays", { name: $("log-list").value }));
+  show(await api("POST", "/api/replays", { name: $("log-list").value }, LOADING));
 }
 
 async function uploadLog() {
@@ -243,7 +255,7 @@ async function uploadLog() {
     return;
   }
   $("log-file").value = "";
-  show(await api("POST", "/api/replays", { log }));
+  show(await api("POST", "/api/replays", { log }, LOADING));
 }
 
 async function watchAgents(event) {
@@ -285,18 +297,31 @@ function place(state, s) {
 // Radii (percent of the felt) of the seats and of the trick's cards: a narrow (phone) felt is tall.
 function radii() {
   const narrow = $("felt").clientWidth < 600;
-  return narrow ? { seat: [35, 42], trick: [14, 18] } : { seat: [43, 40], trick: [27, 19] };
+  return narrow ? { seat: [35, 42], trick: [9, 19] } : { seat: [43, 40], trick: [27, 22] };
+}
+
+// The seats where place() puts them, but each panel wholly inside the felt (a short felt, a tall panel).
+function layoutSeats() {
+  const felt = $("felt");
+  const W = felt.clientWidth, H = felt.clientHeight;
+  for (const panel of $("seats").children) {
+    const w = panel.offsetWidth / 2 + 2, h = panel.offsetHeight / 2 + 2;
+    const x = Math.min(Math.max((Number(panel.dataset.x) / 100) * W, w), W - w);
+    const y = Math.min(Math.max((Number(panel.dataset.y) / 100) * H, h), H - h);
+    panel.style.left = `${x}px`;
+    panel.style.top = `${y}px`;
+  }
 }
 
 function backs(count) {
-  return el("div", { class: "backs", title: `${count} card${count === 1 ? "" : "s"}` }, [
+  return el("span", { class: "backs", title: `${count} card${count === 1 ? "" : "s"}` }, [
     ...Array.from({ length: Math.min(count, 8) }, () => el("span", { class: "card back mini" })),
     el("span", { class: "count", text: count ? `×${count}` : "no cards" }),
   ]);
 }
 
 function said(line) {
-  return line.replace(/^(you|player_\d+): /, "");
+  return withSuits(line.replace(/^(you|player_\d+): /, ""));
 }
 
 // A seat's moves in one bubble: its discards counted ("discard 3 · draw 3"), the rest as they were said.
@@ -327,20 +352,30 @@ function seatPanel(state, s) {
   if (me) classes.push("me");
   if (moved.length) classes.push("moved");
   const where = place(state, s);
+  const agent = me && !replay ? "you" : state.seats[s];
   const panel = el("div", { class: classes.join(" "), id: `seat-${s}`, data: { seat: s } }, [
     el("div", { class: "name" }, [el("span", { text: name }), marks]),
-    el("div", { class: "agent", text: me && !replay ? "" : state.seats[s] }),
+    el("div", { class: "agent", text: agent, title: agent }),
     el("div", { class: "line" }, [
       "score ",
       el("b", { class: "score", text: String(v.scores[s]) }),
-      "  tricks ",
+      " · tricks ",
       el("b", { class: "tricks", text: String(v.tricks[s]) }),
     ]),
-    el("div", { class: "line status status-" + (status || "none"), text: status || "undecided" }),
-    me ? el("div", { class: "backs" }) : backs(state.counts[s]),
+    el("div", { class: "line state" }, [
+      el("span", { class: "status status-" + (status || "none"), text: status || "undecided" }),
+      me ? el("span", { class: "backs" }) : backs(state.counts[s]),
+    ]),
   ]);
-  if (moved.length) panel.append(el("div", { class: "said", text: summarize(moved.map((m) => said(m.line))) }));
+  if (moved.length) {
+    const side = where.x < -0.45 ? " left" : where.x > 0.45 ? " right" : "";
+    const bubble = el("div", { class: `said${where.y < -0.3 ? " below" : ""}${side}` });
+    bubble.textContent = summarize(moved.map((m) => said(m.line)));
+    panel.append(bubble);
+  }
   const [rx, ry] = radii().seat;
+  panel.dataset.x = String(50 + rx * where.x);
+  panel.dataset.y = String(50 + ry * where.y);
   panel.style.left = `${50 + rx * where.x}%`;
   panel.style.top = `${50 + ry * where.y}%`;
   return panel;
@@ -371,10 +406,7 @@ function trickNodes(state) {
 function lastTrick(v) {
   const last = v.completed_tricks[v.completed_tricks.length - 1];
   if (!last) return [];
-  return [
-    ...last.cards.map(([seat, card]) => el("div", { class: "played small" }, [cardNode(card, "span", true), `p${seat}`])),
-    el("div", { class: "taken", text: `taken by player_${last.winner}` }),
-  ];
+  return last.cards.map(([seat, card]) => el("div", { class: "played small" }, [cardNode(card, "span", true), `p${seat}`]));
 }
 
 function buyButton(state) {
@@ -402,6 +434,7 @@ function render(state) {
     `rams ${v.rams + 1}, deal ${v.deal + 1} — phase: ${v.phase} — to act: ${who}`;
   $("felt").dataset.players = String(n);
   $("seats").replaceChildren(...[...Array(n).keys()].map((s) => seatPanel(state, s)));
+  layoutSeats();
   const red = v.trump === "D" || v.trump === "H";
   $("trump").replaceChildren(el("span", { class: red ? "red-text" : "", text: SUITS[v.trump], title: `trump ${v.trump}` }));
   $("turned").replaceChildren(
@@ -410,6 +443,8 @@ function render(state) {
   $("talon").textContent = String(v.talon);
   $("trick").replaceChildren(...trickNodes(state));
   $("last-trick").replaceChildren(...lastTrick(v));
+  const last = v.completed_tricks[v.completed_tricks.length - 1];
+  $("last-taken").textContent = last ? `taken by player_${last.winner}` : "";
   $("last-trick-box").classList.toggle("hidden", !v.completed_tricks.length);
 
   // the seat's own hand, with its legal moves when it is a person's turn
@@ -450,6 +485,10 @@ function render(state) {
     ...(buying ? [buyButton(state)] : []),
   );
   $("hint").textContent = replay ? "" : buying ? `${state.hint} ${state.buy.note}` : state.hint;
+  // a deal that is over: the dock shows its end (the banner) and what comes next; the hand only if cards are left
+  const over = v.phase === "over";
+  $("own").classList.toggle("over", over);
+  $("own").classList.toggle("hidden", over && !v.hand.length && !legal.length);
 
   renderBanner(state);
   renderChart(state);
@@ -477,7 +516,12 @@ function render(state) {
   }
 
   const events = $("events");
-  events.replaceChildren(...state.events.map((line) => el("li", { text: line })));
+  const first = state.events_start || 0;
+  events.replaceChildren(
+    ...state.events.map((line, k) =>
+      el("li", {}, [el("span", { class: "n", text: replay ? "" : `${first + k + 1}.` }), el("span", { class: "text", text: withSuits(line) })]),
+    ),
+  );
   events.classList.toggle("plain", replay); // a replay's lines carry their step numbers
   events.scrollTop = events.scrollHeight;
   if ($("picture-box").open) refreshPicture();
@@ -508,7 +552,7 @@ function renderBanner(state) {
     ...rows.map((row) =>
       el("li", { class: row.flew ? "flight" : "", data: { seat: row.seat } }, [
         el("b", { text: `player_${row.seat}${row.seat === state.seat && !replay ? " (you)" : ""}: ` }),
-        el("span", { class: "change", text: `${row.before} → ${row.after}` }),
+        el("span", { class: "change", text: row.change }),
         row.flew ? el("span", { class: "flight-mark", text: " ✈ flight", title: "knocked and took no trick" }) : "",
         el("span", { class: "why", text: ` — ${row.why}` }),
       ]),
@@ -535,20 +579,25 @@ function renderChart(state) {
     return;
   }
   const n = state.num_players;
-  const W = 340, H = 120, L = 26, R = 8, T = 8, B = 18;
+  const W = 340, H = 120, L = 30, R = 8, T = 8, B = 22;
   const all = points.flatMap((p) => p.scores);
   const high = Math.max(...all, 1), low = Math.min(...all, 0);
   const x = (k) => L + ((W - L - R) * k) / (points.length - 1);
   const y = (value) => T + ((H - T - B) * (high - value)) / (high - low || 1);
   const nodes = [
     svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero" }),
-    svg("text", { x: L - 6, y: y(high) + 4, class: "axis", "text-anchor": "end" }, String(high)),
-    svg("text", { x: L - 6, y: y(low) + 4, class: "axis", "text-anchor": "end" }, String(low)),
+    svg("text", { x: L - 6, y: y(high) + 4, class: "axis y-label", "text-anchor": "end" }, String(high)),
+    svg("text", { x: L - 6, y: y(low) + 3, class: "axis y-label", "text-anchor": "end" }, String(low)),
   ];
+  // x labels under the plot, clear of the y labels at its left (the first anchored at its start); when
+  // the deals are many, only each rams' start is labelled
+  const every = points.length > 18 ? Infinity : 1;
   points.forEach((p, k) => {
     if (k && p.deal === 0) nodes.push(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, class: "rams-break" }));
+    if (p.deal !== 0 && p.deal % every) return;
     const label = p.deal === 0 ? `r${p.rams + 1}` : String(p.deal);
-    nodes.push(svg("text", { x: x(k), y: H - 8, class: "axis", "text-anchor": "middle" }, label));
+    const anchor = k === 0 ? "start" : k === points.length - 1 ? "end" : "middle";
+    nodes.push(svg("text", { x: x(k) + (k === 0 ? -3 : 0), y: H - 4, class: "axis x-label", "text-anchor": anchor }, label));
   });
   for (let s = 0; s < n; s++) {
     // a rams starts from fresh scores: its line does not join the previous rams' last point
@@ -595,7 +644,7 @@ async function buy(cards) {
 async function step(to, seat = current.seat) {
   if (!current || current.kind !== "replay") return;
   const target = Math.max(0, Math.min(current.steps, to));
-  show(await api("GET", `/api/replays/${current.id}?step=${target}&seat=${seat}`));
+  show(await api("GET", `/api/replays/${current.id}?step=${target}&seat=${seat}`, undefined, LOADING));
 }
 
 function quiet(promise) {

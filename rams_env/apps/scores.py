@@ -1,19 +1,47 @@
-"""What a deal did to each seat's score, said the way the game counts it (``10 → 6, 4 tricks``).
+"""What a deal did to each seat's score, worded once for every front end: the page (its log and its
+end-of-deal banner), ``rams play`` and ``rams replay``.
 
-:func:`deal_summary` explains the change of every seat's score in a deal that is over, from what
-the table saw: the scores before and after, the tricks, who knocked, the flights and the cards
-shown (docs/rules.md "Scoring"). ``rams serve`` shows it in its end-of-deal banner; :class:`ScoreHistory`
-keeps every seat's score after each deal for the page's chart. Lower scores are better: a trick
-takes a point off, a flight adds the fine (Swedish presets: capped at ``flight_cap``).
+Lower scores are better in Rams: a trick takes a point off, a flight adds the fine (Swedish presets:
+capped at ``flight_cap``). So a score's change is never said as signed points (``+3`` for a score that
+went down would read the wrong way): it is said as the score's move, ``10 → 7``, with the reason
+(``3 tricks: 10 - 3 = 7``).
+
+- :func:`score_change`: one seat's change, ``10 → 7`` (the one wording every front end uses);
+- :func:`deal_summary`: every seat's change in a deal that is over, from what the table saw (the
+  scores before and after, the tricks, who knocked, the flights and the cards shown: docs/rules.md
+  "Scoring"), each with its ``why``;
+- :func:`score_lines`: the lines that end a deal in the log of the page and in the terminal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from ...rules import Game
-from ...rules.cards import ALL_JACKS_BONUS, FIVE_OF_A_SUIT_BONUS, JACK_PAIR_BONUS
+from ..rules import Game
+from ..rules.cards import ALL_JACKS_BONUS, FIVE_OF_A_SUIT_BONUS, JACK_PAIR_BONUS
+
+LOWER_IS_BETTER = "lower is better"
+
+
+@dataclass(frozen=True)
+class DealStart:
+    """The scores and flights of every seat as a deal starts: what its summary is counted from."""
+
+    scores: tuple[int, ...]
+    flights: tuple[int, ...]
+
+    @classmethod
+    def of(cls, game: Game) -> DealStart:
+        """The deal start of ``game`` now (call it before the deal's first action)."""
+        return cls(tuple(game.scores), tuple(game.flights))
+
+
+def score_change(before: int, after: int, arrow: str = "→") -> str:
+    """One seat's score over a deal, as every front end says it: ``10 → 7`` (``arrow``: ``->`` in a terminal)."""
+    return f"{before} {arrow} {after}"
+
 
 _ENDS = {
     "played": "all five tricks played",
@@ -29,9 +57,11 @@ def _tricks(count: int) -> str:
     return f"{count} trick{'' if count == 1 else 's'}"
 
 
-def deal_summary(game: Game, seat: int, scores_before: Sequence[int], flights_before: Sequence[int]) -> dict[str, Any]:
-    """The deal just over as ``seat`` saw it: how it ended and, by seat, ``before``, ``after``,
-    ``tricks``, ``flew``, ``capped`` and ``why`` (one line such as ``4 tricks: 10 - 4 = 6``)."""
+def deal_summary(
+    game: Game, seat: int, scores_before: Sequence[int], flights_before: Sequence[int], arrow: str = "→"
+) -> dict[str, Any]:
+    """The deal just over as ``seat`` saw it: how it ended and, by seat, ``before``, ``after``, ``change``
+    (:func:`score_change`), ``tricks``, ``flew``, ``capped`` and ``why`` (such as ``4 tricks: 10 - 4 = 6``)."""
     view = game.view(seat)
     config = game.config
     reason = game.deal_reason or "played"
@@ -48,8 +78,18 @@ def deal_summary(game: Game, seat: int, scores_before: Sequence[int], flights_be
             if shown["seat"] == s and shown["what"] == "jacks"
         )
         why = _why(config.swedish, reason, before, after, tricks, flew, capped, active, jacks, config.flight_fine, raw)
+        why = why if why else score_change(before, after, arrow)
         rows.append(
-            {"seat": s, "before": before, "after": after, "tricks": tricks, "flew": flew, "capped": capped, "why": why}
+            {
+                "seat": s,
+                "before": before,
+                "after": after,
+                "change": score_change(before, after, arrow),
+                "tricks": tricks,
+                "flew": flew,
+                "capped": capped,
+                "why": why,
+            }
         )
     return {"reason": reason, "ended": _ENDS.get(reason, reason), "seats": rows}
 
@@ -86,7 +126,7 @@ def _why(
         if off == tricks:
             text = f"{_tricks(tricks)}: {before} - {tricks} = {after}" if tricks else f"no trick: stays at {before}"
             return text + (" (wins the rams at 0)" if reason == "zero" and after == 0 else "")
-        return f"{before} → {after}"
+        return ""  # a change no rule above names: said as the change alone
     if off < 0:
         return f"fined {-off}{' (' + _ENDS[reason] + ')' if reason in _ENDS else ''}: {before} + {-off} = {after}"
     parts = [_tricks(tricks) + (" without play" if reason == "free_five" else "")] if tricks else []
@@ -105,18 +145,12 @@ def _why(
     return f"{head}: {before} - {off} = {after}" if off else f"{head}: stays at {before}"
 
 
-class ScoreHistory:
-    """Every seat's score at the start of each rams and after each deal: the page's score chart."""
-
-    def __init__(self, game: Game) -> None:
-        self.points: list[dict[str, Any]] = []
-        self.start(game)
-
-    def start(self, game: Game) -> None:
-        """The scores as a deal starts (a point of its own only when a new rams begins)."""
-        if game.deal_in_rams == 0 and not (self.points and self.points[-1]["rams"] == game.rams_number):
-            self.points.append({"rams": game.rams_number, "deal": 0, "scores": list(game.scores)})
-
-    def deal_over(self, game: Game) -> None:
-        """The scores after the deal just over."""
-        self.points.append({"rams": game.rams_number, "deal": game.deal_in_rams + 1, "scores": list(game.scores)})
+def score_lines(game: Game, start: DealStart, viewer: int, arrow: str = "→", indent: str = "") -> list[str]:
+    """The lines that end a deal as ``viewer`` saw it: how it ended and every seat's score change
+    (``you 10 → 9, player_1 10 → 7``), then one line per seat saying why (a flight, and its cap, too)."""
+    summary = deal_summary(game, viewer, start.scores, start.flights, arrow)
+    who = lambda s: "you" if s == viewer else f"player_{s}"
+    changes = ", ".join(f"{who(row['seat'])} {row['change']}" for row in summary["seats"])
+    lines = [f"deal over ({summary['ended']}); scores ({LOWER_IS_BETTER}): {changes}"]
+    lines += [f"{indent}{who(row['seat'])}: {row['why']}" for row in summary["seats"]]
+    return lines

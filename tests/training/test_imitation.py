@@ -1,0 +1,123 @@
+"""The imitation warm start: labels equal to the heuristic's own choices, returns, a run that imitates once."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from rams_env.agents import CompiledHeuristicAgent
+from rams_env.envs.vector import game_seeds
+from rams_env.obs import OBS_SIZE
+from rams_env.policy import PolicyNet, load_checkpoint
+from rams_env.rules import make_config
+from rams_env.rules.actions import NUM_ACTIONS
+from training.config import TrainArgs
+from training.cores import ThreadGovernor, free_cores, usable_cores
+from training.imitation import HeuristicLabeller, fit_chunk, returns_to_go
+from training.run import Trainer
+
+from .test_run import tiny
+
+
+def test_returns_run_to_the_end_of_each_episode_per_seat():
+    # game 0: seat 0, seat 1, seat 0 (ends: seat 0 +1, seat 1 -1), then seat 1 of the next episode, unfinished
+    seats = np.array([[0], [1], [0], [1]])
+    done = np.array([[False], [False], [True], [False]])
+    rewards = np.zeros((4, 1, 2), np.float32)
+    rewards[1, 0] = [0.5, 0.0]  # seat 0 earns 0.5 from seat 1's decision
+    rewards[2, 0] = [1.0, -1.0]
+    returns, finished = returns_to_go(rewards, done, seats)
+    assert returns[:3, 0].tolist() == [1.5, -1.0, 1.0]
+    assert finished[:, 0].tolist() == [True, True, True, False]
+
+
+@pytest.mark.parametrize(("variant", "episode", "reward"), [("mattmar", "rams", "win"), ("russian", "deal", "points")])
+def test_the_labels_are_what_the_seeded_heuristics_play(variant, episode, reward):
+    config = make_config(variant, 4)
+    labeller = HeuristicLabeller(config, episode, reward, num_games=3, seed=5, reward_scale=1.0)
+    # seat s of game g draws from HeuristicAgent(seed=game_seeds(seed + 1, games * players)[g * players + s])
+    agents = [CompiledHeuristicAgent(config, seed=s) for s in game_seeds(6, 3 * 4)]
+    state = labeller.state
+    for _ in range(200):
+        labels = labeller.actions(state)
+        for g in range(3):
+            seen = {"observation": state.observations[g].copy(), "action_mask": state.action_masks[g].copy()}
+            assert labels[g] == agents[g * 4 + int(state.seats[g])].act(seen)
+        state = labeller.env.step(labels)
+    labeller.close()
+
+
+def test_a_chunk_keeps_the_finished_episodes_legal_labels_and_their_returns():
+    labeller = HeuristicLabeller(make_config("mattmar", 4), "rams", "win", num_games=4, seed=0, reward_scale=2.0)
+    chunk = labeller.chunk(600)
+    labeller.close()
+    assert 0 < len(chunk) < 600 * 4  # the unfinished tails are dropped
+    assert chunk.masks[np.arange(len(chunk)), chunk.actions].all()
+    # the win reward is +1 shared by the winners and -1 shared by the rest, times the scale
+    assert np.all(np.abs(chunk.returns) <= 2.0 + 1e-6) and (chunk.returns == 2.0).any()
+
+
+def test_a_chunk_step_raises_agreement():
+    config = make_config("mattmar", 4)
+    labeller = HeuristicLabeller(config, "rams", "win", num_games=16, seed=0, reward_scale=1.0)
+    chunk = labeller.chunk(400)
+    labeller.close()
+    torch.manual_seed(0)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, (64,))
+    optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
+    generator = torch.Generator().manual_seed(0)
+    first, _ = fit_chunk(net, optimizer, chunk, generator, 0.5, 256, torch.device("cpu"), False)
+    for _ in range(3):
+        last, value_loss = fit_chunk(net, optimizer, chunk, generator, 0.5, 256, torch.device("cpu"), False)
+    assert last > first + 0.2
+    assert np.isfinite(value_loss)
+
+
+def test_a_run_imitates_once_then_resumes_without_imitating(tmp_path, caplog):
+    args = tiny(tmp_path / "run", episode="rams", reward="win", imitation=3000, total_steps=400)
+    trainer = Trainer(args)
+    trainer.run()
+    report = json.loads((tmp_path / "run" / "imitation.json").read_text())
+    assert report["decisions"] >= 3000
+    assert load_checkpoint(tmp_path / "run" / "latest.pt")["counters"]["imitated"] == report["decisions"]
+    again = tiny(tmp_path / "run", episode="rams", reward="win", imitation=3000, total_steps=800, resume=True)
+    resumed = Trainer(again)
+    caplog.set_level("INFO", logger="rams.train")
+    resumed.run()
+    assert "imitated" not in caplog.text
+    assert resumed.imitated == report["decisions"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (dict(imitation=-1), "imitation must be an integer >= 0"),
+        (dict(imitation_lr=0.0), "imitation_lr must be positive"),
+        (dict(imitation=10, init_from="x.pt"), "imitation and init_from"),
+    ],
+)
+def test_bad_imitation_arguments_are_refused_by_name(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        TrainArgs(**overrides)
+
+
+def test_threads_follow_the_free_cores():
+    assert 1 <= free_cores(0.05) <= usable_cores()
+    governor = ThreadGovernor(threads=64)
+    sum(i * i for i in range(200_000))  # some work of our own between the samples
+    threads = governor.adjust()
+    assert threads is not None and 1 <= threads <= usable_cores()  # 64 is more than any machine here has
+    assert governor.threads == threads
+
+
+def test_a_run_stopped_while_imitating_starts_again_on_resume(tmp_path):
+    args = tiny(tmp_path / "run", episode="rams", reward="win", imitation=2000, total_steps=200)
+    Trainer(args).close()  # the folder holds args.json only, as after a kill during the imitation
+    resumed = Trainer(
+        tiny(tmp_path / "run", episode="rams", reward="win", imitation=2000, total_steps=200, resume=True)
+    )
+    resumed.run()
+    assert resumed.imitated >= 2000 and (tmp_path / "run" / "latest.pt").exists()
