@@ -33,6 +33,7 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     CheckpointError,
     PolicyNet,
+    RulesMismatchError,
     checkpoint_config,
     load_checkpoint,
     make_checkpoint,
@@ -276,9 +277,9 @@ class Trainer:
             try:
                 payload, path = load_checkpoint(candidate, expect_config=self.config), candidate
                 break
+            except RulesMismatchError:
+                raise
             except CheckpointError as err:
-                if "trained for other rules" in str(err):
-                    raise
                 log.warning("skipped %s: %s", candidate.name, err)
         if payload is None or path is None:
             raise CheckpointError(f"{self.run_dir}: no intact checkpoint to resume from")

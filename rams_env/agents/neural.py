@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..loaders import loader_for
 from ..policy import (
-    CheckpointError,
     MaskedCategorical,
     PolicyNet,
     checkpoint_config,
@@ -110,21 +110,16 @@ def load_policy_agent(
 ) -> PolicyAgent:
     """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`~rams_env.policy.load_checkpoint`).
 
-    A folder saved by RLlib (``algo.save_to_path`` of ``rams_env.integrations.rllib.ppo_config``) is
-    read by :func:`rams_env.integrations.rllib.load_rllib_agent` instead (needs the rllib extra), and a
+    A path that a registered loader recognises (:mod:`rams_env.loaders`: a folder saved by RLlib, read
+    by :func:`rams_env.integrations.rllib.load_rllib_agent`, needs the rllib extra) is read by it, and a
     ``.json`` file as an ensemble manifest (:func:`~rams_env.policy.load_ensemble`): an
     :class:`EnsembleAgent` of its members, for the table sizes every member was trained for.
     """
     if Path(path).suffix == ".json":
         return load_ensemble_agent(path, expect_config, greedy, seed)
-    if Path(path).is_dir() and (Path(path) / "rllib_checkpoint.json").is_file():
-        try:
-            from ..integrations.rllib import load_rllib_agent
-        except ImportError as err:
-            raise CheckpointError(
-                f"{str(path)!r} is an RLlib checkpoint; reading it needs the rllib extra ({err})"
-            ) from None
-        return load_rllib_agent(path, expect_config)  # type: ignore[return-value]
+    loader = loader_for(path)  # a folder an integration registered a loader for (RLlib's)
+    if loader is not None:
+        return loader.load(Path(path), expect_config)  # type: ignore[no-any-return]
     payload = load_checkpoint(path, expect_config)
     where = str(path)
     sizes = tuple(c.num_players for c in table_configs(payload, where))
