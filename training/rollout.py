@@ -90,7 +90,9 @@ class Rollout:
         return np.arange(start, end)
 
 
-@numba.njit(cache=True)
+# Not cached: numba's cache names the module that defined a function, and this one is imported both as
+# training.rollout (from a checkout) and as rams_training.rollout (installed); it compiles in a moment.
+@numba.njit(cache=False)
 def gae(
     rows: np.ndarray,
     seat: np.ndarray,

@@ -287,6 +287,7 @@ def test_every_number_in_the_readme_has_its_source():
     from training.export import EVAL_SEED
 
     performance = (DOCS / "performance.md").read_text(encoding="utf-8")
+    performance += (DOCS / "training.md").read_text(encoding="utf-8")  # the main job's times and figures
     sources = {f"{OBS_SIZE:,}", str(NUM_ACTIONS), str(len(zoo.models())), str(len(PRESETS)), str(EVAL_SEED), "800"}
     sources |= {f"{1 / 4:.3f}", "2.13.0", "8765"}  # fair share at 4; the torch of .ci/run; rams serve's port
     assert (
@@ -297,6 +298,9 @@ def test_every_number_in_the_readme_has_its_source():
         for file in model.folder.glob("rams_vs_*.json"):
             agent = json.loads(file.read_text())["agents"][0]
             sources |= {f"{x:.3f}" for x in (agent["win_rate"], *agent["win_rate_ci"])}
+    for file in (DOCS / "recipes").glob("*.json"):  # the recipes' evaluations (tests/docs/test_recipes.py)
+        agent = json.loads(file.read_text())["agents"][0]
+        sources |= {f"{x:.3f}" for x in (agent["win_rate"], *agent["win_rate_ci"])}
     text = re.sub(r"\([^)]*://[^)]*\)", "", prose(ROOT / "README.md"))  # no URLs
     for number in re.findall(r"(?<![\w.-])\d[\d,]*(?:\.\d+)*x?(?![\w-])", text):
         if re.fullmatch(r"\d", number):

@@ -41,7 +41,7 @@ def test_one_evaluation_is_a_point_with_its_error_bar_on_an_axis_from_zero(tmp_p
         low, high = panel.get_ylim()
         assert low < 0.172 - 0.05 and high > 0.172 + 0.05  # the interval is drawn, not empty
         assert panel.get_xlim()[0] == 0  # the steps axis starts at 0, not at 1.42e6
-        assert "periodic evaluation" in panel.get_title() and "50 decks of deal set 20261129" in panel.get_ylabel()
+        assert "50 decks of deal set 20261129" in panel.get_title() and panel.get_ylabel() == "win share"
         notes = " ".join(t.get_text() for t in panel.texts)
         assert "final tables" in notes and "another deal set 20261130" in notes
     finally:
