@@ -50,6 +50,13 @@ class PolicyAgent(ObservationAgent):
         else:
             self.generator.seed()
 
+    def seed(self, seed: int | None) -> None:
+        """Reseed the sampling of a non-greedy policy (a greedy one draws nothing); ``None``: a fresh seed."""
+        if seed is None:
+            self.generator.seed()
+        else:
+            self.generator.manual_seed(int(seed))
+
     def act(self, observation: Observation) -> int:
         """The policy's action among the legal ones."""
         legal = legal_from_mask(observation)
