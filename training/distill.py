@@ -48,6 +48,8 @@ from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
+from .shards import DISTILL_SHARD, DamagedFileError, read_shard, set_aside_if_damaged
+
 SHARD = "shard-{:05d}.npz"
 
 
@@ -102,8 +104,7 @@ def read_shards(folder: Path) -> dict[str, np.ndarray]:
         raise ValueError(f"no shards in {folder}")
     parts = []
     for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            parts.append({k: data[k] for k in ("observation", "mask", "expert", "student")})
+        parts.append(read_shard(path, DISTILL_SHARD))  # checked: DamagedFileError names a damaged file
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
@@ -210,9 +211,13 @@ def main(argv: list[str] | None = None) -> int:
     shards = -(-args.decisions // args.shard)
     for k in tqdm(range(shards), desc="collect", unit="shard"):
         path = data_dir / SHARD.format(k)
+        set_aside_if_damaged(path, DISTILL_SHARD)  # a resume collects a damaged shard again, saying so
         if not path.exists():
             write_shard(path, collect_shard(config, student, args.expert, args.shard, args.seed * 100003 + k))
-    data = read_shards(data_dir)
+    try:
+        data = read_shards(data_dir)
+    except DamagedFileError as err:
+        raise SystemExit(str(err)) from None
     net, losses = fine_tune(payload, data, args.epochs, args.lr, args.kl, args.seed, args.device)
     save_checkpoint(args.out / "distilled.pt", make_checkpoint(net, config, distilled_from=str(args.student)))
     report = {

@@ -66,6 +66,7 @@ from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
 from .distill import check_collection, check_device
+from .shards import IMPROVE_SHARD, DamagedFileError, read_shard, set_aside_if_damaged
 
 SHARD = "shard-{:05d}.npz"
 COLLECTED_BY = ("variant", "num_players", "base", "shard", "explore", "record", "random_start", "seed")
@@ -364,9 +365,12 @@ def read_shards(folder: Path) -> dict[str, Any]:
     :class:`Observations`)."""
     parts = []
     for k, path in enumerate(sorted(folder.glob("shard-*.npz"))):
-        with np.load(path, allow_pickle=False) as data:
-            part: dict[str, Any] = {key: data[key] for key in ("mask", "base", "q", "rams")}
-            part["observation"] = Observations(data["obs_bits"], data["obs_dense"], data["obs_dense_cols"])
+        try:
+            data = read_shard(path, IMPROVE_SHARD)  # checked: a damaged file is named, never trained on
+        except DamagedFileError as err:
+            raise SystemExit(str(err)) from None
+        part: dict[str, Any] = {key: data[key] for key in ("mask", "base", "q", "rams")}
+        part["observation"] = Observations(data["obs_bits"], data["obs_dense"], data["obs_dense_cols"])
         part["rams"] = part["rams"] + k * 1_000_000
         parts.append(part)
     if not parts:
@@ -542,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     shards = -(-args.ramsar // args.shard)
     for k in tqdm(range(shards), desc="collect", unit="shard"):
         path = data_dir / SHARD.format(k)
+        set_aside_if_damaged(path, IMPROVE_SHARD)  # a resume collects a damaged shard again, saying so
         if not path.exists():
             options = (args.shard, args.seed * 100003 + k, args.explore, args.record, args.random_start)
             shard = collect_shard(config, *options) if base is None else collect_policy_shard(config, base, *options)
