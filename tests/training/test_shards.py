@@ -43,7 +43,7 @@ def test_overwritten_bytes_are_named(tmp_path, at):
     path = tmp_path / "shard-00000.npz"
     distill.write_shard(path, distill_shard(50))
     damage(path, at)
-    with pytest.raises(DamagedFileError, match="shard-00000.npz: damaged") as err:
+    with pytest.raises(DamagedFileError, match=r"shard-00000\.npz: damaged") as err:
         read_shard(path, DISTILL_SHARD)
     assert "\n" not in str(err.value) and "again" in str(err.value)
 
@@ -52,7 +52,7 @@ def test_a_truncated_shard_is_named(tmp_path):
     path = tmp_path / "shard-00000.npz"
     distill.write_shard(path, distill_shard())
     path.write_bytes(path.read_bytes()[:300])
-    with pytest.raises(DamagedFileError, match="shard-00000.npz: damaged or truncated"):
+    with pytest.raises(DamagedFileError, match=r"shard-00000\.npz: damaged or truncated"):
         read_shard(path, DISTILL_SHARD)
     path.write_bytes(b"")
     with pytest.raises(DamagedFileError, match="truncated"):
@@ -84,7 +84,7 @@ def test_a_pickled_array_is_refused_not_unpickled(tmp_path):
     shard["expert"] = np.array([object()] * 5, dtype=object)
     path = tmp_path / "shard-00000.npz"
     np.savez(path, **shard)
-    with pytest.raises(DamagedFileError, match="shard-00000.npz"):
+    with pytest.raises(DamagedFileError, match=r"shard-00000\.npz"):
         read_shard(path, DISTILL_SHARD)
 
 
@@ -92,7 +92,7 @@ def test_distill_reads_no_damaged_shard(tmp_path):
     for k in range(2):
         distill.write_shard(tmp_path / distill.SHARD.format(k), distill_shard(50))
     damage(tmp_path / distill.SHARD.format(1))
-    with pytest.raises(DamagedFileError, match="shard-00001.npz"):
+    with pytest.raises(DamagedFileError, match=r"shard-00001\.npz"):
         distill.read_shards(tmp_path)
 
 
