@@ -48,6 +48,7 @@ from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
+from .checks import check_options, distill_options
 from .shards import DISTILL_SHARD, DamagedFileError, read_shard, set_aside_if_damaged
 
 SHARD = "shard-{:05d}.npz"
@@ -195,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--device", default="cpu", help="torch device of the fine-tuning: cpu or cuda (default cpu)")
     args = parser.parse_args(argv)
+    check_options(parser, distill_options, args)  # every option, before anything is loaded or written
     check_device(parser, args.device)
     for name in ("decisions", "shard", "epochs", "threads"):
         if getattr(args, name) < 1:

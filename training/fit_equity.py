@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 
 from rams_env import equity, jsoncheck
 from rams_env.rules import PRESETS, RulesConfig, make_config
+from training.checks import check_options, fit_equity_options
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "rams_env" / "data" / equity.DATA_FILE
@@ -291,6 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     for field in dataclasses.fields(Args):
         parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
     args = Args(**vars(parser.parse_args(argv)))
+    check_options(parser, lambda a: fit_equity_options(a, [equity.model_key(c) for c in configs()]), args)
     print(args)
     run(args)
 

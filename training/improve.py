@@ -65,6 +65,7 @@ from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
+from .checks import check_options, improve_options
 from .distill import check_collection, check_device
 from .shards import IMPROVE_SHARD, DamagedFileError, read_shard, set_aside_if_damaged
 
@@ -516,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu", help="torch device of the training: cpu or cuda (default cpu)")
     parser.add_argument("--collect-only", action="store_true", help="collect the shards and stop")
     args = parser.parse_args(argv)
+    check_options(parser, improve_options, args)  # every option, before anything is loaded or written
     check_device(parser, args.device)
     for name in ("ramsar", "shard", "epochs", "threads"):
         if getattr(args, name) < 1:
