@@ -57,9 +57,8 @@ def test_improve_refuses_each_bad_option_by_name(tmp_path, capsys, extra, option
 
 
 def test_a_network_too_large_is_refused_with_the_limit(tmp_path, capsys):
-    line = refused(
-        improve.main, ["--variant", "mattmar", "--out", str(tmp_path / "r"), "--hidden", "8000,8000"], capsys, "--hidden"
-    )
+    argv = ["--variant", "mattmar", "--out", str(tmp_path / "r"), "--hidden", "8000,8000"]
+    line = refused(improve.main, argv, capsys, "--hidden")
     assert f"{checks.MAX_PARAMETERS:,}" in line
 
 
@@ -133,7 +132,7 @@ def test_the_parameter_count_is_the_networks():
     ],
 )
 def test_each_check_names_the_option(check, value):
-    with pytest.raises(checks.OptionError, match="^--some-option"):
+    with pytest.raises(checks.OptionError, match=r"^--some-option"):
         check("some_option", value)
 
 
