@@ -17,7 +17,7 @@ import random
 from rams_env.agents import OracleAgent, SearchAgent
 from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
 from rams_env.agents.deal_sampler import DealSampler
-from rams_env.agents.search import _believed
+from rams_env.agents.search import believed_worlds
 from rams_env.rules import Game, Phase, make_config
 
 SETTINGS = {  # name: SearchAgent keywords
@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> None:
             seat = game.current
             sample = DealSampler(game, seat).sample
             if options:
-                sample = _believed(sample, game, model, options.get("belief_noise", 0.1), options.get("belief_draws", 8))
+                noise, draws = options.get("belief_noise", 0.1), options.get("belief_draws", 8)
+                sample = believed_worlds(sample, game, model, noise, draws)
             rng = random.Random(i)
             for _ in range(5):
                 world = sample(rng)

@@ -18,8 +18,8 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
+from rams_env.compiled.random_policy import random_legal_actions
 from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
 
 PRESETS = [("mattmar", 4), ("norrlandsknack", 5), ("rams32", 3), ("russian", 4)]

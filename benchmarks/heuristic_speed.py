@@ -16,7 +16,6 @@ Run: ``python -m benchmarks.heuristic_speed [--compare 1000000]``.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 
@@ -24,46 +23,13 @@ import numpy as np
 
 from rams_env.agents import HeuristicAgent
 from rams_env.agents.base import observe
-from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
+from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent, compare_agents
 from rams_env.compiled import config_array
 from rams_env.compiled import heuristic as twin
 from rams_env.compiled.compiler import jit
 from rams_env.envs import next_deal_or_end
 from rams_env.rules import Game, make_config
 from rams_env.rules.config import PRESETS
-
-
-def compare_agents(variant: str, decisions: int, seed: int = 0) -> tuple[int, list[str]]:
-    """Whole ramsar at every table size of ``variant`` until ``decisions`` decisions, each decided by
-    both agents (seeded alike): the count, and a line for each decision where they differ."""
-    rng = random.Random(seed)
-    preset = make_config(variant)
-    sizes = list(range(preset.min_players, preset.max_players + 1))
-    made, differ, game_index = 0, [], 0
-    while made < decisions:
-        n = sizes[game_index % len(sizes)]
-        config = make_config(variant, n)
-        scores = [rng.randint(1, config.start_score) for _ in range(n)] if game_index % 2 else None
-        game = Game(config, seed=rng.getrandbits(32), scores=scores)
-        seeds = [rng.getrandbits(40) for _ in range(n)]
-        python = [HeuristicAgent(config, seed=s) for s in seeds]
-        compiled = [CompiledHeuristicAgent(config, seed=s) for s in seeds]
-        random_seat = rng.randrange(n) if game_index % 3 == 0 else -1
-        while True:
-            while (seat := game.current) >= 0:
-                obs = observe(game, seat)
-                expected, got = python[seat].act(obs), compiled[seat].act(obs)
-                made += 1
-                if expected != got:
-                    differ.append(f"{variant} {n}p game {game_index} phase {game.phase.name}: {expected} != {got}")
-                action = expected
-                if seat == random_seat or rng.random() < 0.05:
-                    action = rng.choice(game.legal_actions())
-                game.apply(action)
-            if next_deal_or_end(game, "rams"):
-                break
-        game_index += 1
-    return made, differ
 
 
 @jit

@@ -22,8 +22,8 @@ from collections.abc import Callable
 import numpy as np
 
 from benchmarks.env_speed import aec_runner, hearts_runner, measure, print_table, rams_runner, texas_runner
-from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
+from rams_env.compiled.random_policy import random_legal_actions
 from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
 from rams_env.rules import Game, Phase, make_config
 

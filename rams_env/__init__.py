@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import integrations  # noqa: F401  (registers the integrations' agent loaders: rams_env.loaders)
 from .envs import RamsEnv, env, raw_env  # importing them registers the Gymnasium id rams_env/Rams-v1
 from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_index, card_name, make_config
 

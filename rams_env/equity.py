@@ -33,10 +33,9 @@ from typing import Any
 import numpy as np
 
 from . import jsoncheck
-from .compiled import heuristic as compiled_heuristic
-from .compiled.layout import STATE_WIDTH, P, config_array
-from .compiled.simulate import play_matches, play_ramsar
-from .obs.encoding import OBS_SIZE
+from .compiled.layout import config_array
+from .compiled.simulate import play_matches, play_ramsar, ramsar_records
+from .compiled.workspace import make_workspace, ramsar_plan
 from .rules import RulesConfig, make_config
 
 FORMAT = 1
@@ -217,44 +216,15 @@ def simulate_ramsar(rules: RulesConfig, num_ramsar: int, seed: int, random_start
         raise ValueError(f"num_ramsar must be at least 1, got {num_ramsar}")
     if not 0.0 <= random_start <= 1.0:
         raise ValueError(f"random_start must be a fraction from 0 to 1, got {random_start}")
-    n = rules.num_players
-    rng = np.random.default_rng(seed)
-    seeds = rng.integers(0, 2**62, num_ramsar, dtype=np.int64)
-    hseeds = rng.integers(0, 2**62, (num_ramsar, n), dtype=np.int64)
-    start = np.full((num_ramsar, n), rules.start_score, np.int64)
-    random = rng.random(num_ramsar) < random_start
-    start[random] = rng.integers(1, rules.start_score + 1, (int(random.sum()), n))
+    plan = ramsar_plan(rules, num_ramsar, seed, random_start)
     c = config_array(rules, "rams", "win")
     capacity = 64 * num_ramsar
     while True:
-        rec_scores = np.zeros((capacity, n), np.int64)
-        rec_dealer = np.zeros(capacity, np.int64)
-        rec_rams = np.zeros(capacity, np.int64)
-        winners = np.zeros(num_ramsar, np.int64)
-        count = play_ramsar(
-            np.zeros(STATE_WIDTH, np.int64),
-            c,
-            np.zeros(625, np.int64),
-            np.zeros((P, 625), np.int64),
-            seeds,
-            hseeds,
-            start,
-            np.zeros(0, np.int64),
-            np.zeros(OBS_SIZE, np.float32),
-            np.zeros(compiled_heuristic.WORK_SIZE, np.float64),
-            np.zeros(compiled_heuristic.WORK_SIZE, np.int64),
-            rec_scores,
-            rec_dealer,
-            rec_rams,
-            winners,
-        )
+        out = ramsar_records(capacity, num_ramsar, rules.num_players)
+        count = play_ramsar(make_workspace(), c, plan.seeds, plan.hseeds, plan.start, out)
         if count >= 0:
-            return {
-                "scores": rec_scores[:count],
-                "dealer": rec_dealer[:count],
-                "rams": rec_rams[:count],
-                "winners": winners,
-            }
+            records = {"scores": out.scores[:count], "dealer": out.dealer[:count], "rams": out.rams[:count]}
+            return {**records, "winners": out.winners}
         capacity *= 4
 
 
@@ -301,26 +271,18 @@ def match_equity(
         raise ValueError("in the first rams of a match (rams_number 0) the totals are all 0")
     if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
         raise ValueError(f"simulations must be a positive int, got {simulations!r}")
-    rng = np.random.default_rng(seed)
-    seeds = rng.integers(0, 2**62, simulations, dtype=np.int64)
-    hseeds = rng.integers(0, 2**62, (simulations, n), dtype=np.int64)
+    plan = ramsar_plan(rules, simulations, seed, 0.0)
     winners = np.zeros(simulations, np.int64)
     play_matches(
-        np.zeros(STATE_WIDTH, np.int64),
+        make_workspace(),
         config_array(rules, "match", "win"),
-        np.zeros(625, np.int64),
-        np.zeros((P, 625), np.int64),
-        seeds,
-        hseeds,
+        plan.seeds,
+        plan.hseeds,
         int(dealers[0]),
         batch[0],
         arrays["totals"],
         arrays["flights"],
         int(rams_number),
-        np.zeros(0, np.int64),
-        np.zeros(OBS_SIZE, np.float32),
-        np.zeros(compiled_heuristic.WORK_SIZE, np.float64),
-        np.zeros(compiled_heuristic.WORK_SIZE, np.int64),
         winners,
     )
     return win_shares(winners, n).mean(axis=0)

@@ -1,5 +1,6 @@
 """How the package installs and imports: under ``python -OO`` (no docstrings), and the wheel of the multi-node
-instructions (docs/integrations.md, "On several machines"), built here, holding both packages."""
+instructions (docs/integrations.md, "On several machines"), built here, holding both packages: ``rams_env``
+and the folder ``training/`` as ``rams_training``."""
 
 from __future__ import annotations
 
@@ -55,11 +56,12 @@ def test_the_wheel_of_the_multi_node_instructions_builds_and_holds_both_packages
         [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
         entry_text = archive.read(entry_points).decode()
         metadata_text = archive.read(metadata).decode()
-    for package in ("rams_env", "training"):
-        missing = _source_files(package) - names
+    for package, installed in (("rams_env", "rams_env"), ("training", "rams_training")):
+        missing = {installed + name.removeprefix(package) for name in _source_files(package)} - names
         assert not missing, f"the wheel lacks {sorted(missing)[:5]}"
-    assert "rams_env/integrations/rllib.py" in names and "training/cli.py" in names
-    assert "rams = rams_env.apps.cli:main" in entry_text and "train = training.cli:COMMAND" in entry_text
+    assert "rams_env/integrations/rllib.py" in names and "rams_training/cli.py" in names
+    assert not any(n.startswith("training/") for n in names)  # no top-level package of a generic name
+    assert "rams = rams_env.apps.cli:main" in entry_text and "train = rams_training.cli:COMMAND" in entry_text
     assert "Provides-Extra: rllib" in metadata_text and "Provides-Extra: train" in metadata_text
 
 

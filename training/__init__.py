@@ -1,4 +1,7 @@
-"""Self-play training for rams_env (imports rams_env, never the reverse).
+"""Self-play training for rams_env (imports rams_env, never the reverse); installed as ``rams_training``.
+
+In a checkout, run its scripts from the folder (``python -m training.improve``); installed, the same
+modules are ``rams_training.*`` (``python -m rams_training.improve``; pyproject.toml says why).
 
 The modules, one job each, in the order a run uses them:
 

@@ -1,11 +1,10 @@
 """Checks of the training scripts' options: one error line naming the option and what it accepts.
 
 Every check raises :class:`OptionError` (a ``ValueError``) whose message starts with the option
-(``--lr must be a finite number above 0, got nan``). The scripts run one check per script
-(:func:`improve_options`, :func:`distill_options`, :func:`fit_equity_options`) right after parsing,
-through :func:`check_options`, which turns the error into ``parser.error`` (the usage line, the
-error line, exit status 2), so that a bad option stops the script before any collection, network
-allocation or file write. The single checks are the pieces a shared option builder calls.
+(``--lr must be a finite number above 0, got nan``). Each script's arguments dataclass runs its
+check (:func:`improve_options`, :func:`distill_options`, :func:`fit_equity_options`) in
+``__post_init__``, so :func:`training.options.parse` turns the error into ``parser.error`` (the
+usage line, the error line, exit status 2) before any collection, network allocation or file write.
 
 Networks are limited to :data:`MAX_PARAMETERS` parameters, counted from the widths before torch
 allocates anything; seeds to 0 .. :data:`MAX_SEED`.
@@ -13,10 +12,9 @@ allocates anything; seeds to 0 .. :data:`MAX_SEED`.
 
 from __future__ import annotations
 
-import argparse
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rams_env.obs.encoding import OBS_SIZE
@@ -30,8 +28,6 @@ and Adam's two moments (16 bytes a parameter) before any batch"""
 
 MAX_SEED = 2**32 - 1
 """the largest seed a script takes (scripts derive per-shard seeds from it, which must stay below 2**64)"""
-
-DEVICES = ("cpu", "cuda")
 
 
 class OptionError(ValueError):
@@ -91,14 +87,14 @@ def seed(name: str, value: Any) -> int:
 
 
 def device(name: str, value: Any) -> str:
-    """``value``, a torch device the script trains on: cpu, or cuda where torch finds a CUDA device."""
-    if value not in DEVICES:
-        raise OptionError(f"{flag(name)} must be {' or '.join(DEVICES)}, got {value!r}")
-    if value == "cuda":
-        import torch
+    """``value``, a torch device the script trains on: cpu, or cuda where torch finds a CUDA device
+    (:func:`training.shards.check_device`, the one home of that check)."""
+    from .shards import check_device
 
-        if not torch.cuda.is_available():
-            raise OptionError(f"{flag(name)} cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+    try:
+        check_device(value)
+    except ValueError as err:
+        raise OptionError(str(err).replace("--device", flag(name), 1)) from None
     return value
 
 
@@ -188,7 +184,7 @@ def known(name: str, values: Sequence[str], allowed: Sequence[str]) -> list[str]
 
 
 # ------------------------------------------------------------------------------- per script
-def improve_options(args: argparse.Namespace) -> None:
+def improve_options(args: Any) -> None:
     """Every option of ``python -m training.improve`` (its ``--base`` and ``--init-from`` are loaded there)."""
     for name in ("ramsar", "shard", "epochs", "threads"):
         at_least(name, getattr(args, name))
@@ -206,7 +202,7 @@ def improve_options(args: argparse.Namespace) -> None:
         hidden("hidden", args.hidden)
 
 
-def distill_options(args: argparse.Namespace) -> None:
+def distill_options(args: Any) -> None:
     """Every option of ``python -m training.distill``: sizes, rates, seed, device, rules, student and expert."""
     for name in ("decisions", "shard", "epochs", "threads"):
         at_least(name, getattr(args, name))
@@ -227,11 +223,3 @@ def fit_equity_options(args: Any, keys: Sequence[str]) -> None:
     non_negative("smooth", args.smooth)
     non_negative("ridge", args.ridge)
     known("only", [k for k in args.only.split(",") if k], keys)
-
-
-def check_options(parser: argparse.ArgumentParser, check: Callable[[Any], None], args: Any) -> None:
-    """Run ``check(args)``; an :class:`OptionError` becomes ``parser.error`` (one error line, exit 2)."""
-    try:
-        check(args)
-    except OptionError as err:
-        parser.error(str(err))

@@ -24,10 +24,10 @@ from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.apps.command import Command, CommandError
 from rams_env.eval import agent_source, evaluate
-from rams_env.keyvalue import parse_bool
 
-from .config import FIELD_TYPES, TrainArgs, field_docs
+from .config import FIELD_TYPES, TrainArgs
 from .logs import plot_learning_curves
+from .options import PARSERS, add_options
 from .run import Trainer
 from .runargs import read_run_args
 
@@ -80,26 +80,6 @@ RECIPES: dict[str, dict[str, Any]] = {
 FINAL_EVAL_DECKS = {"quick": 100, "full": 100, "deal": 2000}
 
 
-def _parse_bool(text: str) -> bool:
-    try:
-        return parse_bool(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-
-
-def _parse_ints(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers like 256,256, got {text!r}") from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
-    return values
-
-
-PARSERS: dict[type, Callable[[str], Any]] = {bool: _parse_bool, int: int, float: float, str: str, tuple: _parse_ints}
-"""how an option's text is read, by the field's base type (``X | None`` reads as ``X``: unset is the default)"""
-
 OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for name, t in FIELD_TYPES.items()}
 """each field's parser, made when this module is imported: a field of a type without one fails here"""
 
@@ -107,10 +87,7 @@ OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for nam
 def configure(parser: argparse.ArgumentParser) -> None:
     """One option per :class:`TrainArgs` field (help from its documentation), defaults from the recipe."""
     parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
-    docs = field_docs()
-    for name, kind in OPTION_PARSERS.items():
-        text = (docs[name] + recipe_values(name)).replace("%", "%%")  # argparse formats help with %
-        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=None, help=text)
+    add_options(parser, TrainArgs, unset=True, extra_help=recipe_values)  # unset: None, the recipe's defaults stay
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
 
 

@@ -25,25 +25,20 @@ it. The ``full`` recipe of training/cli.py is the two-stage run of the shipped p
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from rams_env.envs.episode import check_episode
 from rams_env.rules import make_config
+
+from . import options
+from .options import FieldType, arg, field_types
 
 PRECISIONS = ("auto", "bf16", "fp32")
 ALGORITHMS = ("ppo", "dmc")
 
 STAGED = ("lr", "ent_coef", "points_weight")
 """the fields the second stage may change: ``late_<name>`` replaces ``<name>`` when it is set"""
-
-
-def arg(default: Any, doc: str) -> Any:
-    """A :class:`TrainArgs` field: its default and its documentation (the option's ``--help`` text)."""
-    return dataclasses.field(default=default, metadata={"doc": doc})
 
 
 @dataclass
@@ -250,52 +245,10 @@ def heuristic_fraction_at(args: TrainArgs, steps: int) -> float:
 
 
 # ------------------------------------------------------------------------------- field types
-class FieldType(NamedTuple):
-    """A field's type as the command line and ``args.json`` read it: ``base`` is one of :data:`BASE_TYPES`,
-    ``optional`` whether it also takes ``None`` (``X | None``)."""
-
-    base: type
-    optional: bool
-
-
-BASE_TYPES = (bool, int, float, str, tuple)
-"""what a field may be: bool, int, float, str or tuple[int, ...] (``tuple``), each optionally ``| None``"""
-
-
-def field_type(hint: Any) -> FieldType:
-    """The :class:`FieldType` of a type hint; ``TypeError`` for any type the command line cannot read."""
-    if hint in (bool, int, float, str):
-        return FieldType(hint, optional=False)
-    if hint == tuple[int, ...]:
-        return FieldType(tuple, optional=False)
-    members = typing.get_args(hint)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(members) == 2 and type(None) in members:
-        inner = field_type(next(m for m in members if m is not type(None)))
-        if not inner.optional:
-            return FieldType(inner.base, optional=True)
-    raise TypeError(
-        f"a TrainArgs field cannot be typed {hint!r}: use bool, int, float, str or tuple[int, ...], or X | None"
-    )
-
-
-def _field_types() -> dict[str, FieldType]:
-    """Every field's :class:`FieldType`, checked when this module is imported (so a test sees a bad one)."""
-    hints = typing.get_type_hints(TrainArgs)
-    found = {}
-    for f in dataclasses.fields(TrainArgs):
-        if not f.metadata.get("doc"):
-            raise TypeError(f"TrainArgs.{f.name} has no documentation: declare it with arg(default, doc)")
-        try:
-            found[f.name] = field_type(hints[f.name])
-        except TypeError as err:
-            raise TypeError(f"TrainArgs.{f.name}: {err}") from None
-    return found
-
-
-FIELD_TYPES: dict[str, FieldType] = _field_types()
+FIELD_TYPES: dict[str, FieldType] = field_types(TrainArgs)  # checked at import, so a test sees a bad one
 """each field's type, in field order"""
 
 
 def field_docs() -> dict[str, str]:
     """Each field's documentation, in field order."""
-    return {f.name: f.metadata["doc"] for f in dataclasses.fields(TrainArgs)}
+    return options.field_docs(TrainArgs)

@@ -22,9 +22,10 @@ trained. Writes ``distilled.pt`` (a checkpoint that ``load_agent`` and ``rams ev
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +49,16 @@ from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
-from .checks import check_options, distill_options
-from .shards import DISTILL_SHARD, DamagedFileError, read_shard, set_aside_if_damaged
-
-SHARD = "shard-{:05d}.npz"
+from .checks import distill_options
+from .options import REQUIRED, arg, parse
+from .shards import (
+    DISTILL_SHARD,
+    SHARD,
+    DamagedFileError,
+    check_collection,
+    read_shard,
+    set_aside_if_damaged,
+)
 
 
 def collect_shard(
@@ -147,69 +154,44 @@ def fine_tune(
     return net.cpu().eval(), losses
 
 
-COLLECTION = "collection.json"  # what the shards of a run folder were collected with
 COLLECTED_BY = ("student", "expert", "variant", "num_players", "shard", "seed")
 
 
-def check_collection(data_dir: Path, args: argparse.Namespace, keys: tuple[str, ...] = COLLECTED_BY) -> None:
-    """Record what the shards are collected with (the options ``keys``), or on a resume refuse a run
-    that would mix other shards in (a ``SystemExit`` naming the options that differ)."""
-    wanted = {k: str(getattr(args, k)) for k in keys}
-    path = data_dir / COLLECTION
-    if path.exists():
-        try:
-            recorded = json.loads(path.read_text())
-        except (OSError, ValueError) as err:
-            raise SystemExit(f"{path}: unreadable ({err}); remove the run folder to start again") from None
-        differ = [k for k in keys if not isinstance(recorded, dict) or recorded.get(k) != wanted[k]]
-        if differ:
-            raise SystemExit(
-                f"{data_dir} holds shards collected with other {', '.join(differ)} ({path}); "
-                "use another --out, or the same options to resume"
-            )
-        return
-    write_atomically(path, lambda f: f.write(json.dumps(wanted, indent=2).encode()))
+@dataclass(kw_only=True)
+class DistillArgs:
+    """The arguments of ``python -m training.distill`` (module docstring), checked as they are made."""
 
+    student: str = arg(REQUIRED, "zoo name or checkpoint of the student network")
+    expert: str = arg(REQUIRED, "agent spec of the expert, as rams eval takes it")
+    variant: str = arg(REQUIRED, "rules preset (4 players)")
+    num_players: int = arg(4, "players at the table (default 4)")
+    decisions: int = arg(20000, "decisions to collect (default 20000)")
+    shard: int = arg(500, "decisions per shard (default 500)")
+    out: str = arg(REQUIRED, "run folder (shards, distilled.pt)")
+    epochs: int = arg(8, "fine-tuning passes (default 8)")
+    lr: float = arg(1e-4, "Adam learning rate (default 1e-4)")
+    kl: float = arg(1.0, "weight of the KL to the student (default 1)")
+    seed: int = arg(0, "seed of the ramsar and of the fine-tuning")
+    threads: int = arg(1, "torch threads (default 1)")
+    device: str = arg("cpu", "torch device of the fine-tuning: cpu or cuda (default cpu)")
 
-def check_device(parser: argparse.ArgumentParser, device: str) -> None:
-    """Refuse (``parser.error``) a ``--device`` other than cpu and cuda, and cuda where torch finds none."""
-    if device not in ("cpu", "cuda"):
-        parser.error(f"--device must be cpu or cuda, got {device!r}")
-    if device == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+    def __post_init__(self) -> None:
+        distill_options(self)  # every option (training/checks.py), before anything is loaded or written
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--student", required=True, help="zoo name or checkpoint of the student network")
-    parser.add_argument("--expert", required=True, help="agent spec of the expert, as rams eval takes it")
-    parser.add_argument("--variant", required=True, help="rules preset (4 players)")
-    parser.add_argument("--num-players", type=int, default=4, help="players at the table (default 4)")
-    parser.add_argument("--decisions", type=int, default=20000, help="decisions to collect (default 20000)")
-    parser.add_argument("--shard", type=int, default=500, help="decisions per shard (default 500)")
-    parser.add_argument("--out", type=Path, required=True, help="run folder (shards, distilled.pt)")
-    parser.add_argument("--epochs", type=int, default=8, help="fine-tuning passes (default 8)")
-    parser.add_argument("--lr", type=float, default=1e-4, help="Adam learning rate (default 1e-4)")
-    parser.add_argument("--kl", type=float, default=1.0, help="weight of the KL to the student (default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the ramsar and of the fine-tuning")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--device", default="cpu", help="torch device of the fine-tuning: cpu or cuda (default cpu)")
-    args = parser.parse_args(argv)
-    check_options(parser, distill_options, args)  # every option, before anything is loaded or written
-    check_device(parser, args.device)
-    for name in ("decisions", "shard", "epochs", "threads"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be at least 1")
+    args = parse(DistillArgs, argv, "python -m training.distill", __doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
     config = make_config(args.variant, args.num_players)
     student_path = locate(args.student)
     payload = load_checkpoint(student_path, expect_config=config)
     student = PolicyAgent(network_from_checkpoint(payload), config)  # the file read once
     agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
-    data_dir = args.out / "data"
+    out = Path(args.out)
+    data_dir = out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
-    check_collection(data_dir, args)
+    check_collection(data_dir, args, COLLECTED_BY)
     shards = -(-args.decisions // args.shard)
     for k in tqdm(range(shards), desc="collect", unit="shard"):
         path = data_dir / SHARD.format(k)
@@ -221,16 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     except DamagedFileError as err:
         raise SystemExit(str(err)) from None
     net, losses = fine_tune(payload, data, args.epochs, args.lr, args.kl, args.seed, args.device)
-    save_checkpoint(args.out / "distilled.pt", make_checkpoint(net, config, distilled_from=str(args.student)))
+    save_checkpoint(out / "distilled.pt", make_checkpoint(net, config, distilled_from=str(args.student)))
     report = {
         "student": str(args.student),
         "expert": args.expert,
         "decisions": len(data["expert"]),
         "expert_differs": float(np.mean(data["expert"] != data["student"])),
         "losses": losses,
-        "args": {k: str(v) for k, v in vars(args).items()},
+        "args": {k: str(v) for k, v in dataclasses.asdict(args).items()},
     }
-    write_atomically(args.out / "distill.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
+    write_atomically(out / "distill.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
     print(json.dumps({k: report[k] for k in ("decisions", "expert_differs", "losses")}))
     return 0
 

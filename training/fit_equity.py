@@ -20,7 +20,6 @@ one model and keeps the others. Needs scipy (the optimiser) and matplotlib (the 
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -32,7 +31,9 @@ from tqdm.auto import tqdm
 
 from rams_env import equity, jsoncheck
 from rams_env.rules import PRESETS, RulesConfig, make_config
-from training.checks import check_options, fit_equity_options
+
+from .checks import fit_equity_options
+from .options import arg, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "rams_env" / "data" / equity.DATA_FILE
@@ -40,20 +41,21 @@ CALIBRATION = ROOT / "docs" / "equity-calibration.json"
 PLOT = ROOT / "docs" / "equity-reliability.png"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Args:
-    train: int = 20000
-    """ramsar simulated to fit each model (half from random scores)"""
-    test: int = 5000
-    """held-out ramsar per model, played from the start score, for the calibration figures"""
-    seed: int = 2027
-    """seed of the simulations (each model's train and test sets are drawn from it and the model key)"""
-    smooth: float = 1e-3
-    """weight of the squared differences between neighbouring table cells"""
-    ridge: float = 1e-5
-    """weight of the squared parameters"""
-    only: str = ""
-    """comma-separated model keys (e.g. mattmar-4p) to refit; the others are kept from the data file"""
+    """The arguments of ``python -m training.fit_equity`` (module docstring)."""
+
+    train: int = arg(20000, "ramsar simulated to fit each model (half from random scores)")
+    test: int = arg(5000, "held-out ramsar per model, played from the start score, for the calibration figures")
+    seed: int = arg(
+        2027, "seed of the simulations (each model's train and test sets are drawn from it and the model key)"
+    )
+    smooth: float = arg(1e-3, "weight of the squared differences between neighbouring table cells")
+    ridge: float = arg(1e-5, "weight of the squared parameters")
+    only: str = arg("", "comma-separated model keys (e.g. mattmar-4p) to refit; the others are kept from the data file")
+
+    def __post_init__(self) -> None:
+        fit_equity_options(self, [equity.model_key(c) for c in configs()])  # training/checks.py
 
 
 def configs() -> list[RulesConfig]:
@@ -288,11 +290,7 @@ def plot(calibration: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for field in dataclasses.fields(Args):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
-    args = Args(**vars(parser.parse_args(argv)))
-    check_options(parser, lambda a: fit_equity_options(a, [equity.model_key(c) for c in configs()]), args)
+    args = parse(Args, argv, "python -m training.fit_equity", __doc__.split("\n")[0])
     print(args)
     run(args)
 

@@ -21,9 +21,8 @@ import torch
 from tqdm import tqdm
 
 from rams_env import compiled
-from rams_env.agents.compiled_heuristic import mt_state
 from rams_env.compiled.heuristic_batch import heuristic_actions
-from rams_env.compiled.heuristic_chances import WORK_SIZE
+from rams_env.compiled.workspace import make_workspace, mt_state
 from rams_env.envs import BatchedRamsEnv, BatchStep
 from rams_env.envs.vector import game_seeds
 from rams_env.policy import MaskedCategorical, PolicyNet
@@ -72,8 +71,7 @@ class HeuristicLabeller:
         # one generator per seat of each game, as HeuristicAgent(seed=...) draws its own
         self.mts = np.stack([mt_state(s) for s in game_seeds(seed + 1, num_games * players)])
         self.mts = self.mts.reshape(num_games, players, -1)
-        self.work = np.zeros(WORK_SIZE, np.float64)
-        self.iwork = np.zeros(WORK_SIZE, np.int64)
+        self.workspace = make_workspace()
         self.reward_scale = reward_scale
         self.state = self.env.reset(seed=seed)
 
@@ -106,7 +104,7 @@ class HeuristicLabeller:
         games = np.arange(self.env.num_games)
         mts = self.mts[games, state.seats]
         out = np.empty(len(games), np.int64)
-        heuristic_actions(state.observations, state.action_masks, self.config_vector, mts, self.work, self.iwork, out)
+        heuristic_actions(state.observations, state.action_masks, self.config_vector, mts, self.workspace, out)
         self.mts[games, state.seats] = mts
         return out
 

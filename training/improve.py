@@ -26,10 +26,11 @@ decisions the equity a decision loses against the best action: the heuristic's a
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -37,20 +38,21 @@ from tqdm.auto import tqdm
 
 from rams_env import equity as equity_model
 from rams_env.agents import load_agent
-from rams_env.compiled import heuristic as compiled_heuristic
 from rams_env.compiled.counterfactual import (
     PER_MILLION,
     advance_to_learner,
     apply_actions,
     branch_games,
     collect_counterfactuals,
+    counterfactual_records,
     deal_outcomes,
     observe_learners,
 )
-from rams_env.compiled.drivers import _next_deal_or_end
+from rams_env.compiled.drivers import next_deal_or_end
 from rams_env.compiled.layout import CURRENT, DEAL_OVER, PHASE, STATE_WIDTH, P, config_array
 from rams_env.compiled.mt import mt_seed
 from rams_env.compiled.rules import new_game_with
+from rams_env.compiled.workspace import RamsarPlan, make_workspace, mt_states, ramsar_plan
 from rams_env.obs.encoding import OBS_SIZE
 from rams_env.policy.checkpoint import (
     load_checkpoint,
@@ -65,43 +67,18 @@ from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
-from .checks import check_options, improve_options
-from .distill import check_collection, check_device
-from .shards import IMPROVE_SHARD, DamagedFileError, read_shard, set_aside_if_damaged
+from .checks import improve_options
+from .options import REQUIRED, arg, error, parse
+from .shards import IMPROVE_SHARD, SHARD, DamagedFileError, check_collection, read_shard, set_aside_if_damaged
 
-SHARD = "shard-{:05d}.npz"
+EMPTY = np.zeros(0, np.int64)  # no fixed deck: a shuffled one
+PROG = "python -m training.improve"
 COLLECTED_BY = ("variant", "num_players", "base", "shard", "explore", "record", "random_start", "seed")
-
-
-class RamsarPlan(NamedTuple):
-    """What a shard's ramsar are played from: ``Game(config, seeds[k], scores=start[k])``, seat
-    ``j``'s heuristic seeded ``hseeds[k, j]``, the learner ``learner[k]``; ``behaviour`` seeds the
-    learner's exploration and the choice of decisions recorded."""
-
-    seeds: np.ndarray
-    hseeds: np.ndarray
-    learner: np.ndarray
-    start: np.ndarray
-    behaviour: int
 
 
 def legal_masks(legal: np.ndarray) -> np.ndarray:
     """Boolean action masks (N, NUM_ACTIONS) of the compiled engine's legal sets (bit ``a`` for action ``a``)."""
     return ((legal[:, None] >> np.arange(NUM_ACTIONS)[None, :]) & 1).astype(bool)
-
-
-def ramsar_plan(config: RulesConfig, ramsar: int, seed: int, random_start: float) -> RamsarPlan:
-    """The seeds, learners and start scores of ``ramsar`` ramsar (a share ``random_start`` of them from
-    scores drawn from 1 to the start score), all drawn from ``seed``."""
-    n = config.num_players
-    rng = np.random.default_rng(seed)
-    seeds = rng.integers(0, 2**62, ramsar, dtype=np.int64)
-    hseeds = rng.integers(0, 2**62, (ramsar, n), dtype=np.int64)
-    learner = rng.integers(0, n, ramsar, dtype=np.int64)
-    start = np.full((ramsar, n), config.start_score, np.int64)
-    randomised = rng.random(ramsar) < random_start
-    start[randomised] = rng.integers(1, config.start_score + 1, (int(randomised.sum()), n))
-    return RamsarPlan(seeds, hseeds, learner, start, int(rng.integers(0, 2**62)))
 
 
 def collect_shard(
@@ -111,71 +88,144 @@ def collect_shard(
     (module docstring): ``observation`` (float16), ``mask`` (bool), ``base`` (the heuristic's action), ``q``
     (float32, each legal action's chance to win the rams, NaN where illegal) and ``rams`` (the rams of
     the shard each decision belongs to)."""
-    n = config.num_players
-    plan = ramsar_plan(config, ramsar, seed, random_start)
-    seeds, hseeds, learner, start = plan.seeds, plan.hseeds, plan.learner, plan.start
-    behaviour = np.zeros(625, np.int64)
+    plan = ramsar_plan(config, ramsar, seed, random_start, learners=True)
+    behaviour = mt_states()
     mt_seed(behaviour, plan.behaviour)
     c = config_array(config, "rams", "win")
+    chances = int(explore * PER_MILLION), int(record * PER_MILLION)
     capacity = 128 * ramsar
-    while True:
-        out = {
-            "obs": np.zeros((capacity, OBS_SIZE), np.float32),
-            "legal": np.zeros(capacity, np.int64),
-            "base": np.zeros(capacity, np.int64),
-            "rams": np.zeros(capacity, np.int64),
-            "sample": np.zeros(8 * capacity, np.int64),
-            "action": np.zeros(8 * capacity, np.int64),
-            "scores": np.zeros((8 * capacity, n), np.int64),
-            "dealer": np.zeros(8 * capacity, np.int64),
-            "winners": np.zeros(8 * capacity, np.int64),
-        }
-        decisions, branches = collect_counterfactuals(
-            np.zeros(STATE_WIDTH, np.int64),
-            c,
-            np.zeros(625, np.int64),
-            np.zeros((P, 625), np.int64),
-            behaviour,
-            seeds,
-            hseeds,
-            learner,
-            start,
-            int(explore * PER_MILLION),
-            int(record * PER_MILLION),
-            np.zeros(0, np.int64),
-            np.zeros(OBS_SIZE, np.float32),
-            np.zeros(OBS_SIZE, np.float32),
-            np.zeros(compiled_heuristic.WORK_SIZE, np.float64),
-            np.zeros(compiled_heuristic.WORK_SIZE, np.int64),
-            np.zeros(STATE_WIDTH, np.int64),
-            np.zeros((P, 625), np.int64),
-            out["obs"],
-            out["legal"],
-            out["base"],
-            out["rams"],
-            out["sample"],
-            out["action"],
-            out["scores"],
-            out["dealer"],
-            out["winners"],
-        )
+    while True:  # a retry goes on drawing from ``behaviour``, as the first try left it
+        out = counterfactual_records(capacity, 8 * capacity, config.num_players)
+        plays = (plan.seeds, plan.hseeds, plan.learner, plan.start, *chances)
+        decisions, branches = collect_counterfactuals(make_workspace(), make_workspace(), c, behaviour, *plays, out)
         if decisions >= 0:
             break
         capacity *= 2
-    seat = learner[out["rams"][:decisions]]
-    sample = out["sample"][:branches]
-    value = branch_values(
-        config, out["scores"][:branches], out["dealer"][:branches], out["winners"][:branches], seat[sample]
-    )
+    seat = plan.learner[out.rams[:decisions]]
+    sample = out.sample[:branches]
+    value = branch_values(config, out.scores[:branches], out.dealer[:branches], out.winners[:branches], seat[sample])
     q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
-    q[sample, out["action"][:branches]] = value
+    q[sample, out.action[:branches]] = value
     return {
-        "observation": out["obs"][:decisions].astype(np.float16),
-        "mask": legal_masks(out["legal"][:decisions]),
-        "base": out["base"][:decisions],
+        "observation": out.obs[:decisions].astype(np.float16),
+        "mask": legal_masks(out.legal[:decisions]),
+        "base": out.heuristic[:decisions],
         "q": q,
-        "rams": out["rams"][:decisions],
+        "rams": out.rams[:decisions],
     }
+
+
+class PolicyCollection:
+    """:func:`collect_policy_shard` in steps: ``width`` ramsar played side by side (the main lines),
+    and the branches of recorded decisions waiting to be played out (up to ``branch_batch``)."""
+
+    def __init__(
+        self, config: RulesConfig, policy: Any, plan: RamsarPlan, explore: float, record: float, width: int, room: int
+    ) -> None:
+        self.config, self.policy, self.plan = config, policy, plan
+        self.explore, self.record = explore, record
+        self.behaviour = np.random.default_rng(plan.behaviour)
+        self.c = config_array(config, "rams", "win")
+        self.states = np.zeros((width, STATE_WIDTH), np.int64)
+        self.rngs, self.hrngs = mt_states(width), mt_states(width, P)
+        self.learners = np.zeros(width, np.int64)
+        self.rams_of = np.full(width, -1, np.int64)  # the rams each main line plays, -1 once done
+        self.bstates, self.bhrngs = np.zeros((room, STATE_WIDTH), np.int64), mt_states(room, P)
+        self.blearners, self.bdecision, self.baction = (np.zeros(room, np.int64) for _ in range(3))
+        self.used = 0  # branches waiting
+        self.ws = make_workspace()  # the heuristic's scratch arrays
+        self.records: dict[str, list[Any]] = {"obs": [], "legal": [], "base": [], "rams": []}
+        self.outcomes: list[tuple[np.ndarray, ...]] = []
+        self.started = 0
+
+    def start(self, g: int) -> None:
+        """Start the plan's next rams in main line ``g``."""
+        k = self.started
+        self.started += 1
+        self.rams_of[g], self.learners[g] = k, self.plan.learner[k]
+        for j in range(self.config.num_players):
+            mt_seed(self.hrngs[g, j], int(self.plan.hseeds[k, j]))
+        new_game_with(self.states[g], self.c, self.rngs[g], int(self.plan.seeds[k]), -1, self.plan.start[k], EMPTY)
+
+    def decide(self, where: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The policy's actions in games ``at`` of ``where`` (observations, legal masks, actions)."""
+        obs = np.zeros((at.size, OBS_SIZE), np.float32)
+        legal = np.zeros(at.size, np.int64)
+        observe_learners(where, self.c, at, obs, legal)
+        mask = legal_masks(legal)
+        return obs, mask, np.asarray(self.policy.act_batch(obs, mask), np.int64)
+
+    def resolve(self) -> None:
+        """Play the waiting branches to the end of their deals and keep their outcomes."""
+        used = self.used
+        live = np.arange(used, dtype=np.int64)
+        while live.size:
+            advance_to_learner(self.bstates, self.c, self.bhrngs, self.blearners, live, self.ws)
+            live = live[(self.bstates[live, PHASE] < DEAL_OVER) & (self.bstates[live, CURRENT] >= 0)]
+            if live.size:
+                apply_actions(self.bstates, self.c, live, self.decide(self.bstates, live)[2])
+        scores = np.zeros((used, self.config.num_players), np.int64)
+        dealer, winners = np.zeros(used, np.int64), np.zeros(used, np.int64)
+        deal_outcomes(self.bstates[:used], self.c, scores, dealer, winners)
+        ids, acts, seats = self.bdecision[:used].copy(), self.baction[:used].copy(), self.blearners[:used].copy()
+        self.outcomes.append((ids, acts, seats, scores, dealer, winners))
+        self.used = 0
+
+    def advance(self, ramsar: int) -> np.ndarray:
+        """Play the heuristic seats of every main line up to its learner; start the next rams where one
+        ended (while the plan's ``ramsar`` last). Returns the main lines whose learner is to act."""
+        going = np.flatnonzero(self.rams_of >= 0).astype(np.int64)
+        advance_to_learner(self.states, self.c, self.hrngs, self.learners, going, self.ws)
+        for g in going[(self.states[going, PHASE] >= DEAL_OVER) | (self.states[going, CURRENT] < 0)]:
+            if next_deal_or_end(self.states[g], self.c, self.rngs[g]):
+                self.rams_of[g] = -1
+                if self.started < ramsar:
+                    self.start(int(g))
+        states = self.states
+        at = np.flatnonzero((self.rams_of >= 0) & (states[:, PHASE] < DEAL_OVER) & (states[:, CURRENT] >= 0))
+        return at[states[at, CURRENT] == self.learners[at]].astype(np.int64)
+
+    def branch(self, at: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
+        """Record a share ``record`` of the learners' decisions (those with a choice) and branch every legal
+        action of each."""
+        for r in np.flatnonzero((mask.sum(axis=1) > 1) & (self.behaviour.random(at.size) < self.record)):
+            g, acts = at[r], np.flatnonzero(mask[r]).astype(np.int64)
+            games = np.full(acts.size, g, np.int64)
+            branch_games(self.states, self.hrngs, games, acts, self.c, self.bstates, self.bhrngs, self.used)
+            rows = slice(self.used, self.used + acts.size)
+            self.blearners[rows], self.bdecision[rows], self.baction[rows] = self.learners[g], len(self), acts
+            self.used += acts.size
+            self.records["obs"].append(obs[r].astype(np.float16))
+            self.records["legal"].append(mask[r])
+            self.records["base"].append(actions[r])
+            self.records["rams"].append(self.rams_of[g])
+
+    def play(self, at: np.ndarray, mask: np.ndarray, actions: np.ndarray) -> None:
+        """Play the learners' actions, each replaced by a random legal one with the chance ``explore``."""
+        chosen = actions.copy()
+        for r in np.flatnonzero(self.behaviour.random(at.size) < self.explore):
+            chosen[r] = self.behaviour.choice(np.flatnonzero(mask[r]))
+        apply_actions(self.states, self.c, at, chosen)
+
+    def __len__(self) -> int:
+        """Decisions recorded so far."""
+        return len(self.records["base"])
+
+    def shard(self) -> dict[str, np.ndarray]:
+        """The recorded decisions, with each action's value from its branch's outcome."""
+        decisions = len(self)
+        q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
+        if decisions:
+            parts = (np.concatenate(part) for part in zip(*self.outcomes, strict=True))
+            ids, acts, seats, scores, dealer, winners = parts
+            q[ids, acts] = branch_values(self.config, scores, dealer, winners, seats)
+        return {
+            "observation": np.asarray(self.records["obs"], np.float16).reshape(decisions, OBS_SIZE),
+            "mask": np.asarray(self.records["legal"], bool).reshape(decisions, NUM_ACTIONS),
+            "base": np.asarray(self.records["base"], np.int64),
+            "q": q,
+            "rams": np.asarray(self.records["rams"], np.int64),
+        }
 
 
 def collect_policy_shard(
@@ -193,109 +243,22 @@ def collect_policy_shard(
     main line and in every branch: each action's value for a player who then plays as the policy does.
     ``games`` ramsar are played side by side, the policy's decisions batched over them, and branches
     are played out ``branch_batch`` at a time. ``base`` is the policy's action."""
-    n = config.num_players
-    plan = ramsar_plan(config, ramsar, seed, random_start)
-    behaviour = np.random.default_rng(plan.behaviour)
-    c = config_array(config, "rams", "win")
+    plan = ramsar_plan(config, ramsar, seed, random_start, learners=True)
     width = min(games, ramsar)
-    states = np.zeros((width, STATE_WIDTH), np.int64)
-    rngs = np.zeros((width, 625), np.int64)
-    hrngs = np.zeros((width, P, 625), np.int64)
-    learners = np.zeros(width, np.int64)
-    rams_of = np.full(width, -1, np.int64)
-    room = branch_batch + width * NUM_ACTIONS
-    bstates = np.zeros((room, STATE_WIDTH), np.int64)
-    bhrngs = np.zeros((room, P, 625), np.int64)
-    blearners = np.zeros(room, np.int64)
-    bdecision = np.zeros(room, np.int64)
-    baction = np.zeros(room, np.int64)
-    used = 0
-    obs_work = np.zeros(OBS_SIZE, np.float32)
-    work = np.zeros(compiled_heuristic.WORK_SIZE, np.float64)
-    iwork = np.zeros(compiled_heuristic.WORK_SIZE, np.int64)
-    empty = np.zeros(0, np.int64)
-    records: dict[str, list[Any]] = {"obs": [], "legal": [], "base": [], "rams": []}
-    outcomes: list[tuple[np.ndarray, ...]] = []
-    started = 0
-
-    def start(g: int) -> None:
-        nonlocal started
-        k = started
-        started += 1
-        rams_of[g], learners[g] = k, plan.learner[k]
-        for j in range(n):
-            mt_seed(hrngs[g, j], int(plan.hseeds[k, j]))
-        new_game_with(states[g], c, rngs[g], int(plan.seeds[k]), -1, plan.start[k], empty)
-
-    def decide(where: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The policy's actions in games ``at`` of ``where`` (observations, legal masks, actions)."""
-        obs = np.zeros((at.size, OBS_SIZE), np.float32)
-        legal = np.zeros(at.size, np.int64)
-        observe_learners(where, c, at, obs, legal)
-        mask = legal_masks(legal)
-        return obs, mask, np.asarray(policy.act_batch(obs, mask), np.int64)
-
-    def resolve() -> None:
-        """Play the branches to the end of their deals and keep their outcomes."""
-        nonlocal used
-        live = np.arange(used, dtype=np.int64)
-        while live.size:
-            advance_to_learner(bstates, c, bhrngs, blearners, live, obs_work, work, iwork)
-            live = live[(bstates[live, PHASE] < DEAL_OVER) & (bstates[live, CURRENT] >= 0)]
-            if live.size:
-                apply_actions(bstates, c, live, decide(bstates, live)[2])
-        scores = np.zeros((used, n), np.int64)
-        dealer, winners = np.zeros(used, np.int64), np.zeros(used, np.int64)
-        deal_outcomes(bstates[:used], c, scores, dealer, winners)
-        outcomes.append(
-            (bdecision[:used].copy(), baction[:used].copy(), blearners[:used].copy(), scores, dealer, winners)
-        )
-        used = 0
-
+    run = PolicyCollection(config, policy, plan, explore, record, width, branch_batch + width * NUM_ACTIONS)
     for g in range(width):
-        start(g)
-    while (rams_of >= 0).any():
-        going = np.flatnonzero(rams_of >= 0).astype(np.int64)
-        advance_to_learner(states, c, hrngs, learners, going, obs_work, work, iwork)
-        for g in going[(states[going, PHASE] >= DEAL_OVER) | (states[going, CURRENT] < 0)]:
-            if _next_deal_or_end(states[g], c, rngs[g]):
-                rams_of[g] = -1
-                if started < ramsar:
-                    start(int(g))
-        at = np.flatnonzero((rams_of >= 0) & (states[:, PHASE] < DEAL_OVER) & (states[:, CURRENT] >= 0))
-        at = at[states[at, CURRENT] == learners[at]].astype(np.int64)
+        run.start(g)
+    while (run.rams_of >= 0).any():
+        at = run.advance(ramsar)
         if not at.size:
             continue
-        obs, mask, actions = decide(states, at)
-        for r in np.flatnonzero((mask.sum(axis=1) > 1) & (behaviour.random(at.size) < record)):
-            g, acts = at[r], np.flatnonzero(mask[r]).astype(np.int64)
-            branch_games(states, hrngs, np.full(acts.size, g, np.int64), acts, c, bstates, bhrngs, used)
-            rows = slice(used, used + acts.size)
-            blearners[rows], bdecision[rows], baction[rows] = learners[g], len(records["base"]), acts
-            used += acts.size
-            records["obs"].append(obs[r].astype(np.float16))
-            records["legal"].append(mask[r])
-            records["base"].append(actions[r])
-            records["rams"].append(rams_of[g])
-        chosen = actions.copy()
-        for r in np.flatnonzero(behaviour.random(at.size) < explore):
-            chosen[r] = behaviour.choice(np.flatnonzero(mask[r]))
-        apply_actions(states, c, at, chosen)
-        if used >= branch_batch:
-            resolve()
-    resolve()
-    decisions = len(records["base"])
-    q = np.full((decisions, NUM_ACTIONS), np.nan, np.float32)
-    if decisions:
-        ids, acts, seats, scores, dealer, winners = (np.concatenate(part) for part in zip(*outcomes, strict=True))
-        q[ids, acts] = branch_values(config, scores, dealer, winners, seats)
-    return {
-        "observation": np.asarray(records["obs"], np.float16).reshape(decisions, OBS_SIZE),
-        "mask": np.asarray(records["legal"], bool).reshape(decisions, NUM_ACTIONS),
-        "base": np.asarray(records["base"], np.int64),
-        "q": q,
-        "rams": np.asarray(records["rams"], np.int64),
-    }
+        obs, mask, actions = run.decide(run.states, at)
+        run.branch(at, obs, mask, actions)
+        run.play(at, mask, actions)
+        if run.used >= branch_batch:
+            run.resolve()
+    run.resolve()
+    return run.shard()
 
 
 def branch_values(
@@ -485,64 +448,52 @@ def train(
     return report
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line (module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m training.improve", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variant", required=True, help="rules preset")
-    parser.add_argument("--num-players", type=int, default=4, help="players at the table (default 4)")
-    parser.add_argument("--ramsar", type=int, default=4000, help="ramsar to collect from (default 4000)")
-    parser.add_argument(
-        "--base",
-        default="heuristic",
-        help="who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name, "
+@dataclass(kw_only=True)
+class ImproveArgs:
+    """The arguments of ``python -m training.improve`` (module docstring), checked as they are made."""
+
+    variant: str = arg(REQUIRED, "rules preset")
+    num_players: int = arg(4, "players at the table (default 4)")
+    ramsar: int = arg(4000, "ramsar to collect from (default 4000)")
+    base: str = arg(
+        "heuristic",
+        "who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name, "
         "checkpoint or ensemble manifest of a policy (default heuristic)",
     )
-    parser.add_argument("--shard", type=int, default=200, help="ramsar per shard (default 200)")
-    parser.add_argument(
-        "--explore", type=float, default=0.05, help="learner's chance of a random action (default 0.05)"
-    )
-    parser.add_argument("--record", type=float, default=0.5, help="share of its decisions recorded (default 0.5)")
-    parser.add_argument(
-        "--random-start", type=float, default=0.3, help="share of ramsar from random scores (default 0.3)"
-    )
-    parser.add_argument("--out", type=Path, required=True, help="run folder (shards, improved.pt)")
-    parser.add_argument("--init-from", default=None, help="zoo name or checkpoint to start the network from")
-    parser.add_argument("--hidden", default="256,256", help="hidden widths of a new network (default 256,256)")
-    parser.add_argument("--epochs", type=int, default=10, help="training passes (default 10)")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
-    parser.add_argument("--scale", type=float, default=100.0, help="logits per unit of win chance (default 100)")
-    parser.add_argument("--held-out", type=float, default=0.05, help="share of ramsar kept to measure (default 0.05)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the collection and the training")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--device", default="cpu", help="torch device of the training: cpu or cuda (default cpu)")
-    parser.add_argument("--collect-only", action="store_true", help="collect the shards and stop")
-    args = parser.parse_args(argv)
-    check_options(parser, improve_options, args)  # every option, before anything is loaded or written
-    check_device(parser, args.device)
-    for name in ("ramsar", "shard", "epochs", "threads"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be at least 1")
-    for name in ("explore", "record", "random_start"):
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            parser.error(f"--{name.replace('_', '-')} must be a share from 0 to 1")
-    if not 0.0 <= args.held_out < 1.0:
-        parser.error("--held-out must be a share from 0 to below 1")
-    if args.scale <= 0:
-        parser.error("--scale must be positive")
-    try:
-        hidden = tuple(int(h) for h in args.hidden.split(","))
-    except ValueError:
-        parser.error(f"--hidden must be widths joined by commas, got {args.hidden!r}")
+    shard: int = arg(200, "ramsar per shard (default 200)")
+    explore: float = arg(0.05, "learner's chance of a random action (default 0.05)")
+    record: float = arg(0.5, "share of its decisions recorded (default 0.5)")
+    random_start: float = arg(0.3, "share of ramsar from random scores (default 0.3)")
+    out: str = arg(REQUIRED, "run folder (shards, improved.pt)")
+    init_from: str | None = arg(None, "zoo name or checkpoint to start the network from")
+    hidden: tuple[int, ...] = arg((256, 256), "hidden widths of a new network (default 256,256)")
+    epochs: int = arg(10, "training passes (default 10)")
+    lr: float = arg(1e-3, "Adam learning rate (default 1e-3)")
+    scale: float = arg(100.0, "logits per unit of win chance (default 100)")
+    held_out: float = arg(0.05, "share of ramsar kept to measure (default 0.05)")
+    seed: int = arg(0, "seed of the collection and the training")
+    threads: int = arg(1, "torch threads (default 1)")
+    device: str = arg("cpu", "torch device of the training: cpu or cuda (default cpu)")
+    collect_only: bool = arg(False, "collect the shards and stop")
+
+    def __post_init__(self) -> None:
+        improve_options(self)  # every option (training/checks.py), before anything is loaded or written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module docstring)."""
+    args = parse(ImproveArgs, argv, PROG, __doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
     try:
         config = make_config(args.variant, args.num_players)
         base = None if args.base == "heuristic" else load_agent(locate(args.base), expect_config=config)
         start = load_checkpoint(locate(args.init_from), expect_config=config) if args.init_from else None
     except (ValueError, OSError) as err:  # unknown rules, zoo names, unreadable or mismatched checkpoints
-        parser.error(str(err))
+        error(PROG, str(err))
     if base is not None and not callable(getattr(base, "act_batch", None)):
-        parser.error(f"--base {args.base!r} is not a policy that acts on batches")
-    data_dir = args.out / "data"
+        error(PROG, f"--base {args.base!r} is not a policy that acts on batches")
+    out = Path(args.out)
+    data_dir = out / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     check_collection(data_dir, args, COLLECTED_BY)
     shards = -(-args.ramsar // args.shard)
@@ -556,14 +507,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.collect_only:
         return 0
     data = read_shards(data_dir)
-    net = network_from_checkpoint(start) if start is not None else PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden)
+    net = network_from_checkpoint(start) if start is not None else PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden)
     report = train(data, net, args.epochs, args.lr, args.scale, args.seed, args.held_out, args.device)
     save_checkpoint(
-        args.out / "improved.pt",
+        out / "improved.pt",
         make_checkpoint(net, config, trained_by="training.improve", init_from=str(args.init_from)),
     )
-    report["args"] = {k: str(v) for k, v in vars(args).items()}
-    write_atomically(args.out / "improve.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
+    report["args"] = {k: str(v) for k, v in dataclasses.asdict(args).items()}
+    write_atomically(out / "improve.json", lambda f: f.write(json.dumps(report, indent=2).encode()))
     print(json.dumps({k: v for k, v in report.items() if k != "args"}))
     return 0
 

@@ -19,6 +19,7 @@ CSV_COLUMNS = [
     "update",
     "steps",
     "episodes",
+    "train_s",
     "samples",
     "steps_per_s",
     "env_steps_per_s",

@@ -33,6 +33,7 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     CheckpointError,
     PolicyNet,
+    RulesMismatchError,
     checkpoint_config,
     load_checkpoint,
     make_checkpoint,
@@ -153,6 +154,7 @@ class Trainer:
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
         self.imitated = 0  # decisions of the imitation warm start done (training/imitation.py)
+        self.train_seconds = 0.0  # of imitation, collection and learning so far (evaluations left out)
         self.best_score = -math.inf
         self.history: list[dict[str, Any]] = []
         self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
@@ -233,6 +235,7 @@ class Trainer:
                 "updates": self.updates,
                 "episodes": self.episodes,
                 "imitated": self.imitated,
+                "train_seconds": self.train_seconds,
             },
             best_score=self.best_score,
             rng={"torch": self.torch_gen.get_state(), "python": self.rng.getstate()},
@@ -274,9 +277,9 @@ class Trainer:
             try:
                 payload, path = load_checkpoint(candidate, expect_config=self.config), candidate
                 break
+            except RulesMismatchError:
+                raise
             except CheckpointError as err:
-                if "trained for other rules" in str(err):
-                    raise
                 log.warning("skipped %s: %s", candidate.name, err)
         if payload is None or path is None:
             raise CheckpointError(f"{self.run_dir}: no intact checkpoint to resume from")
@@ -301,6 +304,7 @@ class Trainer:
         counters = payload["counters"]
         self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
         self.imitated = counters.get("imitated", 0)
+        self.train_seconds = counters.get("train_seconds", 0.0)
         self._apply_lr()  # the saved state holds the old rate; the arguments rule
         self.best_score = payload.get("best_score", -math.inf)
         self.torch_gen.set_state(payload["rng"]["torch"])
@@ -347,6 +351,7 @@ class Trainer:
             progress=args.progress,
         )
         self.imitated = result.decisions
+        self.train_seconds += result.seconds
         (self.run_dir / "imitation.json").write_text(json.dumps(dataclasses.asdict(result), indent=2) + "\n")
         self.save()
 
@@ -473,11 +478,13 @@ class Trainer:
         self.updates += 1
         self.steps += len(rows)
         elapsed = time.perf_counter() - started
+        self.train_seconds += elapsed
         row: dict[str, Any] = {
             "update": self.updates,
             "steps": self.steps,
             "episodes": self.episodes,
             "samples": len(rows),
+            "train_s": self.train_seconds,
             "steps_per_s": len(rows) / elapsed,
             "env_steps_per_s": collect_stats["env_steps"] / (collected - started),
             "mean_return": collect_stats["mean_return"],

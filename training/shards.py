@@ -1,4 +1,6 @@
-"""Checked reading of the shards the training scripts collect (``data/shard-NNNNN.npz``).
+"""What the collecting scripts (``improve``, ``distill``) share: the shards' names, the record of what
+a run folder's shards were collected with, the check of ``--device``, and the checked reading of the
+shards (``data/shard-NNNNN.npz``).
 
 Atomic writes keep a stopped collection whole, but disks and copies damage files too. Every shard is
 read here: each array the script needs must be present, readable (the zip's CRC checks the bytes),
@@ -10,16 +12,51 @@ it again (:func:`set_aside_if_damaged`); the training never reads it.
 
 from __future__ import annotations
 
+import json
 import sys
 import zipfile
 import zlib
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import torch
 
 from rams_env.obs.encoding import OBS_SIZE
+from rams_env.policy.checkpoint import write_atomically
 from rams_env.rules.actions import NUM_ACTIONS
+
+SHARD = "shard-{:05d}.npz"  # data/shard-NNNNN.npz, written atomically; a stopped run resumes at its last
+COLLECTION = "collection.json"  # what the shards of a run folder were collected with
+
+
+def check_collection(data_dir: Path, args: Any, keys: tuple[str, ...]) -> None:
+    """Record what the shards are collected with (the options ``keys``), or on a resume refuse a run
+    that would mix other shards in (a ``SystemExit`` naming the options that differ)."""
+    wanted = {k: str(getattr(args, k)) for k in keys}
+    path = data_dir / COLLECTION
+    if path.exists():
+        try:
+            recorded = json.loads(path.read_text())
+        except (OSError, ValueError) as err:
+            raise SystemExit(f"{path}: unreadable ({err}); remove the run folder to start again") from None
+        differ = [k for k in keys if not isinstance(recorded, dict) or recorded.get(k) != wanted[k]]
+        if differ:
+            raise SystemExit(
+                f"{data_dir} holds shards collected with other {', '.join(differ)} ({path}); "
+                "use another --out, or the same options to resume"
+            )
+        return
+    write_atomically(path, lambda f: f.write(json.dumps(wanted, indent=2).encode()))
+
+
+def check_device(device: str) -> None:
+    """Refuse (``ValueError``) a ``--device`` other than cpu and cuda, and cuda where torch finds none."""
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"--device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch finds no CUDA device here (a CPU build of torch, or no GPU)")
+
 
 AGAIN = "run the same command again to collect it again"
 

@@ -15,10 +15,10 @@ torch raises :class:`MissingExtraError` naming the extra to install.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import zoo
+from ..loaders import loader_for
 from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
 from .compiled_heuristic import CompiledHeuristicAgent
@@ -74,7 +74,8 @@ def load_agent(
     except ModuleNotFoundError as err:
         if err.name != "torch":
             raise
-        extra = "rllib" if Path(path, "rllib_checkpoint.json").is_file() else "torch"  # an RLlib folder
+        loader = loader_for(path)  # an RLlib folder, say
+        extra = loader.extra if loader is not None else "torch"
         raise MissingExtraError(
             f"loading the trained policy {str(path)!r} needs torch, which is not installed: "
             f'pip install "rams_env[{extra}]"',

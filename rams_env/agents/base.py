@@ -13,6 +13,7 @@ import numpy as np
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.spec import check_seed
 
 Observation = Mapping[str, np.ndarray]
 
@@ -36,10 +37,8 @@ def _encoder(config: RulesConfig) -> ObservationEncoder:
 
 
 def seeded_rng(seed: int | np.integer | None) -> random.Random:
-    """``random.Random(seed)`` for an agent; numpy integers are taken, anything but an int or None refused."""
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise TypeError(f"seed must be an int (Python or numpy) or None, got {seed!r}")
-    return random.Random(None if seed is None else int(seed))
+    """``random.Random(seed)`` for an agent (``seed`` as :func:`~rams_env.rules.spec.check_seed` takes it)."""
+    return random.Random(check_seed(seed))
 
 
 def observe(game: Game, seat: int) -> dict[str, np.ndarray]:

@@ -3,7 +3,8 @@
 The same constructor and the same actions as the Python agent (seed for seed), from
 :mod:`rams_env.compiled.heuristic`, at a fraction of the cost a decision. The Python agent stays
 the readable reference; the batched env plays heuristic seats with the twin inside its compiled
-step (``BatchedRamsEnv(heuristic_seats=...)``).
+step (``BatchedRamsEnv(heuristic_seats=...)``). :func:`compare_agents` plays the two side by side,
+decision by decision (``tests/compiled/test_heuristic.py``, ``benchmarks/heuristic_speed.py --compare``).
 """
 
 from __future__ import annotations
@@ -13,33 +14,21 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import compiled
+from ..compiled import heuristic
+from ..compiled.workspace import mt_state
 from ..obs.encoding import SLICES
-from ..rules import RulesConfig, make_config
+from ..rules import Game, RulesConfig, make_config
 from ..rules.config import PRESETS
-from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
+from ..rules.episode import next_deal_or_end
+from .base import Observation, ObservationAgent, legal_from_mask, observation_vector, observe
+from .heuristic import HeuristicAgent
 
 _VARIANTS = tuple(PRESETS)
 
 
-def mt_state(seed: int | np.integer | None) -> np.ndarray:
-    """The compiled generator's state for ``random.Random(seed)`` (``seed`` below 2**64 in size;
-    None: a fresh seed from the operating system)."""
-    from .. import compiled
-
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
-        raise TypeError(f"seed must be an int (Python or numpy) or None, got {seed!r}")
-    value = random.SystemRandom().getrandbits(64) if seed is None else abs(int(seed))
-    if value >= 2**64:
-        raise ValueError(f"seed must be below 2**64 in size for the compiled generator, got {seed!r}")
-    state = np.zeros(625, np.int64)
-    compiled.mt_seed(state, np.uint64(value).astype(np.int64))  # the words of seeds from 2**63 on
-    return state
-
-
 @lru_cache(maxsize=64)
 def _config_vector(config: RulesConfig) -> np.ndarray:
-    from .. import compiled
-
     return compiled.config_array(config, "deal", "points")
 
 
@@ -47,8 +36,6 @@ class CompiledHeuristicAgent(ObservationAgent):
     """``HeuristicAgent(config, seed)``, compiled: the same action for every observation."""
 
     def __init__(self, config: RulesConfig | None = None, seed: int | None = None) -> None:
-        from ..compiled import heuristic
-
         self.config = config
         self.mt = mt_state(seed)
         self._work = np.zeros(heuristic.WORK_SIZE, np.float64)
@@ -90,4 +77,37 @@ def _preset(variant: str, num_players: int) -> RulesConfig:
     return make_config(variant, num_players)
 
 
-__all__ = ["CompiledHeuristicAgent", "mt_state"]
+def compare_agents(variant: str, decisions: int, seed: int = 0) -> tuple[int, list[str]]:
+    """Whole ramsar at every table size of ``variant`` until ``decisions`` decisions, each decided by
+    both agents (seeded alike): the count, and a line for each decision where they differ."""
+    rng = random.Random(seed)
+    preset = make_config(variant)
+    sizes = list(range(preset.min_players, preset.max_players + 1))
+    made, differ, game_index = 0, [], 0
+    while made < decisions:
+        n = sizes[game_index % len(sizes)]
+        config = make_config(variant, n)
+        scores = [rng.randint(1, config.start_score) for _ in range(n)] if game_index % 2 else None
+        game = Game(config, seed=rng.getrandbits(32), scores=scores)
+        seeds = [rng.getrandbits(40) for _ in range(n)]
+        python = [HeuristicAgent(config, seed=s) for s in seeds]
+        compiled = [CompiledHeuristicAgent(config, seed=s) for s in seeds]
+        random_seat = rng.randrange(n) if game_index % 3 == 0 else -1
+        while True:
+            while (seat := game.current) >= 0:
+                obs = observe(game, seat)
+                expected, got = python[seat].act(obs), compiled[seat].act(obs)
+                made += 1
+                if expected != got:
+                    differ.append(f"{variant} {n}p game {game_index} phase {game.phase.name}: {expected} != {got}")
+                action = expected
+                if seat == random_seat or rng.random() < 0.05:
+                    action = rng.choice(game.legal_actions())
+                game.apply(action)
+            if next_deal_or_end(game, "rams"):
+                break
+        game_index += 1
+    return made, differ
+
+
+__all__ = ["CompiledHeuristicAgent", "compare_agents"]

@@ -31,37 +31,28 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from ..obs.decoding import DecodedObservation, decode
 from ..rules import RulesConfig, TurnedAt, make_config
 from ..rules.actions import Action
-from ..rules.cards import ACE, KING, ace_value, deck_cards, rank_of, ranks_by_suit, suit_of
+from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, deck_cards, rank_of, ranks_by_suit, suit_of
+from ..rules.spec import (
+    BETTER_SAMPLES,
+    BID_MARGIN,
+    RANK_TIE_BREAK,
+    RUFF_CAP,
+    RUFF_PER_VOID,
+    SIDE_TIMING,
+    UNDECIDED_KNOCK,
+    miss_chance,
+)
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector, seeded_rng
 
 PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)
 BID_BETTER, BID_SWING, NO_BID = int(Action.BID_BETTER), int(Action.BID_SWING), int(Action.NO_BID)
 ACCEPT, REJECT, DRAW = int(Action.ACCEPT), int(Action.REJECT), int(Action.DRAW)
 AT_DEALER, ON_TABLE = TurnedAt.DEALER.label, TurnedAt.TABLE.label  # the decoded observation's turned_at
-
-UNDECIDED_KNOCK = 1.0
-SIDE_TIMING = 0.85  # a side card must wait for its suit to be led (or for the lead)
-RUFF_PER_VOID = 0.12  # extra trick chance of a trump per side suit the hand is void in
-BID_MARGIN = 0.3  # a bid or acceptance must promise this much more than the hand in hand
-BETTER_SAMPLES = 24  # new hands sampled to value a better-cards bid
-
-
-@cache
-def miss_chance(avoid: int, take: int, pool: int) -> float:
-    """Probability that ``take`` cards drawn from ``pool`` include none of ``avoid`` given cards."""
-    if take <= 0 or avoid <= 0:
-        return 1.0
-    if pool - avoid < take:
-        return 0.0
-    p = 1.0
-    for i in range(take):
-        p *= (pool - avoid - i) / (pool - i)
-    return p
 
 
 @dataclass
@@ -168,7 +159,7 @@ class Situation:
             rank = rank_of(card)
             lower = sum(1 for c in hand if suit_of(c) == trump and rank_of(c) < rank)
             top = self._top_chance(card, lower)
-            ruff = min(0.45, RUFF_PER_VOID * self._voids(hand, KING if planning else 0))
+            ruff = min(RUFF_CAP, RUFF_PER_VOID * self._voids(hand, KING if planning else 0))
             return 1.0 - (1.0 - top) * (1.0 - ruff)
         return SIDE_TIMING * self._top_chance(card, -1)
 
@@ -193,7 +184,7 @@ class Situation:
         key = (tuple(trump_ranks), voids)
         chance = self._draws.get(key)
         if chance is None:
-            ruff = min(0.45, RUFF_PER_VOID * voids)
+            ruff = min(RUFF_CAP, RUFF_PER_VOID * voids)
             terms = list(self._side_draw_terms())
             for i, card in enumerate(self.unseen):
                 if terms[i] is None:
@@ -432,7 +423,7 @@ class HeuristicAgent(ObservationAgent):
 
     def _buy(self, d: DecodedObservation, rules: RulesConfig, legal: list[int]) -> int:
         hand = list(d.hand)
-        cards = [a for a in legal if a < 52]
+        cards = [a for a in legal if a < NUM_CARDS]
         sit = self._situation(d, hand_size=5)
         chances = {c: sit.card_chance(c, hand, planning=True) for c in hand}
         if not cards:
@@ -483,7 +474,7 @@ def choose_play(
         value = win + total - chances[card]
         if stake:
             value += stake * (1.0 - (1.0 - win) * zero_chance([chances[c] for c in hand if c != card]))
-        return value - 0.001 * rank_of(card)
+        return value - RANK_TIE_BREAK * rank_of(card)
 
     return max(legal, key=gain)
 

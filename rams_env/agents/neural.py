@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..loaders import loader_for
 from ..policy import (
-    CheckpointError,
     MaskedCategorical,
     PolicyNet,
     checkpoint_config,
@@ -24,6 +24,7 @@ from ..policy import (
 )
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.spec import check_seed
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
 
 
@@ -45,17 +46,15 @@ class PolicyAgent(ObservationAgent):
         self.table_sizes = table_sizes or (config.num_players,)  # the table sizes it was trained for
         self.greedy = greedy
         self.generator = torch.Generator()
-        if seed is not None:
-            self.generator.manual_seed(seed)
-        else:
-            self.generator.seed()
+        self.seed(seed)
 
     def seed(self, seed: int | None) -> None:
         """Reseed the sampling of a non-greedy policy (a greedy one draws nothing); ``None``: a fresh seed."""
+        seed = check_seed(seed)
         if seed is None:
             self.generator.seed()
         else:
-            self.generator.manual_seed(int(seed))
+            self.generator.manual_seed(seed)
 
     def act(self, observation: Observation) -> int:
         """The policy's action among the legal ones."""
@@ -117,21 +116,16 @@ def load_policy_agent(
 ) -> PolicyAgent:
     """A :class:`PolicyAgent` from a checkpoint file (checked by :func:`~rams_env.policy.load_checkpoint`).
 
-    A folder saved by RLlib (``algo.save_to_path`` of ``rams_env.integrations.rllib.ppo_config``) is
-    read by :func:`rams_env.integrations.rllib.load_rllib_agent` instead (needs the rllib extra), and a
+    A path that a registered loader recognises (:mod:`rams_env.loaders`: a folder saved by RLlib, read
+    by :func:`rams_env.integrations.rllib.load_rllib_agent`, needs the rllib extra) is read by it, and a
     ``.json`` file as an ensemble manifest (:func:`~rams_env.policy.load_ensemble`): an
     :class:`EnsembleAgent` of its members, for the table sizes every member was trained for.
     """
     if Path(path).suffix == ".json":
         return load_ensemble_agent(path, expect_config, greedy, seed)
-    if Path(path).is_dir() and (Path(path) / "rllib_checkpoint.json").is_file():
-        try:
-            from ..integrations.rllib import load_rllib_agent
-        except ImportError as err:
-            raise CheckpointError(
-                f"{str(path)!r} is an RLlib checkpoint; reading it needs the rllib extra ({err})"
-            ) from None
-        return load_rllib_agent(path, expect_config)  # type: ignore[return-value]
+    loader = loader_for(path)  # a folder an integration registered a loader for (RLlib's)
+    if loader is not None:
+        return loader.load(Path(path), expect_config)  # type: ignore[no-any-return]
     payload = load_checkpoint(path, expect_config)
     where = str(path)
     sizes = tuple(c.num_players for c in table_configs(payload, where))

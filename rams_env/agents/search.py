@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.aec import seed_int
+from ..equity import equity
 from ..rules import Game, Phase, TurnedAt
 from ..rules.actions import Action
 from ..rules.cards import (
@@ -68,6 +68,7 @@ from ..rules.cards import (
 )
 from ..rules.config import RulesConfig
 from ..rules.determinize import knock_turn, play_start
+from ..rules.spec import check_seed
 from .base import Observation, game_behind, observe
 from .compiled_heuristic import CompiledHeuristicAgent
 from .deal_sampler import DealSampler
@@ -135,8 +136,7 @@ class SearchAgent:
             raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
         if not (_is_number(confidence) and confidence >= 0):
             raise ValueError(f"confidence must be a number of standard errors >= 0, got {confidence!r}")
-        if seed is not None:
-            seed = seed_int(seed)
+        seed = check_seed(seed)
         self.simulations = simulations
         self.time_limit = time_limit
         self.rng = random.Random(seed)
@@ -164,8 +164,7 @@ class SearchAgent:
         """Reseed the sampling, the rollouts and the heuristics it builds, and through their own
         ``seed`` the agents given as ``base``, ``opponent_model`` and ``rollout_policy`` (each with a seed
         drawn from ``seed``): the same seed, the same actions from here on (unless ``time_limit`` is set)."""
-        if seed is not None:
-            seed = seed_int(seed)
+        seed = check_seed(seed)
         self.rng = random.Random(seed)
         self._seed = seed
         self._heuristics = {}
@@ -226,7 +225,7 @@ class SearchAgent:
         sample = self._worlds(game, seat)
         model = self._model(game.config) if game.phase in (Phase.KNOCK, Phase.PLAY) else None
         if model is not None:
-            sample = _believed(sample, game, model, self.belief_noise, self.belief_draws)
+            sample = believed_worlds(sample, game, model, self.belief_noise, self.belief_draws)
         results: list[list[float]] = []
         start = time.perf_counter()
         before = game.scores[seat]
@@ -251,7 +250,7 @@ class SearchAgent:
         return legal[_choose(results, legal.index(prior), self.confidence)], legal, results
 
 
-def _believed(
+def believed_worlds(
     sample: Callable[[random.Random], Game], game: Game, model: Any, noise: float, draws: int = BELIEF_DRAWS
 ) -> Callable[[random.Random], Game]:
     """``sample`` filtered by the opponent ``model``: a world is kept with the odds ``noise / (1 - noise)``
@@ -383,8 +382,6 @@ def rams_chances(games: list[Game], seat: int) -> list[float]:
             winners = g.rams_winners() or ()
             out[k] = 1.0 / len(winners) if seat in winners else 0.0
     if going:
-        from ..equity import equity  # the equity model imports the compiled heuristic, which imports agents
-
         config = games[0].config
         scores = [games[k].scores for k in going]
         dealers = [games[k].forehand for k in going]

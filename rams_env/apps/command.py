@@ -3,7 +3,7 @@ subcommands other packages add, and the parser that holds them all.
 
 Other packages add their subcommands (``rams train``, ``rams serve``) through the entry-point group
 ``rams_env.commands``, each entry point naming a :class:`Command`, e.g. in their ``pyproject.toml``:
-``[project.entry-points."rams_env.commands"] train = "training.cli:COMMAND"``.
+``[project.entry-points."rams_env.commands"] train = "rams_training.cli:COMMAND"``.
 """
 
 from __future__ import annotations

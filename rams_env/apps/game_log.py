@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import jsoncheck
-from ..envs.episode import EPISODES
 from ..rules import PRESETS, Action, Game, Phase, RulesConfig, action_name, card_index
+from ..rules.episode import EPISODES
 from .command import CommandError
 from .narration import legal_names
 

@@ -63,8 +63,8 @@ from .layout import (
     TURNED,
     TURNED_AT,
     TURNED_PUBLIC,
-    _ace_value,
-    _bit,
+    card_bit,
+    hand_aces,
     suit_of,
 )
 from .play import start_play
@@ -130,12 +130,12 @@ def _exchange_hand(s: np.ndarray, c: np.ndarray, seat: int) -> None:
     hand = s[HAND + seat]
     keep = np.int64(0)
     if seat == s[DEALER] and s[TURNED_AT] == AT_DEALER:
-        keep = _bit(s[TURNED])
+        keep = card_bit(s[TURNED])
     s[OUT_HIDDEN + seat] |= hand & ~keep
     at = s[TALON_START] + s[TALON_POS]
     new = keep
     for k in range(5):
-        new |= _bit(s[DECK + at + k])
+        new |= card_bit(s[DECK + at + k])
     s[TALON_POS] += 5
     s[HAND + seat] = new
 
@@ -148,11 +148,11 @@ def _swing(s: np.ndarray, c: np.ndarray) -> bool:
         s[TALON_POS] += 1
         if suit_of(card) != s[TRUMP]:
             dealer = s[DEALER]
-            s[HAND + dealer] = (s[HAND + dealer] & ~_bit(s[TURNED])) | _bit(card)
-            s[OUT_PUBLIC] |= _bit(s[TURNED]) | on_the_way
+            s[HAND + dealer] = (s[HAND + dealer] & ~card_bit(s[TURNED])) | card_bit(card)
+            s[OUT_PUBLIC] |= card_bit(s[TURNED]) | on_the_way
             s[TURNED], s[TRUMP] = card, suit_of(card)
             return True
-        on_the_way |= _bit(card)
+        on_the_way |= card_bit(card)
     s[OUT_PUBLIC] |= on_the_way
     return False
 
@@ -169,7 +169,7 @@ def start_knock(s: np.ndarray, c: np.ndarray) -> None:
             seat = (s[FOREHAND] + i) % n
             if s[JACKS + seat] and s[SCORES + seat] <= JACKS_OUT_AT:
                 show_jacks(s, seat)
-                end_game(s, c, _bit(seat))
+                end_game(s, c, card_bit(seat))
                 return
 
 
@@ -211,7 +211,7 @@ def _free_five(s: np.ndarray, c: np.ndarray) -> None:
         finish_deal(s, c)
     else:
         s[TRICKS_WON + dealer] = 5
-        s[ACES_HELD + dealer] = _ace_value(s[HAND + dealer])
+        s[ACES_HELD + dealer] = hand_aces(s[HAND + dealer])
         finish_deal(s, c)
 
 
@@ -230,7 +230,7 @@ def buy(s: np.ndarray, c: np.ndarray, action: int) -> None:
     seat = s[CURRENT]
     swedish = c[C_SWEDISH] != 0
     if action != A_DRAW:
-        card = _bit(action)
+        card = card_bit(action)
         s[HAND + seat] &= ~card
         s[OUT_HIDDEN + seat] |= card
         s[DISCARDS + seat] += 1
@@ -242,7 +242,7 @@ def buy(s: np.ndarray, c: np.ndarray, action: int) -> None:
             show_jacks(s, seat)
         if s[TAKE_PENDING]:
             s[TAKE_PENDING] = 0
-            s[HAND + seat] |= _bit(s[TURNED])
+            s[HAND + seat] |= card_bit(s[TURNED])
             s[TURNED_AT] = AT_DEALER
             start_play(s, c)
             return
@@ -251,7 +251,7 @@ def buy(s: np.ndarray, c: np.ndarray, action: int) -> None:
     count = s[PENDING_DISCARDS] - (1 if swedish and seat == s[DEALER] else 0)
     at = s[TALON_START] + s[TALON_POS]
     for k in range(count):
-        s[HAND + seat] |= _bit(s[DECK + at + k])
+        s[HAND + seat] |= card_bit(s[DECK + at + k])
     s[TALON_POS] += count
     s[DRAWS + seat] = count
     s[PENDING_DISCARDS] = 0

@@ -19,24 +19,27 @@ from numba.core import caching
 
 _HERE = Path(__file__).resolve().parent
 # The files whose code or constants the compiled functions hold: this package, and the modules it
-# reads constants from at import (the rules, the observation layout, the episode kinds, the heuristic).
-_SOURCES = (
+# reads constants from at import (the rules with the shared spec and the episode kinds, the observation layout).
+SOURCES = (
     _HERE,
     _HERE.parent / "rules",
     _HERE.parent / "obs" / "encoding.py",
-    _HERE.parent / "envs" / "episode.py",
-    _HERE.parent / "agents" / "heuristic.py",  # the heuristic twin's constants
 )
+
+
+def stamp_of(sources: tuple[Path, ...]) -> bytes:
+    """A hash of the Python files of ``sources`` (folders and files)."""
+    digest = hashlib.sha256()
+    for source in sources:
+        for path in sorted(source.glob("*.py")) if source.is_dir() else [source]:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.digest()
 
 
 @functools.cache
 def source_stamp() -> bytes:
-    """A hash of every source the compiled code depends on (read once a process)."""
-    digest = hashlib.sha256()
-    for source in _SOURCES:
-        for path in sorted(source.glob("*.py")) if source.is_dir() else [source]:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.digest()
+    """The stamp of every source the compiled code depends on (:data:`SOURCES`, read once a process)."""
+    return stamp_of(SOURCES)
 
 
 class _PackageLocator(caching._CacheLocator):

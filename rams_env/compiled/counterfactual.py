@@ -12,16 +12,21 @@ or the game ended, its winners: the caller turns these into the learner's chance
 The branches use the true deal, cards hidden from the learner included: the value of an action in
 a branch is what it is worth in that deal, and a model trained on the observation alone learns the
 value given what the learner can see (the mean over the deals that look the same to it, drawn as
-often as play against heuristics draws them). Nothing is allocated: the caller passes every array.
+often as play against heuristics draws them). Nothing is allocated: the caller passes a
+:class:`~.workspace.Workspace` for the main line and one for the branches, and the records
+(:func:`counterfactual_records`).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from ..obs.encoding import OBS_SIZE
 from ..rules.actions import NUM_ACTIONS
 from .compiler import jit
-from .drivers import _next_deal_or_end
+from .drivers import next_deal_or_end
 from .encode import encode
 from .heuristic import heuristic_action
 from .layout import (
@@ -39,6 +44,7 @@ from .layout import (
 )
 from .mt import mt_randbelow, mt_seed
 from .rules import apply, new_game_with
+from .workspace import Workspace
 
 PER_MILLION = 1_000_000  # chances are passed as parts per million (integer draws of the generator)
 
@@ -92,12 +98,44 @@ def _random_legal(legal: int, mt: np.ndarray) -> int:
     return -1
 
 
+class CounterfactualRecords(NamedTuple):
+    """What :func:`collect_counterfactuals` records. Per decision ``i``: ``obs[i]``, ``legal[i]`` (bit
+    set), ``heuristic[i]`` (the heuristic's action), ``rams[i]`` (the rams it belongs to). Per branch
+    ``b``: ``sample[b]`` (its decision), ``action[b]``, ``scores[b]`` at the end of the deal,
+    ``dealer[b]`` (the next deal's dealer), ``winners[b]`` (seat mask of the winners where the rams or
+    game ended, else -1)."""
+
+    obs: np.ndarray
+    legal: np.ndarray
+    heuristic: np.ndarray
+    rams: np.ndarray
+    sample: np.ndarray
+    action: np.ndarray
+    scores: np.ndarray
+    dealer: np.ndarray
+    winners: np.ndarray
+
+
+def counterfactual_records(decisions: int, branches: int, num_players: int) -> CounterfactualRecords:
+    """Empty records with room for ``decisions`` decisions and ``branches`` branches."""
+    return CounterfactualRecords(
+        np.zeros((decisions, OBS_SIZE), np.float32),
+        np.zeros(decisions, np.int64),
+        np.zeros(decisions, np.int64),
+        np.zeros(decisions, np.int64),
+        np.zeros(branches, np.int64),
+        np.zeros(branches, np.int64),
+        np.zeros((branches, num_players), np.int64),
+        np.zeros(branches, np.int64),
+        np.zeros(branches, np.int64),
+    )
+
+
 @jit
 def collect_counterfactuals(
-    s: np.ndarray,
+    ws: Workspace,
+    branch_ws: Workspace,
     c: np.ndarray,
-    rng: np.ndarray,
-    hrngs: np.ndarray,
     behaviour: np.ndarray,
     seeds: np.ndarray,
     hseeds: np.ndarray,
@@ -105,32 +143,15 @@ def collect_counterfactuals(
     start_scores: np.ndarray,
     explore_ppm: int,
     record_ppm: int,
-    deck: np.ndarray,
-    obs: np.ndarray,
-    branch_obs: np.ndarray,
-    work: np.ndarray,
-    iwork: np.ndarray,
-    branch: np.ndarray,
-    branch_hrngs: np.ndarray,
-    out_obs: np.ndarray,
-    out_legal: np.ndarray,
-    out_heuristic: np.ndarray,
-    out_rams: np.ndarray,
-    out_sample: np.ndarray,
-    out_action: np.ndarray,
-    out_scores: np.ndarray,
-    out_dealer: np.ndarray,
-    out_winners: np.ndarray,
+    out: CounterfactualRecords,
 ) -> tuple:
     """Play the ramsar (module docstring) and return ``(decisions, branches)`` recorded, or
-    ``(-1, -1)`` if the ``out_*`` arrays were too small. ``behaviour`` is the generator of the
-    learner's exploration and of the choice of decisions recorded (seeded by the caller).
-
-    Per decision ``i``: ``out_obs[i]``, ``out_legal[i]`` (bit set), ``out_heuristic[i]`` (the
-    heuristic's action), ``out_rams[i]`` (the rams it belongs to). Per branch ``b``: ``out_sample[b]``
-    (its decision), ``out_action[b]``, ``out_scores[b]`` at the end of the deal, ``out_dealer[b]``
-    (the next deal's dealer), ``out_winners[b]`` (seat mask of the winners where the rams or game
-    ended, else -1)."""
+    ``(-1, -1)`` if ``out`` was too small. ``behaviour`` is the generator of the learner's
+    exploration and of the choice of decisions recorded (seeded by the caller). The branches are
+    played in ``branch_ws`` (its state, generators and observation) with ``ws``'s scratch arrays."""
+    s, rng, hrngs, deck, obs, work, iwork = ws
+    branch, branch_hrngs, branch_obs = branch_ws.state, branch_ws.hrngs, branch_ws.obs
+    out_obs, out_legal, out_heuristic, out_rams, out_sample, out_action, out_scores, out_dealer, out_winners = out
     n = c[C_PLAYERS]
     decisions = 0
     branches = 0
@@ -171,7 +192,7 @@ def collect_counterfactuals(
                     if mt_randbelow(behaviour, PER_MILLION) < explore_ppm:
                         action = _random_legal(legal, behaviour)
                 apply(s, c, action)
-            if _next_deal_or_end(s, c, rng):
+            if next_deal_or_end(s, c, rng):
                 break
     return decisions, branches
 
@@ -186,12 +207,11 @@ def advance_to_learner(
     hrngs: np.ndarray,
     learners: np.ndarray,
     games: np.ndarray,
-    obs: np.ndarray,
-    work: np.ndarray,
-    iwork: np.ndarray,
+    ws: Workspace,
 ) -> None:
-    """Play the heuristic seats of each game ``i`` of ``games`` (``hrngs[i]`` their generators) until
-    its learner ``learners[i]`` is to act or its deal (or game) is over."""
+    """Play the heuristic seats of each game ``i`` of ``games`` (``hrngs[i]`` their generators, the
+    scratch arrays of ``ws``) until its learner ``learners[i]`` is to act or its deal (or game) is over."""
+    obs, work, iwork = ws.obs, ws.work, ws.iwork
     for i in games:
         s = states[i]
         while s[PHASE] < DEAL_OVER and s[CURRENT] >= 0 and s[CURRENT] != learners[i]:

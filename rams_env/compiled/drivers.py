@@ -8,6 +8,7 @@ import numpy as np
 
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.spec import MT_STATE_SIZE
 from .compiler import jit
 from .encode import observe
 from .layout import (
@@ -30,8 +31,8 @@ from .layout import (
     STATE_WIDTH,
     TRICKS_WON,
     P,
-    _bit,
-    _count,
+    bit_count,
+    card_bit,
     config_array,
 )
 from .mt import mt_bits63, mt_seed
@@ -42,8 +43,8 @@ from .rules import apply, new_game, new_game_with, next_deal
 
 
 @jit
-def _next_deal_or_end(s: np.ndarray, c: np.ndarray, rng: np.ndarray) -> bool:
-    """``rams_env.envs.episode.next_deal_or_end``: True if the episode ends, else deal on."""
+def next_deal_or_end(s: np.ndarray, c: np.ndarray, rng: np.ndarray) -> bool:
+    """``rams_env.rules.episode.next_deal_or_end``: True if the episode ends, else deal on."""
     if s[PHASE] == GAME_OVER or c[C_EPISODE] == EPISODE_DEAL or (c[C_EPISODE] == EPISODE_RAMS and s[RAMS_OVER]):
         return True
     next_deal(s, c, rng)
@@ -52,13 +53,13 @@ def _next_deal_or_end(s: np.ndarray, c: np.ndarray, rng: np.ndarray) -> bool:
 
 
 @jit
-def _win_rewards(s: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
+def win_rewards(s: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
     n = c[C_PLAYERS]
     winners = s[GAME_WINNERS] if s[GAME_WINNERS] >= 0 else s[RAMS_WINNERS]
-    won = _count(winners)
+    won = bit_count(winners)
     lost = n - won
     for seat in range(n):
-        if winners & _bit(seat):
+        if winners & card_bit(seat):
             out[seat] += 1.0 / won
         elif lost:
             out[seat] += -1.0 / lost
@@ -92,11 +93,11 @@ def reset_batch(
     for i in range(states.shape[0]):
         mt_seed(rngs[i, 0], seeds[i])
         start_episode(states[i], c, rngs[i, 0], rngs[i, 1])
-        _observe(states[i], c, i, observations, masks, seats)
+        observe_into(states[i], c, i, observations, masks, seats)
 
 
 @jit
-def _observe(s: np.ndarray, c: np.ndarray, i: int, observations: np.ndarray, masks: np.ndarray, seats: np.ndarray):
+def observe_into(s: np.ndarray, c: np.ndarray, i: int, observations: np.ndarray, masks: np.ndarray, seats: np.ndarray):
     seat = s[CURRENT]
     seats[i] = seat
     observe(s, c, seat, observations[i], masks[i])
@@ -150,12 +151,12 @@ def step_batch(
         for seat in range(n):
             rewards[i, seat] = rewards[i, seat] - s[SCORES + seat] if points else 0.0
         done[i] = False
-        if s[PHASE] >= DEAL_OVER and _next_deal_or_end(s, c, rngs[i, 1]):
+        if s[PHASE] >= DEAL_OVER and next_deal_or_end(s, c, rngs[i, 1]):
             if not points:
-                _win_rewards(s, c, rewards[i])
+                win_rewards(s, c, rewards[i])
             done[i] = True
             start_episode(s, c, rngs[i, 0], rngs[i, 1])
-        _observe(s, c, i, observations, masks, seats)
+        observe_into(s, c, i, observations, masks, seats)
     return -1
 
 
@@ -169,7 +170,7 @@ STEP_SCORED, STEP_INFO, STEP_OVER = 1, 2, 4  # game_step flags; bits 4 and up: t
 # generator and the numbers each step reports (fewer arguments make a cheaper compiled call).
 B_CONFIG = STATE_WIDTH
 B_RNG = B_CONFIG + C_SIZE
-B_NUMBERS = B_RNG + 625  # score changes, scores, tricks (each P), then the winners' seat mask
+B_NUMBERS = B_RNG + MT_STATE_SIZE  # score changes, scores, tricks (each P), then the winners' seat mask
 BUFFER_WIDTH = B_NUMBERS + 3 * P + 1
 
 
@@ -232,7 +233,7 @@ def game_step(buffer: np.ndarray, action: int, observation: np.ndarray, mask: np
         flags |= STEP_INFO
     if s[PHASE] >= DEAL_OVER:
         flags |= STEP_INFO
-        if _next_deal_or_end(s, c, buffer[B_RNG:B_NUMBERS]):
+        if next_deal_or_end(s, c, buffer[B_RNG:B_NUMBERS]):
             flags |= STEP_OVER
             numbers[3 * P] = s[GAME_WINNERS] if s[GAME_WINNERS] >= 0 else s[RAMS_WINNERS]
     for seat in range(n):

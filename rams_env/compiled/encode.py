@@ -86,8 +86,8 @@ from .layout import (
     TURNED_AT,
     TURNED_PUBLIC,
     P,
-    _ace_value,
-    _bit,
+    card_bit,
+    hand_aces,
 )
 from .queries import must_knock, talon_size
 
@@ -176,7 +176,7 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
         elif s[ACTIVE + other] == 0:
             out[O_PASSED + r] = 1.0
         _put_cards(out, O_PLAYED + NUM_CARDS * r, s[PLAYED + other])
-        if s[SHOWN_BY] & _bit(other):
+        if s[SHOWN_BY] & card_bit(other):
             out[O_SHOWN_BY + r] = 1.0
         if s[SCORES + other] == 1:
             out[O_AT_ONE + r] = 1.0
@@ -212,7 +212,7 @@ def encode(s: np.ndarray, c: np.ndarray, seat: int, out: np.ndarray) -> None:
     out[O_TALON] = talon_size(s, c) / float(c[C_TALON_SCALE])
     out[O_OWN_JACKS] = s[JACKS + seat] / JACKS_SCALE
     if c[C_SPECIALS]:
-        out[O_OWN_ACES] = _ace_value(s[HAND + seat]) / ACES_SCALE
+        out[O_OWN_ACES] = hand_aces(s[HAND + seat]) / ACES_SCALE
     out[O_PROGRESS] = s[RAMS_NUMBER] / float(c[C_RAMS_SCALE])
     out[O_PROGRESS + 1] = _clip(s[DEAL_IN_RAMS] / DEAL_SCALE, DEAL_CLIP)
 

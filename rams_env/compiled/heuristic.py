@@ -23,18 +23,18 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..agents.heuristic import BETTER_SAMPLES, BID_MARGIN
 from ..obs.encoding import MAX_PLAYERS
 from ..rules.cards import ACE, NUM_CARDS
+from ..rules.spec import BETTER_SAMPLES, BID_MARGIN, RANK_TIE_BREAK
 from .compiler import jit
 from .heuristic_chances import (
-    _I_POOL,
-    _W_CARD,
-    _W_CHANCE,
-    _W_PLAY,
-    _W_VALUES,
+    I_POOL,
     S_OPPONENTS,
     S_UNSEEN,
+    W_CARD,
+    W_CHANCE,
+    W_PLAY,
+    W_VALUES,
     WORK_SIZE,
     card_chance,
     draw_chance,
@@ -86,8 +86,8 @@ from .layout import (
     ON_TABLE,
     PLAY,
     SUIT_MASK,
-    _ace_value,
-    _bit,
+    card_bit,
+    hand_aces,
     rank_of,
     suit_of,
 )
@@ -115,7 +115,7 @@ def _flight_stakes(v: tuple, c: np.ndarray, hand: int) -> tuple:
     if c[C_SWEDISH]:
         score = v[V_SCORE]
         return float(max(0, min(score + c[C_FLIGHT_FINE], c[C_FLIGHT_CAP]) - score)), 0.0
-    aces = float(_ace_value(hand))
+    aces = float(hand_aces(hand))
     cost = float(c[C_FLIGHT_FINE]) if v[V_JACKS] else c[C_FLIGHT_FINE] + aces
     return cost, aces
 
@@ -125,7 +125,7 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
     """``HeuristicAgent._hand_value``: the knock value of ``hand`` after buying, in situation ``sit``
     (every opponent with five cards)."""
     if not c[C_SWEDISH] and v[V_DEALER] == 0 and v[V_TURNED_AT] == ON_TABLE:
-        hand |= _bit(v[V_TURNED])
+        hand |= card_bit(v[V_TURNED])
     # (chance, card) of every card, sorted ascending; the lowest dropped down to five
     size = 0
     rest = hand
@@ -134,22 +134,20 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
         rest &= rest - 1
         p = card_chance(sit, card, hand, True, work)
         i = size
-        while i > 0 and (
-            work[_W_CHANCE + i - 1] > p or (work[_W_CHANCE + i - 1] == p and work[_W_CARD + i - 1] > card)
-        ):
-            work[_W_CHANCE + i] = work[_W_CHANCE + i - 1]
-            work[_W_CARD + i] = work[_W_CARD + i - 1]
+        while i > 0 and (work[W_CHANCE + i - 1] > p or (work[W_CHANCE + i - 1] == p and work[W_CARD + i - 1] > card)):
+            work[W_CHANCE + i] = work[W_CHANCE + i - 1]
+            work[W_CARD + i] = work[W_CARD + i - 1]
             i -= 1
-        work[_W_CHANCE + i] = p
-        work[_W_CARD + i] = card
+        work[W_CHANCE + i] = p
+        work[W_CARD + i] = card
         size += 1
     first = max(0, size - 5)
     average = draw_chance(sit, hand, work)
     room = max(0, v[V_TALON] - 3 * popcount(sit[S_OPPONENTS]))
     count = 0
     for i in range(first, size):
-        p = work[_W_CHANCE + i]
-        if p >= average or _keeps(c, int(work[_W_CARD + i]), hand):
+        p = work[W_CHANCE + i]
+        if p >= average or _keeps(c, int(work[W_CARD + i]), hand):
             _insert_descending(work, count, p)
             count += 1
     draws = min(5 - count, room)
@@ -166,21 +164,21 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
     total = 0.0
     zero = 1.0
     for i in range(5):
-        total += work[_W_VALUES + i]
+        total += work[W_VALUES + i]
     for i in range(5):
-        zero *= 1.0 - work[_W_VALUES + i]
+        zero *= 1.0 - work[W_VALUES + i]
     expected = min(5.0, total)
     return expected + bonus * (1.0 - zero) - cost * zero
 
 
 @jit
 def _insert_descending(work: np.ndarray, count: int, value: float) -> None:
-    """Insert ``value`` into the ``count`` values at ``_W_VALUES``, kept in descending order."""
+    """Insert ``value`` into the ``count`` values at ``W_VALUES``, kept in descending order."""
     i = count
-    while i > 0 and work[_W_VALUES + i - 1] < value:
-        work[_W_VALUES + i] = work[_W_VALUES + i - 1]
+    while i > 0 and work[W_VALUES + i - 1] < value:
+        work[W_VALUES + i] = work[W_VALUES + i - 1]
         i -= 1
-    work[_W_VALUES + i] = value
+    work[W_VALUES + i] = value
 
 
 # ----------------------------------------------------------------------------- decisions
@@ -195,7 +193,7 @@ def _knock(v: tuple, c: np.ndarray, work: np.ndarray) -> int:
         for suit in range(4):
             if hand & SUIT_MASK[suit]:
                 suits += 1
-            if hand & _bit(suit * 13 + ACE):
+            if hand & card_bit(suit * 13 + ACE):
                 aces += 1
         if aces == 4 or suits == 1:
             return A_KNOCK
@@ -209,16 +207,16 @@ def _knock(v: tuple, c: np.ndarray, work: np.ndarray) -> int:
 
 @jit
 def _sample(mt: np.ndarray, iwork: np.ndarray, pool_size: int, k: int) -> int:
-    """``random.Random.sample(pool, k)`` of the ``pool_size`` cards at ``iwork[_I_POOL:]``, as a card
+    """``random.Random.sample(pool, k)`` of the ``pool_size`` cards at ``iwork[I_POOL:]``, as a card
     mask (CPython's algorithm: a partial shuffle of a copy for small pools, else rejection)."""
     chosen = 0
     if pool_size <= 21:  # CPython's setsize for k <= 5
-        copy = _I_POOL + NUM_CARDS
+        copy = I_POOL + NUM_CARDS
         for i in range(pool_size):
-            iwork[copy + i] = iwork[_I_POOL + i]
+            iwork[copy + i] = iwork[I_POOL + i]
         for i in range(k):
             j = mt_randbelow(mt, pool_size - i)
-            chosen |= _bit(iwork[copy + j])
+            chosen |= card_bit(iwork[copy + j])
             iwork[copy + j] = iwork[copy + pool_size - i - 1]
         return chosen
     selected = 0
@@ -226,8 +224,8 @@ def _sample(mt: np.ndarray, iwork: np.ndarray, pool_size: int, k: int) -> int:
         j = mt_randbelow(mt, pool_size)
         while (selected >> j) & 1:
             j = mt_randbelow(mt, pool_size)
-        selected |= _bit(j)
-        chosen |= _bit(iwork[_I_POOL + j])
+        selected |= card_bit(j)
+        chosen |= card_bit(iwork[I_POOL + j])
     return chosen
 
 
@@ -238,10 +236,10 @@ def _better_value(v: tuple, c: np.ndarray, mt: np.ndarray, work: np.ndarray, iwo
     size = 0
     rest = sit[S_UNSEEN]
     while rest:
-        iwork[_I_POOL + size] = trailing_zeros(rest)
+        iwork[I_POOL + size] = trailing_zeros(rest)
         rest &= rest - 1
         size += 1
-    keep = _bit(v[V_TURNED]) if v[V_DEALER] == 0 and v[V_TURNED_AT] == AT_DEALER else 0
+    keep = card_bit(v[V_TURNED]) if v[V_DEALER] == 0 and v[V_TURNED_AT] == AT_DEALER else 0
     total = 0.0
     for _ in range(BETTER_SAMPLES):
         hand = _sample(mt, iwork, size, 5) | keep
@@ -256,7 +254,7 @@ def _swing_value(v: tuple, c: np.ndarray, work: np.ndarray) -> float:
     hand = v[V_HAND]
     dealer = v[V_DEALER]
     if dealer == 0 and v[V_TURNED_AT] == AT_DEALER:
-        hand &= ~_bit(v[V_TURNED])
+        hand &= ~card_bit(v[V_TURNED])
     unseen = v[V_UNSEEN]
     weights = 0
     for suit in range(4):
@@ -314,7 +312,7 @@ def _buy(v: tuple, c: np.ndarray, legal: int, work: np.ndarray) -> int:
     while rest:  # the hand's chances, by card
         card = trailing_zeros(rest)
         rest &= rest - 1
-        work[_W_PLAY + card] = card_chance(sit, card, hand, True, work)
+        work[W_PLAY + card] = card_chance(sit, card, hand, True, work)
     if v[V_TAKE]:
         return _min_card(cards, work, c, hand, False)
     pending = v[V_PENDING]
@@ -335,14 +333,14 @@ def _buy(v: tuple, c: np.ndarray, legal: int, work: np.ndarray) -> int:
                     break
     worst = _min_card(cards, work, c, hand, True)
     must = c[C_SWEDISH] and v[V_DEALER] == 0 and pending == 0
-    if must or (work[_W_PLAY + worst] < draw_chance(sit, hand, work) and not _keeps(c, worst, hand)):
+    if must or (work[W_PLAY + worst] < draw_chance(sit, hand, work) and not _keeps(c, worst, hand)):
         return worst
     return A_DRAW if (legal >> A_DRAW) & 1 else worst
 
 
 @jit
 def _min_card(cards: int, work: np.ndarray, c: np.ndarray, hand: int, with_keeps: bool) -> int:
-    """The first card of ``cards`` with the least (keeps, chance, rank); chances at ``work[_W_PLAY + card]``."""
+    """The first card of ``cards`` with the least (keeps, chance, rank); chances at ``work[W_PLAY + card]``."""
     best = -1
     rest = cards
     while rest:
@@ -357,7 +355,7 @@ def _min_card(cards: int, work: np.ndarray, c: np.ndarray, hand: int, with_keeps
                 if kb:
                     best = card
                 continue
-        pc, pb = work[_W_PLAY + card], work[_W_PLAY + best]
+        pc, pb = work[W_PLAY + card], work[W_PLAY + best]
         if pc != pb:
             if pc < pb:
                 best = card
@@ -391,8 +389,8 @@ def _play(obs: np.ndarray, v: tuple, c: np.ndarray, legal: int, work: np.ndarray
     while rest:
         card = trailing_zeros(rest)
         rest &= rest - 1
-        work[_W_PLAY + card] = card_chance(sit, card, hand, False, work)
-        total += work[_W_PLAY + card]
+        work[W_PLAY + card] = card_chance(sit, card, hand, False, work)
+        total += work[W_PLAY + card]
     # the trick so far, in play order from its leader
     leader = max(0, one_hot(obs, O_LEADER, MAX_PLAYERS))
     led, best, after = -1, -1, sit[S_OPPONENTS]
@@ -405,7 +403,7 @@ def _play(obs: np.ndarray, v: tuple, c: np.ndarray, legal: int, work: np.ndarray
             led, best = suit_of(card), card
         elif _beats(card, best, led, trump):
             best = card
-        after &= ~_bit(r)
+        after &= ~card_bit(r)
     choice, top = -1, 0.0
     rest = legal & ALL_CARDS
     while rest:
@@ -415,16 +413,16 @@ def _play(obs: np.ndarray, v: tuple, c: np.ndarray, legal: int, work: np.ndarray
         win = 0.0
         if best < 0 or _beats(card, best, led, trump):
             win = hold(sit, card, suit, after, 0, work)
-        value = win + total - work[_W_PLAY + card]
+        value = win + total - work[W_PLAY + card]
         if stake:
             others = 1.0
-            others_rest = hand & ~_bit(card)
+            others_rest = hand & ~card_bit(card)
             while others_rest:
                 other = trailing_zeros(others_rest)
                 others_rest &= others_rest - 1
-                others *= 1.0 - work[_W_PLAY + other]
+                others *= 1.0 - work[W_PLAY + other]
             value += stake * (1.0 - (1.0 - win) * others)
-        value = value - 0.001 * rank_of(card)
+        value = value - RANK_TIE_BREAK * rank_of(card)
         if choice < 0 or value > top:
             choice, top = card, value
     return choice

@@ -11,6 +11,7 @@ import numpy as np
 
 from .compiler import jit
 from .heuristic import heuristic_action
+from .workspace import Workspace
 
 
 @jit
@@ -19,15 +20,15 @@ def heuristic_actions(
     masks: np.ndarray,
     c: np.ndarray,
     mts: np.ndarray,
-    work: np.ndarray,
-    iwork: np.ndarray,
+    ws: Workspace,
     out: np.ndarray,
 ) -> None:
     """``out[i]``: the heuristic's action for ``observations[i]`` (float32 rows) with legal actions
-    ``masks[i]`` (int8 rows), drawing from generator ``mts[i]`` (one per row's player)."""
+    ``masks[i]`` (int8 rows), drawing from generator ``mts[i]`` (one per row's player); ``ws`` gives
+    the scratch arrays (:func:`.workspace.make_workspace`)."""
     for i in range(observations.shape[0]):
         legal = 0
         for a in range(masks.shape[1]):
             if masks[i, a]:
                 legal |= 1 << a
-        out[i] = heuristic_action(observations[i], c, legal, mts[i], work, iwork)
+        out[i] = heuristic_action(observations[i], c, legal, mts[i], ws.work, ws.iwork)

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..agents.heuristic import RUFF_PER_VOID, SIDE_TIMING, UNDECIDED_KNOCK
-from ..agents.heuristic import miss_chance as python_miss
 from ..obs.encoding import MAX_PLAYERS
 from ..rules.cards import KING, NUM_CARDS
+from ..rules.spec import RUFF_CAP, RUFF_PER_VOID, SIDE_TIMING, UNDECIDED_KNOCK
+from ..rules.spec import miss_chance as python_miss
 from .compiler import jit
 from .heuristic_decode import V_DONE, V_IN_TRICK, V_KNOCKED, V_KNOWN_SEAT, V_OPPONENTS, V_TURNED, V_UNSEEN, popcount
-from .layout import SUIT_MASK, _above, rank_of, suit_of
+from .layout import SUIT_MASK, above_mask, rank_of, suit_of
 
 # ----------------------------------------------------------------------------- scratch arrays
 
@@ -25,13 +25,13 @@ _MAX_LOWER = 6  # trumps below a trump that the memo distinguishes (a hand holds
 _MEMO_SIZE = NUM_CARDS + 13 * (_MAX_LOWER + 1)
 # Scratch regions of ``work``: a hand's (chance, card) pairs, a knock value's values, the chances of
 # the cards in hand (by card), the situation's memo of trick chances, its opponents' odds.
-_W_CHANCE, _W_CARD, _W_VALUES, _W_PLAY, _W_MEMO = 0, 8, 16, 32, 32 + NUM_CARDS
+W_CHANCE, W_CARD, W_VALUES, W_PLAY, _W_MEMO = 0, 8, 16, 32, 32 + NUM_CARDS
 _W_ODDS = _W_MEMO + _MEMO_SIZE  # per opponent seat (8 entries each): void chances, ruff chances by suit
 _DRAWS = 32  # draw chances memoised per situation: a count, then (key, chance) pairs
 _W_DRAWS = _W_ODDS + 8 * MAX_PLAYERS
 _W_SIDE = _W_DRAWS + 1 + 2 * _DRAWS  # the side cards' draw terms (``_side_terms``)
 # ``iwork``: the pool a better-cards bid samples from.
-_I_POOL = 0
+I_POOL = 0
 
 
 # ----------------------------------------------------------------------------- situations
@@ -94,7 +94,7 @@ def _weight(sit: tuple, r: int) -> float:
 
 
 _MAX_TAKE = 8
-# miss_chance for every (avoid, take, pool) an opponent meets, computed by the Python agent's own function.
+# miss_chance for every (avoid, take, pool) an opponent meets, computed by the shared spec's function.
 MISS = np.array(
     [[[python_miss(a, t, p) for p in range(NUM_CARDS + 1)] for t in range(_MAX_TAKE)] for a in range(NUM_CARDS + 1)]
 )
@@ -120,7 +120,7 @@ def _unknown(sit: tuple, r: int) -> int:
 def _higher(sit: tuple, card: int, lower_trumps: int) -> int:
     """``Situation._higher``."""
     suit = suit_of(card)
-    higher = popcount(sit[S_UNSEEN] & _above(suit, rank_of(card)))
+    higher = popcount(sit[S_UNSEEN] & above_mask(suit, rank_of(card)))
     return max(0, higher - lower_trumps) if suit == sit[S_TRUMP] else higher
 
 
@@ -176,7 +176,7 @@ def _voids(sit: tuple, hand: int, floor: int) -> int:
     """``Situation._voids``: side suits without a card of rank ``floor`` or higher."""
     held = 0
     for suit in range(4):
-        if suit != sit[S_TRUMP] and hand & _above(suit, floor - 1):
+        if suit != sit[S_TRUMP] and hand & above_mask(suit, floor - 1):
             held += 1
     return 3 - held
 
@@ -185,7 +185,7 @@ def _voids(sit: tuple, hand: int, floor: int) -> int:
 def _lower_trumps(sit: tuple, hand: int, rank: int) -> int:
     """Trumps of ``hand`` ranked below ``rank``."""
     trump = sit[S_TRUMP]
-    return popcount(hand & SUIT_MASK[trump] & ~_above(trump, rank - 1))
+    return popcount(hand & SUIT_MASK[trump] & ~above_mask(trump, rank - 1))
 
 
 @jit
@@ -193,7 +193,7 @@ def card_chance(sit: tuple, card: int, hand: int, planning: bool, work: np.ndarr
     """``Situation.card_chance``."""
     if suit_of(card) == sit[S_TRUMP]:
         top = _top_chance(sit, card, _lower_trumps(sit, hand, rank_of(card)), work)
-        ruff = min(0.45, RUFF_PER_VOID * _voids(sit, hand, KING if planning else 0))
+        ruff = min(RUFF_CAP, RUFF_PER_VOID * _voids(sit, hand, KING if planning else 0))
         return 1.0 - (1.0 - top) * (1.0 - ruff)
     return SIDE_TIMING * _top_chance(sit, card, -1, work)
 
@@ -225,7 +225,7 @@ def _draw_chance(sit: tuple, hand: int, voids: int, work: np.ndarray) -> float:
     """``draw_chance`` computed: the side suits' terms, the same for every hand, come from ``_side_terms``."""
     _side_terms(sit, work)
     trump = sit[S_TRUMP]
-    ruff = min(0.45, RUFF_PER_VOID * voids)
+    ruff = min(RUFF_CAP, RUFF_PER_VOID * voids)
     total = work[_W_SIDE + 1]  # the suits below trump, summed in card order
     rest = sit[S_UNSEEN] & SUIT_MASK[trump]
     while rest:

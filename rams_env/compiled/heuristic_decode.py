@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import intrinsic
 
-from ..agents.heuristic import UNDECIDED_KNOCK
 from ..obs.encoding import FIELD, MAX_PLAYERS, SLICES
 from ..rules.cards import NUM_CARDS, deck_cards
+from ..rules.spec import UNDECIDED_KNOCK
 from .compiler import jit
-from .layout import AT_DEALER, C_START, ON_TABLE, _bit
+from .layout import AT_DEALER, C_START, ON_TABLE, card_bit
 
 # ----------------------------------------------------------------------------- offsets and scales
 
@@ -109,15 +109,15 @@ def decode(obs: np.ndarray, c: np.ndarray) -> tuple:
         trick = _cards(obs, O_TRICK + r * NUM_CARDS)
         if trick:
             seen |= trick
-            in_trick |= _bit(r)
+            in_trick |= card_bit(r)
     turned = one_hot(obs, O_TURNED, NUM_CARDS)
     turned_at = one_hot(obs, O_TURNED_AT, 2)
     dealer = one_hot(obs, O_DEALER, MAX_PLAYERS)
     known_seat = -1
     if turned_at == ON_TABLE:
-        seen |= _bit(turned)
+        seen |= card_bit(turned)
     elif turned_at == AT_DEALER and dealer != 0:
-        seen |= _bit(turned)
+        seen |= card_bit(turned)
         known_seat = dealer
     deck32 = _set(obs, O_DECK32)
     deck = DECK32 if deck32 else DECK52
@@ -125,9 +125,9 @@ def decode(obs: np.ndarray, c: np.ndarray) -> tuple:
     for r in range(n):
         if _set(obs, O_KNOCKED + r):
             any_knocked = 1
-            knocked |= _bit(r)
+            knocked |= card_bit(r)
         if r > 0 and not _set(obs, O_PASSED + r) and (_set(obs, O_KNOCKED + r) or UNDECIDED_KNOCK > 0.0):
-            opponents |= _bit(r)
+            opponents |= card_bit(r)
     return (
         hand,
         one_hot(obs, O_TRUMP, 4),

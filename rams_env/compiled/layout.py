@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.episode import EpisodeKind, episode_kind
 from ..obs.encoding import FIELD, MAX_PLAYERS, config_scale
 from ..rules import Phase, RulesConfig, TurnedAt, cards
 from ..rules.actions import Action
 from ..rules.cards import ACE, NUM_CARDS
 from ..rules.config import END_AT_ZERO, PRESETS, UNANIMOUS
+from ..rules.episode import EpisodeKind, episode_kind
 from .compiler import jit
 
 P = MAX_PLAYERS
@@ -156,18 +156,18 @@ def rank_of(card: int) -> int:
 
 
 @jit
-def _bit(card: int) -> int:
+def card_bit(card: int) -> int:
     return np.int64(1) << np.int64(card)
 
 
 @jit
-def _above(suit: int, rank: int) -> int:
+def above_mask(suit: int, rank: int) -> int:
     """The cards of ``suit`` ranked above ``rank`` (-1: the whole suit)."""
     return SUIT_MASK[suit] & ~((np.int64(1) << np.int64(suit * 13 + rank + 1)) - 1)
 
 
 @jit
-def _count(mask: int) -> int:
+def bit_count(mask: int) -> int:
     count = 0
     while mask:
         mask &= mask - 1
@@ -177,9 +177,9 @@ def _count(mask: int) -> int:
 
 # cards.ace_value
 @jit
-def _ace_value(hand: int) -> int:
+def hand_aces(hand: int) -> int:
     total = 0
     for suit in range(4):
-        if hand & _bit(suit * 13 + ACE):
+        if hand & card_bit(suit * 13 + ACE):
             total += ACE_VALUES[suit]
     return total

@@ -41,8 +41,8 @@ from .layout import (
     TURNED,
     TURNED_AT,
     TURNED_PUBLIC,
-    _ace_value,
-    _bit,
+    card_bit,
+    hand_aces,
     rank_of,
     suit_of,
 )
@@ -59,14 +59,14 @@ def start_play(s: np.ndarray, c: np.ndarray) -> None:
     if c[C_SPECIALS] or c[C_JACKS]:
         for k in range(count):
             seat = s[PLAY_ORDER + k]
-            s[ACES_HELD + seat] = _ace_value(s[HAND + seat])
+            s[ACES_HELD + seat] = hand_aces(s[HAND + seat])
     if c[C_SPECIALS]:
         for k in range(count):
             seat = s[PLAY_ORDER + k]
             if s[HAND + seat] & ACES == ACES:
                 s[SHOWN] |= s[HAND + seat]
-                s[SHOWN_BY] |= _bit(seat)
-                end_game(s, c, _bit(seat))
+                s[SHOWN_BY] |= card_bit(seat)
+                end_game(s, c, card_bit(seat))
                 return
         for k in range(count):
             seat = s[PLAY_ORDER + k]
@@ -74,7 +74,7 @@ def start_play(s: np.ndarray, c: np.ndarray) -> None:
             for suit in range(4):
                 if hand and hand & SUIT_MASK[suit] == hand:
                     s[SHOWN] |= hand
-                    s[SHOWN_BY] |= _bit(seat)
+                    s[SHOWN_BY] |= card_bit(seat)
                     score_flush(s, c, seat)
                     return
     s[PHASE] = PLAY
@@ -103,7 +103,7 @@ def _trick_winner(s: np.ndarray) -> int:
 @jit
 def play(s: np.ndarray, c: np.ndarray, card: int) -> None:
     seat = s[CURRENT]
-    s[HAND + seat] &= ~_bit(card)
+    s[HAND + seat] &= ~card_bit(card)
     k = s[TRICK_LEN]
     s[TRICK_SEAT + k], s[TRICK_CARD + k] = seat, card
     s[TRICK_LEN] = k + 1
@@ -115,7 +115,7 @@ def play(s: np.ndarray, c: np.ndarray, card: int) -> None:
     winner = _trick_winner(s)
     won_with = -1
     for j in range(k + 1):
-        s[PLAYED + s[TRICK_SEAT + j]] |= _bit(s[TRICK_CARD + j])
+        s[PLAYED + s[TRICK_SEAT + j]] |= card_bit(s[TRICK_CARD + j])
         if s[TRICK_SEAT + j] == winner:
             won_with = s[TRICK_CARD + j]
     s[TRICK_LEN] = 0

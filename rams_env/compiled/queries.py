@@ -57,8 +57,8 @@ from .layout import (
     TRICK_CARD,
     TRICK_LEN,
     TRUMP,
-    _above,
-    _bit,
+    above_mask,
+    card_bit,
     rank_of,
     suit_of,
 )
@@ -93,19 +93,19 @@ def legal_set(s: np.ndarray, c: np.ndarray) -> int:
         k, room = s[PENDING_DISCARDS], talon_size(s, c)
         if c[C_SWEDISH] and seat == s[DEALER]:
             out = hand if k < room + 1 and hand else np.int64(0)
-            return out | _bit(A_DRAW) if k >= 1 else out
+            return out | card_bit(A_DRAW) if k >= 1 else out
         out = hand if k < room and hand else np.int64(0)
-        return out | _bit(A_DRAW)
+        return out | card_bit(A_DRAW)
     if phase == KNOCK_PHASE:
-        return _bit(A_KNOCK) if must_knock(s, c, seat) else _bit(A_PASS) | _bit(A_KNOCK)
+        return card_bit(A_KNOCK) if must_knock(s, c, seat) else card_bit(A_PASS) | card_bit(A_KNOCK)
     if phase == BID:
-        out = _bit(A_NO_BID)
+        out = card_bit(A_NO_BID)
         room = talon_size(s, c)
         need = 5 * c[C_PLAYERS] if c[C_UNANIMOUS] else 5
         if not s[BETTER_MADE] and room >= need:
-            out |= _bit(A_BETTER)
+            out |= card_bit(A_BETTER)
         if not s[SWING_MADE] and room >= 1:
-            out |= _bit(A_SWING)
+            out |= card_bit(A_SWING)
         return out
     if phase == ANSWER:
         if s[PENDING_BID] == A_BETTER and not c[C_UNANIMOUS]:
@@ -113,8 +113,8 @@ def legal_set(s: np.ndarray, c: np.ndarray) -> int:
             for seat_ in range(c[C_PLAYERS]):
                 accepted += s[BETTER_ANSWER + seat_] == 1
             if talon_size(s, c) - 5 * (1 + accepted) < 5:
-                return _bit(A_REJECT)
-        return _bit(A_ACCEPT) | _bit(A_REJECT)
+                return card_bit(A_REJECT)
+        return card_bit(A_ACCEPT) | card_bit(A_REJECT)
     return np.int64(0)
 
 
@@ -126,20 +126,20 @@ def _legal_play(s: np.ndarray, c: np.ndarray, seat: int) -> int:
         if trick_len:
             led_card = s[TRICK_CARD]
             led = suit_of(led_card)
-            if led == trump and JACK <= rank_of(led_card) <= KING and hand & _bit(trump * 13 + ACE):
-                return _bit(trump * 13 + ACE)
+            if led == trump and JACK <= rank_of(led_card) <= KING and hand & card_bit(trump * 13 + ACE):
+                return card_bit(trump * 13 + ACE)
             follow = hand & SUIT_MASK[led]
             if follow:
                 return follow
             trumps = hand & SUIT_MASK[trump]
             return trumps if trumps else hand
         for rank in (ACE, KING):
-            if hand & _bit(trump * 13 + rank):
-                return _bit(trump * 13 + rank)
-        if s[QUEEN_DUE] == seat and hand & _bit(trump * 13 + QUEEN):
-            return _bit(trump * 13 + QUEEN)
+            if hand & card_bit(trump * 13 + rank):
+                return card_bit(trump * 13 + rank)
+        if s[QUEEN_DUE] == seat and hand & card_bit(trump * 13 + QUEEN):
+            return card_bit(trump * 13 + QUEEN)
         return hand
-    ace = _bit(trump * 13 + ACE)
+    ace = card_bit(trump * 13 + ACE)
     if not trick_len:
         if c[C_TRUMP_ACE] and hand & ace:
             return ace
@@ -164,12 +164,12 @@ def _legal_play(s: np.ndarray, c: np.ndarray, seat: int) -> int:
     if follow:
         if not overtake or (led != trump and best_trump >= 0):
             return follow
-        beaters = follow & _above(led, best_led)
+        beaters = follow & above_mask(led, best_led)
         return beaters if beaters else follow
     trumps = hand & SUIT_MASK[trump]
     if trumps:
         if overtake and best_trump >= 0:
-            over = trumps & _above(trump, best_trump)
+            over = trumps & above_mask(trump, best_trump)
             return over if over else trumps
         return trumps
     return hand

@@ -96,8 +96,8 @@ from .layout import (
     TURNED_AT,
     TURNED_PUBLIC,
     P,
-    _bit,
-    _count,
+    bit_count,
+    card_bit,
     rank_of,
     suit_of,
 )
@@ -177,7 +177,7 @@ def _start_deal(s: np.ndarray, c: np.ndarray, dealer: int) -> None:
         for i in range(n):
             seat = (forehand + i) % n
             for _ in range(rounds):
-                s[HAND + seat] |= _bit(s[DECK + pos])
+                s[HAND + seat] |= card_bit(s[DECK + pos])
                 pos += 1
         if rounds == 3:
             s[TURNED] = s[DECK + pos]
@@ -192,7 +192,7 @@ def _start_deal(s: np.ndarray, c: np.ndarray, dealer: int) -> None:
             if hand & RED_JACKS == RED_JACKS:
                 counted |= RED_JACKS
         s[JACK_CARDS + seat] = counted
-        s[JACKS + seat] = JACK_PAIR_BONUS * (_count(counted) // 2)
+        s[JACKS + seat] = JACK_PAIR_BONUS * (bit_count(counted) // 2)
         s[DEALT_ACE + seat] = hand & ACES != 0
         s[OUT_HIDDEN + seat] = 0
         s[PLAYED + seat] = 0
@@ -203,7 +203,7 @@ def _start_deal(s: np.ndarray, c: np.ndarray, dealer: int) -> None:
     s[TRUMP] = suit_of(turned)
     s[TURNED_PUBLIC] = 1
     if c[C_SWEDISH]:
-        s[HAND + dealer] |= _bit(turned)
+        s[HAND + dealer] |= card_bit(turned)
         s[TURNED_AT] = AT_DEALER
     else:
         s[TURNED_AT] = ON_TABLE

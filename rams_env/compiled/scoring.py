@@ -40,7 +40,7 @@ from .layout import (
     SHOWN_BY,
     TOTALS,
     TRICKS_WON,
-    _bit,
+    card_bit,
 )
 
 
@@ -50,7 +50,7 @@ def take_trick_point(s: np.ndarray, c: np.ndarray, seat: int) -> bool:
         s[TRICKS_WON + seat] += 1
     s[SCORES + seat] -= 1
     if c[C_END_AT_ZERO] and s[SCORES + seat] == 0:
-        end_rams(s, c, _bit(seat))
+        end_rams(s, c, card_bit(seat))
         return True
     return False
 
@@ -61,7 +61,7 @@ def show_jacks(s: np.ndarray, seat: int) -> None:
         return
     s[JACKS_SHOWN + seat] = 1
     s[SHOWN] |= s[JACK_CARDS + seat]
-    s[SHOWN_BY] |= _bit(seat)
+    s[SHOWN_BY] |= card_bit(seat)
 
 
 # finish_deal with score_russian_deal inlined
@@ -123,7 +123,7 @@ def _lowest(s: np.ndarray, c: np.ndarray, column: int) -> int:
     seats = np.int64(0)
     for seat in range(n):
         if s[column + seat] == low:
-            seats |= _bit(seat)
+            seats |= card_bit(seat)
     return seats
 
 
@@ -152,12 +152,12 @@ def end_rams(s: np.ndarray, c: np.ndarray, winners: int) -> None:
         tied = _lowest(s, c, TOTALS)
         fewest = 1 << 40
         for seat in range(c[C_PLAYERS]):
-            if tied & _bit(seat):
+            if tied & card_bit(seat):
                 fewest = min(fewest, s[FLIGHTS + seat])
         best = np.int64(0)
         for seat in range(c[C_PLAYERS]):
-            if tied & _bit(seat) and s[FLIGHTS + seat] == fewest:
-                best |= _bit(seat)
+            if tied & card_bit(seat) and s[FLIGHTS + seat] == fewest:
+                best |= card_bit(seat)
         end_game(s, c, best)
 
 

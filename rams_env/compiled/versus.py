@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .compiler import jit
-from .drivers import _next_deal_or_end, _observe, _win_rewards, first_illegal, start_episode
+from .drivers import first_illegal, next_deal_or_end, observe_into, start_episode, win_rewards
 from .encode import encode, observe
 from .heuristic import heuristic_action
 from .layout import C_PLAYERS, C_WIN, CURRENT, DEAL_OVER, LEGAL, PHASE, SCORES
@@ -62,14 +62,14 @@ def _advance(
         encode(s, c, seat, scratch)
         action = heuristic_action(scratch, c, s[LEGAL], hrngs[seat], work, iwork)
         _apply_scored(s, c, action, carry if ended else rewards)
-        if s[PHASE] >= DEAL_OVER and _next_deal_or_end(s, c, rngs[1]):
+        if s[PHASE] >= DEAL_OVER and next_deal_or_end(s, c, rngs[1]):
             if ended:  # a whole episode without a controlled decision
                 skipped += 1
                 for k in range(n):
                     carry[k] = 0.0
             else:
                 if c[C_WIN]:
-                    _win_rewards(s, c, rewards)
+                    win_rewards(s, c, rewards)
                 ended = True
             start_episode(s, c, rngs[0], rngs[1])
             hmasks[i] = hnext[i]
@@ -112,7 +112,7 @@ def reset_versus(
         skipped += _advance(
             states[i], c, rngs[i], hmasks, hmasks, i, hrngs[i], observations[i], work, iwork, carry[i], carry[i], True
         )[1]
-        _observe(states[i], c, i, observations, masks, seats)
+        observe_into(states[i], c, i, observations, masks, seats)
     return skipped
 
 
@@ -150,9 +150,9 @@ def step_versus(
             carry[i, seat] = 0.0
         _apply_scored(s, c, actions[i], rewards[i])
         ended = False
-        if s[PHASE] >= DEAL_OVER and _next_deal_or_end(s, c, rngs[i, 1]):
+        if s[PHASE] >= DEAL_OVER and next_deal_or_end(s, c, rngs[i, 1]):
             if c[C_WIN]:
-                _win_rewards(s, c, rewards[i])
+                win_rewards(s, c, rewards[i])
             ended = True
             start_episode(s, c, rngs[i, 0], rngs[i, 1])
             hmasks[i] = hnext[i]
@@ -161,7 +161,7 @@ def step_versus(
         )
         skipped += lost
         done[i] = ended
-        _observe(s, c, i, observations, masks, seats)
+        observe_into(s, c, i, observations, masks, seats)
     return -1, skipped
 
 
@@ -173,7 +173,7 @@ def _deal_ended(s: np.ndarray, c: np.ndarray, rng: np.ndarray, deals: np.ndarray
     if s[PHASE] < DEAL_OVER:
         return False
     deals[i] += 1
-    return _next_deal_or_end(s, c, rng)
+    return next_deal_or_end(s, c, rng)
 
 
 @jit

@@ -9,17 +9,17 @@ What lives here, one job a module:
 - :mod:`~rams_env.envs.vector` and :mod:`~rams_env.envs.subproc`: many games stepped together
   (in process, or split over worker processes);
 - :mod:`~rams_env.envs.backends`: the two engines an AEC env can run (compiled, reference);
-- :mod:`~rams_env.envs.episode`: when an episode ends and what ``reward="win"`` pays, the one
-  home of those rules for every env, the server and OpenSpiel;
+- :mod:`~rams_env.envs.episode`: the episode rules of :mod:`rams_env.rules.episode` (when an episode
+  ends and what ``reward="win"`` pays, the one home of those rules for every env, the server and
+  OpenSpiel), importable here too;
 - :mod:`~rams_env.envs.heuristic_seats`: seats the batched env lets the compiled heuristic play;
 - :mod:`~rams_env.envs.render` (text) and :mod:`~rams_env.envs.render_rgb` (pictures, Pillow;
   not imported here, so that ``import rams_env`` loads no drawing code).
 
 The envs drive the engine (:mod:`rams_env.rules`, :mod:`rams_env.compiled`) and encode what a seat
-sees with :mod:`rams_env.obs`. They import no policy, evaluation or app, and no torch; only the
-batched envs' heuristic seats reach an agent, through the compiled heuristic, which reads the heuristic
-agent's constants. Inside ``rams_env`` modules import from the module that defines a name (the engine
-imports :mod:`~rams_env.envs.episode` while this package is still loading); other code imports from here.
+sees with :mod:`rams_env.obs`. They import no agent, policy, evaluation or app, and no torch; the
+batched envs' heuristic seats play the compiled heuristic. Inside ``rams_env`` modules import from
+the module that defines a name; other code imports from here.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ..rules.episode import EPISODES, REWARDS, EpisodeKind, check_episode, episode_ends, next_deal_or_end, win_rewards
 from .aec import RamsEnv, env, raw_env
 from .backends import ENGINES, GameMirror
-from .episode import EPISODES, REWARDS, EpisodeKind, check_episode, episode_ends, next_deal_or_end, win_rewards
 from .gym_env import ENV_ID, RamsGymEnv
 from .render import render_table
 
-# The batched envs are loaded on first use: their heuristic seats import the compiled heuristic, and
-# with it the heuristic agent's constants, which ``import rams_env`` does not load.
+# The batched envs are loaded on first use: their heuristic seats import the compiled heuristic,
+# which ``import rams_env`` does not load.
 _LAZY = {
     "BatchStep": "vector",
     "BatchedRamsEnv": "vector",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 import random
 import warnings
 from collections.abc import Mapping
@@ -16,25 +15,14 @@ from pettingzoo.utils import wrappers
 from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError, make_config
 from ..rules.actions import NUM_ACTIONS, action_name
+from ..rules.episode import check_episode
+from ..rules.spec import check_seed
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
-from .episode import check_episode
 from .render import render_table
 
 ILLEGAL_ACTION = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "dealer", "scores")
 OBS_LOW, OBS_HIGH = -2.0, 2.0
-
-
-def seed_int(seed: Any) -> int:
-    """``seed`` as a Python int: an int or a numpy integer (not a bool), else ``TypeError``."""
-    if type(seed) is int:
-        return seed
-    if not isinstance(seed, (bool, np.bool_)):
-        try:
-            return operator.index(seed)
-        except TypeError:
-            pass
-    raise TypeError(f"seed must be an int (or a numpy integer) or None, got {seed!r}")
 
 
 def seat_int(seat: Any, n: int, what: str = "seat") -> int:
@@ -148,7 +136,7 @@ class RamsEnv(AECEnv):
         """
         if options is not None and not isinstance(options, Mapping):
             raise TypeError(f"options must be a dict (keys among {list(RESET_OPTIONS)}) or None, got {options!r}")
-        seeder = self._seeder if seed is None else random.Random(seed_int(seed))
+        seeder = self._seeder if seed is None else random.Random(check_seed(seed))
         backend = self._backend
         if options:
             unknown = sorted(set(options) - set(RESET_OPTIONS), key=str)

@@ -19,8 +19,8 @@ from .. import compiled
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.episode import next_deal_or_end, shared_win, win_rewards
 from ..rules.phases import illegal_message
-from .episode import next_deal_or_end, shared_win, win_rewards
 
 P = compiled.P  # the compiled engine pads its per-seat numbers to this many seats
 _SCORED, _INFO, _OVER = compiled.STEP_SCORED, compiled.STEP_INFO, compiled.STEP_OVER  # game_step's flags

@@ -21,7 +21,8 @@ from gymnasium import spaces
 from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError
 from ..rules.actions import NUM_ACTIONS
-from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int, seed_int
+from ..rules.spec import check_seed
+from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int
 from .backends import action_id
 
 ENV_ID = "rams_env/Rams-v1"
@@ -148,7 +149,7 @@ class RamsGymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if seed is not None:
-            seed = seed_int(seed)
+            seed = check_seed(seed)
         if not options:
             self._reset(seed, None)
             return self._observe()

@@ -20,6 +20,7 @@ from .. import compiled
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError
 from ..rules.actions import NUM_ACTIONS
+from ..rules.spec import SeedError
 from .heuristic_seats import seat_masks
 from .vector import BatchedRamsEnv, BatchStep, ReferenceBatchedRamsEnv, checked_actions, game_seeds
 
@@ -46,6 +47,7 @@ def _shared_batch(blocks: list[shared_memory.SharedMemory], num_games: int, num_
 # What a worker's error is raised as in the parent (other kinds: RuntimeError).
 _ERRORS: dict[str, type[Exception]] = {
     "IllegalActionError": IllegalActionError,
+    "SeedError": SeedError,
     "ValueError": ValueError,
     "RuntimeError": RuntimeError,
 }

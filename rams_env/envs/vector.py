@@ -30,8 +30,9 @@ from ..compiled.versus import reset_versus, step_versus
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
+from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
-from .episode import check_episode, next_deal_or_end, win_rewards
+from ..rules.spec import require_seed
 from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
 
 
@@ -63,28 +64,16 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
     )
 
 
-SEED_LIMIT = 2**64  # the compiled generator is seeded from at most two 32-bit words
-
-
 def _checked_seeds(seeds: Any, num_games: int) -> list[int]:
-    """One int seed per game, each below 2**64 in size (``ValueError`` naming the first that is
-    not); negative seeds become their absolute value, as ``random.Random`` takes them."""
+    """One seed per game, each as :func:`~rams_env.rules.spec.require_seed` takes it (the error names the first
+    that is not)."""
     try:
         count = len(seeds)
     except TypeError:
         raise ValueError(f"seeds must be a list of {num_games} ints, got {type(seeds).__name__}") from None
     if count != num_games:
         raise ValueError(f"need {num_games} seeds, got {count}")
-    checked = []
-    for i, seed in enumerate(seeds):
-        if (
-            isinstance(seed, bool | np.bool_)
-            or not isinstance(seed, int | np.integer)
-            or not -SEED_LIMIT < seed < SEED_LIMIT
-        ):
-            raise ValueError(f"seeds[{i}]={seed!r}: a seed must be an int from -(2**64 - 1) to 2**64 - 1")
-        checked.append(abs(int(seed)))
-    return checked
+    return [require_seed(seed, f"seeds[{i}]") for i, seed in enumerate(seeds)]
 
 
 _INT64 = np.dtype(np.int64)

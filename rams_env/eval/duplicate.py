@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.episode import EpisodeKind, episode_kind
 from ..rules import RulesConfig
+from ..rules.episode import EpisodeKind, episode_kind
 from .deals import agent_seed, deal_at
 from .heuristic_games import batch_actor, play_against_heuristic
 from .play import check_run_arguments, run_decks

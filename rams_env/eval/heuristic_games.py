@@ -33,10 +33,10 @@ from ..compiled.layout import (
     config_array,
 )
 from ..compiled.versus import start_deals, step_deals
-from ..envs.episode import EPISODES, EpisodeKind, episode_kind
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError, RulesConfig, card_index
 from ..rules.actions import NUM_ACTIONS, Action
+from ..rules.episode import EPISODES, EpisodeKind, episode_kind
 from ..rules.phases import Phase
 from .play import GameRecord
 

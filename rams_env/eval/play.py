@@ -16,9 +16,10 @@ from typing import Any, Protocol
 
 from tqdm import tqdm
 
-from ..envs.episode import EPISODES, EpisodeKind, episode_kind, next_deal_or_end
 from ..obs.encoding import ObservationEncoder, action_mask
 from ..rules import Action, Game, IllegalActionError, Phase, RulesConfig
+from ..rules.episode import EPISODES, EpisodeKind, episode_kind, next_deal_or_end
+from ..rules.spec import require_seed
 from .deals import SCORES, Deal, agent_seed, deal_at
 from .specs import AgentSource, build_agent
 
@@ -92,7 +93,7 @@ def play_episode(
     return GameRecord(points, deals, knocks, list(game.flights), wins, by_score)
 
 
-def _play(
+def play_deal(
     config: RulesConfig,
     deal: Deal,
     lineup: Sequence[tuple[str, AgentSource]],
@@ -121,7 +122,7 @@ def play_decks(job: DeckJob, indices: Sequence[int]) -> list[list[GameRecord]]:
     out = []
     for i in indices:
         deal = deal_at(job.config, job.seed, i, job.scores)
-        out.append([_play(job.config, deal, lineup, job.seed, job.episode, encoder) for lineup in job.lineups(i)])
+        out.append([play_deal(job.config, deal, lineup, job.seed, job.episode, encoder) for lineup in job.lineups(i)])
     return out
 
 
@@ -153,8 +154,7 @@ def check_run_arguments(config: RulesConfig, decks: int, seed: int, episode: str
         raise TypeError(f"config must be a RulesConfig (make_config(...)), got {type(config).__name__}")
     if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
         raise ValueError(f"decks must be a positive int, got {decks!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    require_seed(seed)
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
     if scores not in SCORES:

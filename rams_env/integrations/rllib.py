@@ -35,7 +35,7 @@ from torch import nn
 from .. import jsoncheck
 from ..envs.aec import RamsEnv
 from ..obs.encoding import OBS_SIZE
-from ..policy import CheckpointError, rules_mismatch
+from ..policy import CheckpointError, RulesMismatchError, rules_mismatch
 from ..rules import NUM_ACTIONS, RulesConfig, make_config
 
 SHARED_POLICY = "shared"
@@ -430,7 +430,7 @@ def load_rllib_agent(
     hidden = _hidden_of(state, where)
     config = _checkpoint_rules(root, where)
     if expect_config is not None and config != expect_config:
-        raise CheckpointError(rules_mismatch(where, config, expect_config))
+        raise RulesMismatchError(rules_mismatch(where, config, expect_config))
     return RLlibAgent(_module_from_state(hidden, state), config)
 
 

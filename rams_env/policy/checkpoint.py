@@ -40,6 +40,10 @@ class CheckpointError(ValueError):
     """A file that is not a usable rams_env checkpoint (missing, damaged, foreign or mismatched)."""
 
 
+class RulesMismatchError(CheckpointError):
+    """An intact checkpoint trained for rules other than those asked for (:func:`rules_mismatch` says how)."""
+
+
 def make_checkpoint(net: PolicyNet, config: RulesConfig, **extra: Any) -> dict[str, Any]:
     """The checkpoint payload of ``net`` trained for ``config``; ``extra`` keys are added as given."""
     reserved = {
@@ -165,7 +169,7 @@ def load_checkpoint(
     configs = table_configs(payload, where)
     if expect_config is not None and expect_config not in configs:
         same_size = [c for c in configs if c.num_players == expect_config.num_players]
-        raise CheckpointError(rules_mismatch(where, same_size[0] if same_size else config, expect_config))
+        raise RulesMismatchError(rules_mismatch(where, same_size[0] if same_size else config, expect_config))
     return payload
 
 

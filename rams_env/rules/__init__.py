@@ -3,6 +3,8 @@
 Knows nothing of numpy, gymnasium, pettingzoo or torch. One module per job, each importing only
 those above it (and :class:`Game` for type hints):
 
+- :mod:`.spec`: the facts both engines and both heuristics share (the generator's state size, the
+  heuristic's tunables) and the one seed rule (``check_seed``, ``SeedError``);
 - :mod:`.cards`: cards as ints (``suit_of``/``rank_of``), the decks and the russian write-offs;
 - :mod:`.actions`: the action ids (cards and the calls);
 - :mod:`.config`: the rule options, their presets and their validation;
@@ -13,6 +15,8 @@ those above it (and :class:`Game` for type hints):
 - :mod:`.snapshot`: ``Game.clone`` and the JSON round trip;
 - :mod:`.determinize`: ``Game.with_hidden_cards``, a copy with the hidden cards placed elsewhere,
   and ``knock_turn``/``play_start``, which rewind one to an earlier decision;
+- :mod:`.episode`: the episode kinds, when an episode ends and what ``reward="win"`` pays (every env,
+  the server and OpenSpiel call these);
 - :mod:`.game`: :class:`Game`, the phase machine driven by actions, whose implementation notes
   list the house decisions; its methods hand scoring, views, copies and determinization to the
   modules above.

@@ -9,11 +9,12 @@ import pytest
 
 import rams_env
 from rams_env.agents import Agent, HeuristicAgent, RandomAgent, SearchAgent, observe
-from rams_env.agents.heuristic import ordered_sum
 from rams_env.agents.deal_sampler import DealSampler
+from rams_env.agents.heuristic import ordered_sum
 from rams_env.obs import ObservationEncoder
 from rams_env.rules import Action, Game, Phase, card_index, make_config
 from rams_env.rules.cards import suit_of
+from rams_env.rules.spec import SeedError
 from rams_env.rules.tricks import trick_winner
 from tests.decks import stack_deck
 from tests.states import random_states
@@ -288,8 +289,9 @@ def test_agents_take_numpy_seeds_and_refuse_other_types(cls):
     import numpy as np
 
     assert cls(seed=np.int64(3)).rng.random() == cls(seed=3).rng.random()
-    with pytest.raises(TypeError, match="seed"):
-        cls(seed=1.5)
+    for bad in (1.5, -1, 2**64):
+        with pytest.raises(SeedError, match="seed must be a non-negative int below 2"):
+            cls(seed=bad)
 
 
 def test_heuristic_draw_chance_is_the_card_by_card_average_exactly():

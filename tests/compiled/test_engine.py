@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rams_env
-from benchmarks.random_policy import random_legal_actions
 from rams_env import compiled
+from rams_env.compiled.random_policy import random_legal_actions
+from rams_env.compiled.workspace import mt_states
 from rams_env.obs import OBS_SIZE, ObservationEncoder, action_mask
 from rams_env.rules import Game, make_config
 
@@ -23,7 +24,7 @@ SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 
 
 def _mt(seed: int) -> np.ndarray:
-    mt = np.zeros(625, np.int64)
+    mt = mt_states()
     compiled.mt_seed(mt, seed)
     return mt
 
@@ -43,7 +44,7 @@ def test_mersenne_twister_matches_cpython(seed):
 def test_new_game_deals_what_game_deals_and_encodes_every_seat_alike(seed, preset):
     config = make_config(*preset)
     cfg = compiled.config_array(config, "deal", "points")
-    state, rng = np.zeros(compiled.STATE_WIDTH, np.int64), np.zeros(625, np.int64)
+    state, rng = np.zeros(compiled.STATE_WIDTH, np.int64), mt_states()
     compiled.new_game(state, cfg, rng, seed)
     game = Game(config, seed)
     n = config.num_players
@@ -73,9 +74,9 @@ def test_random_legal_actions_are_legal_and_cover_the_legal_set():
 
 
 def test_rule_constants_and_observation_scales_come_from_the_rules_and_fields():
-    from rams_env.envs import EpisodeKind
     from rams_env.obs import FIELD, config_scale
     from rams_env.rules import Action, Phase, TurnedAt
+    from rams_env.rules.episode import EpisodeKind
 
     assert (compiled.BID, compiled.KNOCK_PHASE, compiled.GAME_OVER) == (Phase.BID, Phase.KNOCK, Phase.GAME_OVER)
     assert (compiled.A_PASS, compiled.A_DRAW) == (Action.PASS, Action.DRAW)
@@ -89,22 +90,26 @@ def test_rule_constants_and_observation_scales_come_from_the_rules_and_fields():
     assert cfg[compiled.C_TOTALS_SCALE] == 7 * config.ramsar_per_match
 
 
-def test_one_cache_stamp_covers_the_package_and_the_rules(tmp_path, monkeypatch):
+def test_one_cache_stamp_covers_the_package_and_the_rules(tmp_path):
     """numba checks only a function's own file: the package's functions share one stamp, so that a
-    rule edited in ``rules.py`` also recompiles ``step_batch`` of ``drivers.py``, which holds it."""
-    from rams_env.compiled import compiler, drivers, rules
+    rule edited in ``rules.py`` (or a constant of the shared spec) also recompiles ``step_batch`` of
+    ``drivers.py``, which holds it."""
+    from rams_env.compiled import compiler
 
-    functions = (drivers.step_batch, rules.apply, compiled.mt_seed, compiled.encode)
-    assert {f._cache._impl._locator.get_source_stamp() for f in functions} == {compiler.source_stamp()}
     package = Path(compiler.__file__).parent
-    assert [path for path in compiler._SOURCES if not path.exists()] == []
-    assert package in compiler._SOURCES and package.parent / "rules" in compiler._SOURCES
+    assert [path for path in compiler.SOURCES if not path.exists()] == []
+    assert package in compiler.SOURCES and package.parent / "rules" in compiler.SOURCES
+    assert compiler.source_stamp() == compiler.stamp_of(compiler.SOURCES)
     copy = tmp_path / "compiled"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(compiler, "_SOURCES", (copy,))
-    before = compiler.source_stamp.__wrapped__()
+    shutil.copytree(package.parent / "rules", tmp_path / "rules", ignore=shutil.ignore_patterns("__pycache__"))
+    sources = (copy, tmp_path / "rules")
+    before = compiler.stamp_of(sources)
     (copy / "rules.py").write_text((copy / "rules.py").read_text() + "\n# a rule changed\n")
-    assert compiler.source_stamp.__wrapped__() != before
+    after_rule = compiler.stamp_of(sources)
+    spec = tmp_path / "rules" / "spec.py"
+    spec.write_text(spec.read_text().replace("RUFF_CAP = 0.45", "RUFF_CAP = 0.5"))
+    assert len({before, after_rule, compiler.stamp_of(sources)}) == 3
 
 
 def test_russian_scores_too_large_for_the_compiled_engine_are_a_value_error():

@@ -12,11 +12,12 @@ import torch
 
 from rams_env import equity
 from rams_env.agents import HeuristicAgent, load_agent, observe
-from rams_env.envs.episode import next_deal_or_end
+from rams_env.compiled.workspace import ramsar_plan
 from rams_env.obs.encoding import OBS_SIZE
 from rams_env.policy.network import PolicyNet
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.episode import next_deal_or_end
 from training import improve
 
 
@@ -37,7 +38,7 @@ def test_every_branch_is_the_python_engine_playing_the_action_out_with_heuristic
     config = make_config(variant, 4)
     ramsar, seed = 3, 11
     data = improve.collect_shard(config, ramsar, seed, explore=0.0, record=1.0, random_start=0.7)
-    plan = improve.ramsar_plan(config, ramsar, seed, random_start=0.7)
+    plan = ramsar_plan(config, ramsar, seed, random_start=0.7, learners=True)
     row = 0
     for k in range(ramsar):
         game = Game(config, int(plan.seeds[k]), scores=[int(x) for x in plan.start[k]])

@@ -10,10 +10,10 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ...envs.episode import EPISODES, EpisodeKind
 from ...eval import SCORES, agent_source
 from ...keyvalue import parse_pair
 from ...rules import PRESETS, RulesConfig, make_config
+from ...rules.episode import EPISODES, EpisodeKind
 from ..command import CommandError
 
 MAX_WORKERS = MAX_THREADS = 1024  # processes or threads a command may start

@@ -76,7 +76,7 @@ The package, one module per job, each importing only those before it:
 
 from __future__ import annotations
 
-from ...envs.episode import EPISODES, REWARDS
+from ...rules.episode import EPISODES, REWARDS
 from .from_game import state_from_game
 from .game import RamsGame, load_game
 from .ismcts_agent import EVALUATORS, FastRandomRolloutEvaluator, HeuristicRolloutEvaluator, ISMCTSAgent

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pyspiel
 
-from ...envs.episode import EpisodeKind
 from ...rules import Game, Phase
 from ...rules.config import RUSSIAN
+from ...rules.episode import EpisodeKind
 from .game import load_game
-from .parameters import _Spec
-from .state import ACCEPT, BID_SWING, DRAW, KNOCK, NO_BID, PASS, REJECT, RamsState, _copied, _Core
+from .parameters import ParameterSpec
+from .state import ACCEPT, BID_SWING, DRAW, KNOCK, NO_BID, PASS, REJECT, RamsState, StateCore, copied
 
 
 def state_from_game(game: Game, pyspiel_game: pyspiel.Game | None = None) -> RamsState:
@@ -24,18 +24,18 @@ def state_from_game(game: Game, pyspiel_game: pyspiel.Game | None = None) -> Ram
     if game.current < 0:
         raise ValueError("state_from_game needs a game with a player to act")
     pyspiel_game = pyspiel_game or load_game(game.config)
-    spec: _Spec = pyspiel_game.spec
+    spec: ParameterSpec = pyspiel_game.spec
     if spec.config != game.config or spec.kind != EpisodeKind.DEAL or spec.reward != "points":
         raise ValueError("pyspiel_game must be load_game(game.config) (episode deal, reward points)")
     deck, actions = _history(game)
-    root = _Core(spec)
+    root = StateCore(spec)
     root.dealer = game.dealer
     root.info = [f"p{p} d{game.dealer}" for p in range(spec.n)]
     start = list(game.scores)
     if game.config.swedish:  # a Swedish trick takes its point off at once
         start = [s + t for s, t in zip(start, game.tricks_won, strict=True)]
     names = ("flights", "rams_flights", "totals", "passed_prev", "rams_log", "rams_number", "deal_number")
-    root.start_fields = {name: _copied(getattr(game, name)) for name in (*names, "deal_in_rams")}
+    root.start_fields = {name: copied(getattr(game, name)) for name in (*names, "deal_in_rams")}
     root.start_fields["scores"] = start  # the first Game is dealt with the deal's start scores
     root.root = None
     core = root.copy()

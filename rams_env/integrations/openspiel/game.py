@@ -11,7 +11,7 @@ from ...obs.encoding import ObservationEncoder
 from ...rules import RulesConfig
 from ...rules.actions import NUM_ACTIONS
 from ...rules.cards import NUM_CARDS
-from .parameters import _PARAMETERS, SHORT_NAME, _Spec, game_parameters
+from .parameters import PARAMETERS, SHORT_NAME, ParameterSpec, game_parameters
 from .state import RamsObserver, RamsState
 
 _GAME_TYPE = pyspiel.GameType(
@@ -28,7 +28,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification=_PARAMETERS,
+    parameter_specification=PARAMETERS,
 )
 
 
@@ -44,7 +44,7 @@ def load_game(config: RulesConfig, episode: str = "deal", reward: str = "points"
     if isinstance(params.get("scores"), (list, tuple)):
         params["scores"] = ";".join(str(s) for s in params["scores"])
     full = {**game_parameters(config, episode, reward), **params}
-    _Spec(full)  # ValueError naming a bad parameter before pyspiel sees it
+    ParameterSpec(full)  # ValueError naming a bad parameter before pyspiel sees it
     return pyspiel.load_game(SHORT_NAME, full)
 
 
@@ -52,7 +52,7 @@ class RamsGame(pyspiel.Game):
     """Rams as a Python OpenSpiel game (module docstring); ``pyspiel.load_game("python_rams", ...)``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        spec = _Spec(dict(params or {}))
+        spec = ParameterSpec(dict(params or {}))
         low, high = spec.utilities()
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,

@@ -13,12 +13,12 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from ...agents.base import Observation, game_behind
 from ...agents.search import rollout_action
-from ...envs.aec import seed_int
 from ...rules import Game, RulesConfig
+from ...rules.spec import check_seed
 from .from_game import state_from_game
 from .game import load_game
 from .resample import resample
-from .state import RamsState, _Core
+from .state import RamsState, StateCore
 
 
 class HeuristicRolloutEvaluator(mcts.Evaluator):
@@ -109,7 +109,7 @@ class ISMCTSAgent:
             raise ValueError(f"final_policy must be one of {sorted(policies)}, got {final_policy!r}")
         if uct_c is not None and not uct_c > 0:
             raise ValueError(f"uct_c must be positive, got {uct_c!r}")
-        seed = None if seed is None else seed_int(seed)
+        seed = check_seed(seed)
         self.simulations, self.evaluator, self.rollouts = simulations, evaluator, rollouts
         self.uct_c, self.final_policy = uct_c, policies[final_policy]
         self.env = env
@@ -117,7 +117,7 @@ class ISMCTSAgent:
         self.np_rng = np.random.RandomState(None if seed is None else seed % 2**32)
         self._bots: dict[RulesConfig, tuple[pyspiel.Game, ismcts.ISMCTSBot]] = {}
         self.decisions, self.seconds = 0, 0.0
-        self._worlds: list[_Core] = []  # worlds sampled for the current decision (a fallback)
+        self._worlds: list[StateCore] = []  # worlds sampled for the current decision (a fallback)
 
     def _bot(self, config: RulesConfig) -> tuple[pyspiel.Game, ismcts.ISMCTSBot]:
         if config not in self._bots:

@@ -1,4 +1,4 @@
-"""The ``python_rams`` parameters: their defaults and checks, the ``rules`` string, and ``_Spec``, what
+"""The ``python_rams`` parameters: their defaults and checks, the ``rules`` string, and ``ParameterSpec``, what
 every state of one game shares (the package docstring lists the parameters)."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from ...envs.episode import EpisodeKind, check_episode, episode_kind
 from ...keyvalue import parse_value
 from ...rules import Game, RulesConfig, deck_cards, make_config
 from ...rules.config import OPTION_NAMES
+from ...rules.episode import EpisodeKind, check_episode, episode_kind
 
 SHORT_NAME = "python_rams"
 DEFAULT_MAX_DEALS = 1000
 
 
-_PARAMETERS: dict[str, Any] = {
+PARAMETERS: dict[str, Any] = {
     "variant": "mattmar",
     "players": 4,
     "episode": "deal",
@@ -96,14 +96,14 @@ def game_parameters(config: RulesConfig, episode: str = "deal", reward: str = "p
     }
 
 
-class _Spec:
+class ParameterSpec:
     """What every state of one game shares: rules, episode, reward and the limits (immutable)."""
 
     def __init__(self, params: dict[str, Any]) -> None:
-        unknown = sorted(set(params) - set(_PARAMETERS))
+        unknown = sorted(set(params) - set(PARAMETERS))
         if unknown:
-            raise ValueError(f"unknown parameter(s) {unknown}; known: {sorted(_PARAMETERS)}")
-        p = {**_PARAMETERS, **params}
+            raise ValueError(f"unknown parameter(s) {unknown}; known: {sorted(PARAMETERS)}")
+        p = {**PARAMETERS, **params}
         check_parameters(p)
         rules = parse_rules(p["rules"])
         if "num_players" in rules or "variant" in rules:
@@ -162,11 +162,11 @@ class _Spec:
         return -float(self.max_deals * worst), float(max([cfg.start_score, *(self.scores or [])]) + 64)
 
 
-_SPECS: dict[str, _Spec] = {}
+_SPECS: dict[str, ParameterSpec] = {}
 
 
-def _spec_of(params: dict[str, Any]) -> _Spec:
+def spec_of(params: dict[str, Any]) -> ParameterSpec:
     key = json.dumps(params, sort_keys=True)
     if key not in _SPECS:
-        _SPECS[key] = _Spec(params)
+        _SPECS[key] = ParameterSpec(params)
     return _SPECS[key]

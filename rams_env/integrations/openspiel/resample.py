@@ -13,7 +13,7 @@ from ...rules.actions import Action
 from ...rules.cards import NUM_CARDS
 
 if TYPE_CHECKING:
-    from .state import _Core
+    from .state import StateCore
 
 DRAW = int(Action.DRAW)
 
@@ -21,7 +21,7 @@ DRAW = int(Action.DRAW)
 class _Plan:
     """Who received each position of the current deal's deck: public knowledge, read off the real deal."""
 
-    def __init__(self, core: _Core) -> None:
+    def __init__(self, core: StateCore) -> None:
         game, spec = core.game, core.spec
         assert game is not None
         n = spec.n
@@ -80,7 +80,7 @@ class _Plan:
             self.shown_at[s] = next((k for k, c in enumerate(cards) if c in self.jacks[s]), None)
 
 
-def resample(core: _Core, player: int, rng: random.Random, tries: int = 300) -> _Core:
+def resample(core: StateCore, player: int, rng: random.Random, tries: int = 300) -> StateCore:
     """A core in ``player``'s information state with the hidden cards of this deal dealt again (module docstring)."""
     if not 0 <= player < core.spec.n:
         raise ValueError(f"player must be a seat 0..{core.spec.n - 1}, got {player}")
@@ -109,7 +109,7 @@ def resample(core: _Core, player: int, rng: random.Random, tries: int = 300) -> 
 
 
 def _rebuild(
-    core: _Core, plan: _Plan, placed: HiddenCards, player: int, rng: random.Random, allowed: dict[int, list[int]]
+    core: StateCore, plan: _Plan, placed: HiddenCards, player: int, rng: random.Random, allowed: dict[int, list[int]]
 ) -> tuple[list[int], list[tuple[int, int, int]]] | None:
     """A deck and a log of this deal that lead to the sampler's placement ``placed`` of the hidden cards, or None.
 
@@ -234,7 +234,7 @@ def _discard_order(
     return others[:shown_at] + pair[:1] + rest
 
 
-def _replay(root: _Core, deck: list[int], log: list[tuple[int, int, int]]) -> _Core | None:
+def _replay(root: StateCore, deck: list[int], log: list[tuple[int, int, int]]) -> StateCore | None:
     """The deal replayed from its first card; None when the history is not a legal one."""
     other = root.copy()
     try:

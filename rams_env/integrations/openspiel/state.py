@@ -1,4 +1,4 @@
-"""A ``python_rams`` state: ``_Core`` (the engine game, the deal's dealt deck and log, the players'
+"""A ``python_rams`` state: ``StateCore`` (the engine game, the deal's dealt deck and log, the players'
 information state strings, the returns), :class:`RamsState` around it, and :class:`RamsObserver`."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyspiel
 
-from ...envs.episode import EpisodeKind, episode_ends, shared_win
 from ...obs.encoding import FIELDS, OBS_SIZE, SLICES, ObservationEncoder
 from ...rules import Game, IllegalActionError, Phase, card_name
 from ...rules.actions import Action
 from ...rules.cards import NUM_CARDS
-from .parameters import _Spec, _spec_of
+from ...rules.episode import EpisodeKind, episode_ends, shared_win
+from .parameters import ParameterSpec, spec_of
 from .resample import resample
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class _FixedDeck:
         cards[:] = self.deck
 
 
-class _Core:
+class StateCore:
     """The whole state of a ``python_rams`` state (plain data; ``copy`` is cheap)."""
 
     __slots__ = (
@@ -61,7 +61,7 @@ class _Core:
         "truncated",
     )
 
-    def __init__(self, spec: _Spec) -> None:
+    def __init__(self, spec: ParameterSpec) -> None:
         n = spec.n
         self.spec = spec
         self.game: Game | None = None
@@ -76,14 +76,14 @@ class _Core:
         self.start = [0] * n
         self.prev = [0.0] * n
         self.log: list[tuple[int, int, int]] = []  # (seat, action, phase) of this deal's player actions
-        self.root: _Core | None = None  # this deal's dealing starts from here (shared, never changed)
+        self.root: StateCore | None = None  # this deal's dealing starts from here (shared, never changed)
         self.start_fields: dict[str, Any] | None = None  # engine fields set on the first deal's Game
         self.cache: dict | None = None  # resampling helpers of this very state (not copied)
         if self.dealer >= 0:
             self.root = self.copy()
 
-    def copy(self, track: bool | None = None) -> _Core:
-        other = object.__new__(_Core)
+    def copy(self, track: bool | None = None) -> StateCore:
+        other = object.__new__(StateCore)
         other.spec, other.dealer, other.deals = self.spec, self.dealer, self.deals
         other.game = self.game.clone() if self.game is not None else None
         other.deck = list(self.deck)
@@ -95,7 +95,7 @@ class _Core:
         other.root, other.start_fields, other.cache = self.root, self.start_fields, None
         return other
 
-    def __deepcopy__(self, memo: dict) -> _Core:
+    def __deepcopy__(self, memo: dict) -> StateCore:
         return self.copy()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -106,7 +106,7 @@ class _Core:
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
-        self.spec = _spec_of(state["spec"])
+        self.spec = spec_of(state["spec"])
         self.cache = None
 
     # -------------------------------------------------------------- queries
@@ -169,7 +169,7 @@ class _Core:
             game = self.game = Game(spec.config, 0, deck=self.deck, dealer=self.dealer, scores=scores)
             for name, value in fields.items():
                 if name != "scores":
-                    setattr(game, name, _copied(value))
+                    setattr(game, name, copied(value))
         else:
             rng = game.rng
             game.rng = _FixedDeck(self.deck)  # type: ignore[assignment]
@@ -254,7 +254,7 @@ class _Core:
             self.apply_player(action)
 
 
-def _copied(value: Any) -> Any:
+def copied(value: Any) -> Any:
     return list(value) if isinstance(value, list) else value
 
 
@@ -267,7 +267,7 @@ class RamsState(pyspiel.State):
 
     def __init__(self, game: RamsGame) -> None:
         super().__init__(game)
-        self._core = _Core(game.spec)
+        self._core = StateCore(game.spec)
 
     @property
     def game(self) -> Game | None:
@@ -318,7 +318,7 @@ class RamsState(pyspiel.State):
         seed = int(probability_sampler() * 2**53)
         return self._wrap(resample(self._core, int(player_id), random.Random(seed)))
 
-    def _wrap(self, core: _Core) -> RamsState:
+    def _wrap(self, core: StateCore) -> RamsState:
         state = self.get_game().new_initial_state()
         state._core = core
         return state

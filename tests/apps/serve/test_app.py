@@ -31,7 +31,7 @@ from rams_env.apps.serve.command import COMMAND
 from rams_env.apps.serve.state import ServeState
 from rams_env.envs.episode import next_deal_or_end
 from rams_env.eval import agent_seed, agent_source, deal_set
-from rams_env.eval.play import _play
+from rams_env.eval.play import play_deal
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
 
 CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
@@ -390,7 +390,7 @@ def test_an_agents_game_is_that_decks_game_in_rams_eval(server: Server) -> None:
     lineup = [(spec, agent_source(spec, config)) for spec in specs]
     from rams_env.obs import ObservationEncoder
 
-    record = _play(config, deal, lineup, seed, "deal", ObservationEncoder(config))
+    record = play_deal(config, deal, lineup, seed, "deal", ObservationEncoder(config))
     assert [b - a for b, a in zip(deal.scores, last["view"]["scores"], strict=True)] == record.points
     assert last["deal_points"] == record.points
     assert agent_seed(seed, deck, 0) != agent_seed(seed, deck, 1)

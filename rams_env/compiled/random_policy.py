@@ -1,12 +1,12 @@
-"""The benchmarks' and tests' random policy for the compiled engine (not part of the library)."""
+"""A uniformly random policy for the compiled engine, compiled: the benchmarks' policy and the tests'."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from rams_env.compiled.compiler import jit
-from rams_env.compiled.mt import mt_randbelow
-from rams_env.rules.actions import NUM_ACTIONS
+from ..rules.actions import NUM_ACTIONS
+from .compiler import jit
+from .mt import mt_randbelow
 
 
 @jit

@@ -1,0 +1,151 @@
+"""One builder of command-line options from a dataclass of arguments, for every training script.
+
+A script declares its arguments as a dataclass whose fields are made by :func:`arg` (a default and a
+one-line documentation, which is the option's ``--help``) and whose ``__post_init__`` checks them
+(``ValueError`` naming the option); :func:`add_options` gives it one option per field, and
+:func:`parse` reads a command line into it (a bad value is ``parser.error``, exit status 2). Field
+types are those :func:`field_type` reads: bool, int, float, str, ``tuple[int, ...]``, each optionally
+``| None`` (``TrainArgs`` of :mod:`training.config`, ``ImproveArgs`` of :mod:`training.improve`, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, NoReturn, TypeVar
+
+from rams_env.keyvalue import parse_bool
+
+REQUIRED: Any = dataclasses.MISSING
+"""the default of a field the command line must give (the dataclass needs ``kw_only=True``)"""
+
+
+def arg(default: Any, doc: str) -> Any:
+    """A field of an arguments dataclass: its default (or :data:`REQUIRED`) and its documentation."""
+    return dataclasses.field(default=default, metadata={"doc": doc})
+
+
+class FieldType(NamedTuple):
+    """A field's type as the command line and ``args.json`` read it: ``base`` is one of :data:`BASE_TYPES`,
+    ``optional`` whether it also takes ``None`` (``X | None``)."""
+
+    base: type
+    optional: bool
+
+
+BASE_TYPES = (bool, int, float, str, tuple)
+"""what a field may be: bool, int, float, str or tuple[int, ...] (``tuple``), each optionally ``| None``"""
+
+
+def field_type(hint: Any) -> FieldType:
+    """The :class:`FieldType` of a type hint; ``TypeError`` for any type the command line cannot read."""
+    if hint in (bool, int, float, str):
+        return FieldType(hint, optional=False)
+    if hint == tuple[int, ...]:
+        return FieldType(tuple, optional=False)
+    members = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(members) == 2 and type(None) in members:
+        inner = field_type(next(m for m in members if m is not type(None)))
+        if not inner.optional:
+            return FieldType(inner.base, optional=True)
+    raise TypeError(f"a field cannot be typed {hint!r}: use bool, int, float, str or tuple[int, ...], or X | None")
+
+
+def field_types(cls: type) -> dict[str, FieldType]:
+    """Every field's :class:`FieldType`, in field order (``TypeError`` for a field without documentation
+    or of a type the command line cannot read)."""
+    hints = typing.get_type_hints(cls)
+    found = {}
+    for f in dataclasses.fields(cls):
+        if not f.metadata.get("doc"):
+            raise TypeError(f"{cls.__name__}.{f.name} has no documentation: declare it with arg(default, doc)")
+        try:
+            found[f.name] = field_type(hints[f.name])
+        except TypeError as err:
+            raise TypeError(f"{cls.__name__}.{f.name}: {err}") from None
+    return found
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Each field's documentation, in field order."""
+    return {f.name: f.metadata["doc"] for f in dataclasses.fields(cls)}
+
+
+def parse_bool_option(text: str) -> bool:
+    """An option's boolean (true/false, yes/no, 1/0)."""
+    try:
+        return parse_bool(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def parse_ints(text: str) -> tuple[int, ...]:
+    """An option's positive ints joined by commas (``256,256``)."""
+    try:
+        values = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers like 256,256, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
+PARSERS: dict[type, Callable[[str], Any]] = {
+    bool: parse_bool_option,
+    int: int,
+    float: float,
+    str: str,
+    tuple: parse_ints,
+}
+"""how an option's text is read, by the field's base type (``X | None`` reads as ``X``: unset is the default)"""
+
+
+def option_name(field: str) -> str:
+    """The option of a field: ``--num-players`` for ``num_players``."""
+    return f"--{field.replace('_', '-')}"
+
+
+def add_options(
+    parser: argparse.ArgumentParser,
+    cls: type,
+    unset: bool = False,
+    extra_help: Callable[[str], str] | None = None,
+) -> None:
+    """One option per field of ``cls``, help from its documentation (and ``extra_help(name)`` after it);
+    its default the field's (with ``unset``: None, so that the caller sees which were given). A bool
+    option alone means true."""
+    kinds = field_types(cls)
+    for f in dataclasses.fields(cls):
+        kind = kinds[f.name]
+        text = (f.metadata["doc"] + (extra_help(f.name) if extra_help else "")).replace("%", "%%")  # % for argparse
+        options: dict[str, Any] = {"type": PARSERS[kind.base], "help": text}
+        if kind.base is bool:
+            options.update(nargs="?", const=True)
+        if f.default is REQUIRED and not unset:
+            options["required"] = True
+        else:
+            options["default"] = None if unset or f.default is REQUIRED else f.default
+        parser.add_argument(option_name(f.name), **options)
+
+
+T = TypeVar("T")
+
+
+def error(prog: str, message: str) -> NoReturn:
+    """Stop as ``parser.error`` stops on a bad option found after parsing: the message, exit status 2."""
+    argparse.ArgumentParser(prog=prog).exit(2, f"{prog}: error: {message}\n")
+
+
+def parse(cls: type[T], argv: Sequence[str] | None, prog: str, description: str) -> T:
+    """The arguments of a command line as a ``cls`` (its checks failing as ``parser.error``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    add_options(parser, cls)
+    namespace = parser.parse_args(argv)
+    try:
+        return cls(**vars(namespace))
+    except (TypeError, ValueError) as err:
+        parser.error(str(err))
+        raise  # parser.error exits
