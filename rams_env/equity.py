@@ -26,13 +26,13 @@ match by simulation), rule options other than a preset's.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
+from . import jsoncheck
 from .compiled.layout import config_array
 from .compiled.simulate import play_matches, play_ramsar, ramsar_records
 from .compiled.workspace import make_workspace, ramsar_plan
@@ -143,11 +143,22 @@ def terminal_shares(scores: np.ndarray) -> np.ndarray:
     return lowest / lowest.sum(axis=1, keepdims=True)
 
 
+DAMAGED = "reinstall rams_env, or refit the models with python training/fit_equity.py"
+
+
 @functools.cache
 def _load() -> dict[str, Any]:
-    data = json.loads(resources.files("rams_env").joinpath("data", DATA_FILE).read_text())
+    where = f"rams_env/data/{DATA_FILE}"
+    try:
+        data = jsoncheck.parse(resources.files("rams_env").joinpath("data", DATA_FILE).read_bytes(), where)
+    except OSError as err:
+        raise ValueError(f"cannot read {where} ({err.strerror or err}); {DAMAGED}") from None
+    except jsoncheck.JsonInputError as err:
+        raise ValueError(f"{err} (damaged); {DAMAGED}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise ValueError(f"{where} is not equity data (no models); {DAMAGED}")
     if data.get("format") != FORMAT:
-        raise ValueError(f"rams_env/data/{DATA_FILE} has format {data.get('format')!r}; this code reads {FORMAT}")
+        raise ValueError(f"{where} has format {data.get('format')!r}; this code reads {FORMAT}")
     return data
 
 
@@ -162,8 +173,16 @@ def parameters(key: str) -> np.ndarray:
     models = _load()["models"]
     if key not in models:
         raise ValueError(f"no equity model for {key!r}; the data has {sorted(models)}")
-    table = np.asarray(models[key]["table"], np.float64)
-    position = np.asarray(models[key]["position"], np.float64)
+    model = models[key]
+    try:
+        table = np.asarray(model["table"], np.float64)
+        position = np.asarray(model["position"], np.float64)
+    except (TypeError, KeyError, ValueError):
+        table = position = np.zeros(0)
+    if table.ndim != 2 or table.shape[0] != table.shape[1] or position.ndim != 1:
+        raise ValueError(f"rams_env/data/{DATA_FILE}: model {key!r} is damaged (no square table, position); {DAMAGED}")
+    if not (np.isfinite(table).all() and np.isfinite(position).all()):
+        raise ValueError(f"rams_env/data/{DATA_FILE}: model {key!r} holds a number that is not finite; {DAMAGED}")
     return np.concatenate([table.reshape(-1), position])
 
 
@@ -172,7 +191,10 @@ def equity(rules: RulesConfig, scores: Sequence[int] | np.ndarray, dealer: int |
     dealing: shape (n,) for one state, (N, n) for a batch (``scores`` (N, n), ``dealer`` (N,))."""
     check_rules(rules)
     batch, dealers = check_state(rules, scores, dealer)
-    out = chances(parameters(model_key(rules)), *seat_features(rules, batch, dealers))
+    theta = parameters(model_key(rules))
+    if len(theta) != num_parameters(rules):
+        raise ValueError(f"rams_env/data/{DATA_FILE}: model {model_key(rules)!r} has the wrong size; {DAMAGED}")
+    out = chances(theta, *seat_features(rules, batch, dealers))
     over = batch.min(axis=1) <= 0
     if over.any():
         out[over] = terminal_shares(batch[over])

@@ -49,8 +49,16 @@ from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
+from .checks import distill_options
 from .options import REQUIRED, arg, parse
-from .shards import SHARD, check_collection, check_device
+from .shards import (
+    DISTILL_SHARD,
+    SHARD,
+    DamagedFileError,
+    check_collection,
+    read_shard,
+    set_aside_if_damaged,
+)
 
 
 def collect_shard(
@@ -104,8 +112,7 @@ def read_shards(folder: Path) -> dict[str, np.ndarray]:
         raise ValueError(f"no shards in {folder}")
     parts = []
     for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            parts.append({k: data[k] for k in ("observation", "mask", "expert", "student")})
+        parts.append(read_shard(path, DISTILL_SHARD))  # checked: DamagedFileError names a damaged file
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
@@ -169,10 +176,7 @@ class DistillArgs:
     device: str = arg("cpu", "torch device of the fine-tuning: cpu or cuda (default cpu)")
 
     def __post_init__(self) -> None:
-        check_device(self.device)
-        for name in ("decisions", "shard", "epochs", "threads"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name} must be at least 1")
+        distill_options(self)  # every option (training/checks.py), before anything is loaded or written
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,9 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     shards = -(-args.decisions // args.shard)
     for k in tqdm(range(shards), desc="collect", unit="shard"):
         path = data_dir / SHARD.format(k)
+        set_aside_if_damaged(path, DISTILL_SHARD)  # a resume collects a damaged shard again, saying so
         if not path.exists():
             write_shard(path, collect_shard(config, student, args.expert, args.shard, args.seed * 100003 + k))
-    data = read_shards(data_dir)
+    try:
+        data = read_shards(data_dir)
+    except DamagedFileError as err:
+        raise SystemExit(str(err)) from None
     net, losses = fine_tune(payload, data, args.epochs, args.lr, args.kl, args.seed, args.device)
     save_checkpoint(out / "distilled.pt", make_checkpoint(net, config, distilled_from=str(args.student)))
     report = {

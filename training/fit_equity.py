@@ -29,9 +29,10 @@ import numpy as np
 from scipy.optimize import minimize
 from tqdm.auto import tqdm
 
-from rams_env import equity
+from rams_env import equity, jsoncheck
 from rams_env.rules import PRESETS, RulesConfig, make_config
 
+from .checks import fit_equity_options
 from .options import arg, parse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +53,9 @@ class Args:
     smooth: float = arg(1e-3, "weight of the squared differences between neighbouring table cells")
     ridge: float = arg(1e-5, "weight of the squared parameters")
     only: str = arg("", "comma-separated model keys (e.g. mattmar-4p) to refit; the others are kept from the data file")
+
+    def __post_init__(self) -> None:
+        fit_equity_options(self, [equity.model_key(c) for c in configs()])  # training/checks.py
 
 
 def configs() -> list[RulesConfig]:
@@ -176,6 +180,17 @@ def model_seed(args: Args, key: str, part: int) -> int:
     return int.from_bytes(f"{args.seed}/{key}/{part}".encode(), "little") % 2**63
 
 
+def kept_models(path: Path) -> dict:
+    """The file whose other models ``--only`` keeps, checked: a damaged one is a ``SystemExit`` naming it."""
+    try:
+        data = jsoncheck.read(path)
+    except jsoncheck.JsonInputError as err:
+        raise SystemExit(f"{err} (damaged); run without --only to refit every model") from None
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise SystemExit(f"{path} holds no models (damaged); run without --only to refit every model")
+    return data
+
+
 def run(args: Args) -> None:
     """Fit every model (or those of ``--only``), write the data, the calibration and the plot."""
     only = {k for k in args.only.split(",") if k}
@@ -184,8 +199,8 @@ def run(args: Args) -> None:
     unknown = only - set(keys)
     if unknown:
         raise SystemExit(f"--only: unknown model key(s) {sorted(unknown)}; known: {keys}")
-    old_data = json.loads(DATA.read_text()) if only and DATA.exists() else {"models": {}}
-    old_cal = json.loads(CALIBRATION.read_text()) if only and CALIBRATION.exists() else {"models": {}}
+    old_data = kept_models(DATA) if only and DATA.exists() else {"models": {}}
+    old_cal = kept_models(CALIBRATION) if only and CALIBRATION.exists() else {"models": {}}
     models, calibration = dict(old_data["models"]), dict(old_cal["models"])
     todo = [c for c in all_configs if not only or equity.model_key(c) in only]
     for rules in (bar := tqdm(todo, desc="equity models", unit="model")):

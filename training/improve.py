@@ -67,8 +67,9 @@ from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.config import RulesConfig
 from rams_env.zoo import locate
 
+from .checks import improve_options
 from .options import REQUIRED, arg, error, parse
-from .shards import SHARD, check_collection, check_device
+from .shards import IMPROVE_SHARD, SHARD, DamagedFileError, check_collection, read_shard, set_aside_if_damaged
 
 EMPTY = np.zeros(0, np.int64)  # no fixed deck: a shuffled one
 PROG = "python -m training.improve"
@@ -328,9 +329,12 @@ def read_shards(folder: Path) -> dict[str, Any]:
     :class:`Observations`)."""
     parts = []
     for k, path in enumerate(sorted(folder.glob("shard-*.npz"))):
-        with np.load(path, allow_pickle=False) as data:
-            part: dict[str, Any] = {key: data[key] for key in ("mask", "base", "q", "rams")}
-            part["observation"] = Observations(data["obs_bits"], data["obs_dense"], data["obs_dense_cols"])
+        try:
+            data = read_shard(path, IMPROVE_SHARD)  # checked: a damaged file is named, never trained on
+        except DamagedFileError as err:
+            raise SystemExit(str(err)) from None
+        part: dict[str, Any] = {key: data[key] for key in ("mask", "base", "q", "rams")}
+        part["observation"] = Observations(data["obs_bits"], data["obs_dense"], data["obs_dense_cols"])
         part["rams"] = part["rams"] + k * 1_000_000
         parts.append(part)
     if not parts:
@@ -473,17 +477,7 @@ class ImproveArgs:
     collect_only: bool = arg(False, "collect the shards and stop")
 
     def __post_init__(self) -> None:
-        check_device(self.device)
-        for name in ("ramsar", "shard", "epochs", "threads"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name} must be at least 1")
-        for name in ("explore", "record", "random_start"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"--{name.replace('_', '-')} must be a share from 0 to 1")
-        if not 0.0 <= self.held_out < 1.0:
-            raise ValueError("--held-out must be a share from 0 to below 1")
-        if self.scale <= 0:
-            raise ValueError("--scale must be positive")
+        improve_options(self)  # every option (training/checks.py), before anything is loaded or written
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -505,6 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     shards = -(-args.ramsar // args.shard)
     for k in tqdm(range(shards), desc="collect", unit="shard"):
         path = data_dir / SHARD.format(k)
+        set_aside_if_damaged(path, IMPROVE_SHARD)  # a resume collects a damaged shard again, saying so
         if not path.exists():
             options = (args.shard, args.seed * 100003 + k, args.explore, args.record, args.random_start)
             shard = collect_shard(config, *options) if base is None else collect_policy_shard(config, base, *options)

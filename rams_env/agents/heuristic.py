@@ -247,6 +247,13 @@ class HeuristicAgent(ObservationAgent):
         self._situations_of: DecodedObservation | None = None  # the observation being decided
         self._situations: dict[tuple[int | None, int | None], Situation] = {}  # its situations
 
+    def seed(self, seed: int | None) -> None:
+        """Reseed the sampling of new hands (and forget the situations of the last observation): the
+        same seed, the same actions from here on."""
+        self.rng = seeded_rng(seed)
+        self._situations_of = None
+        self._situations = {}
+
     def act(self, observation: Observation) -> int:
         """A legal action for the observation."""
         legal = [int(a) for a in legal_from_mask(observation)]

@@ -24,6 +24,7 @@ from ..policy import (
 )
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.spec import check_seed
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
 
 
@@ -45,10 +46,15 @@ class PolicyAgent(ObservationAgent):
         self.table_sizes = table_sizes or (config.num_players,)  # the table sizes it was trained for
         self.greedy = greedy
         self.generator = torch.Generator()
-        if seed is not None:
-            self.generator.manual_seed(seed)
-        else:
+        self.seed(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the sampling of a non-greedy policy (a greedy one draws nothing); ``None``: a fresh seed."""
+        seed = check_seed(seed)
+        if seed is None:
             self.generator.seed()
+        else:
+            self.generator.manual_seed(seed)
 
     def act(self, observation: Observation) -> int:
         """The policy's action among the legal ones."""

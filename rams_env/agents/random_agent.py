@@ -13,6 +13,11 @@ class RandomAgent(ObservationAgent):
     def __init__(self, seed: int | np.integer | None = None) -> None:
         self.rng = seeded_rng(seed)
 
+    def seed(self, seed: int | np.integer | None) -> None:
+        """Reseed the choice: the same seed, the same actions from here on (``reset(seed=...)`` of the
+        Gymnasium wrapper calls it)."""
+        self.rng = seeded_rng(seed)
+
     def act(self, observation: Observation) -> int:
         """A uniformly random legal action."""
         legal = legal_from_mask(observation)

@@ -160,6 +160,20 @@ class SearchAgent:
         self._seed = seed
         self._heuristics: dict[tuple[RulesConfig, bool], Any] = {}
 
+    def seed(self, seed: int | None) -> None:
+        """Reseed the sampling, the rollouts and the heuristics it builds, and through their own
+        ``seed`` the agents given as ``base``, ``opponent_model`` and ``rollout_policy`` (each with a seed
+        drawn from ``seed``): the same seed, the same actions from here on (unless ``time_limit`` is set)."""
+        seed = check_seed(seed)
+        self.rng = random.Random(seed)
+        self._seed = seed
+        self._heuristics = {}
+        draws = random.Random(seed)
+        for agent in (self.base, self.opponent_model, self.rollout_agent):
+            reseed = getattr(agent, "seed", None)
+            if callable(reseed):
+                reseed(None if seed is None else draws.getrandbits(63))
+
     def act(self, observation: Observation) -> int:
         """A legal action for ``observation`` of the env's player to act.
 

@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..obs.encoding import OBS_SIZE
-from ..rules import IllegalActionError
+from ..rules import Game, IllegalActionError
 from ..rules.actions import NUM_ACTIONS
 from ..rules.spec import check_seed
 from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int
@@ -33,7 +33,26 @@ OPTION_DEALS = 100
 Policy = Callable[[dict[str, np.ndarray]], int]
 
 
-def _as_policy(opponent: Any) -> Policy:
+_OPPONENT_TAG = 0x6F70706F  # keeps the opponents' seeds apart from the games' and the heuristic seats'
+
+
+def opponent_seed(seed: int, index: int) -> int:
+    """The seed that ``reset(seed=seed)`` gives opponent ``index`` (the one opponent: 0; a list: its
+    position, an agent listed twice keeping its first): 63 bits of ``SeedSequence([seed, index, tag])``."""
+    return int(np.random.SeedSequence([int(seed), index, _OPPONENT_TAG]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def _as_policy(opponent: Any, aec: RamsEnv) -> Policy:
+    if callable(getattr(opponent, "act_game", None)) and getattr(opponent, "env", False) is None:
+        # An agent that reads the game (SearchAgent built without env=): ask it as the evaluation
+        # harness does, on the game behind the observation (a real Game, cloned from the compiled mirror).
+        def act_on_game(observation: dict[str, np.ndarray]) -> int:
+            game = aec.game
+            if not isinstance(game, Game):
+                game = game.clone()
+            return opponent.act_game(game, game.current_player)
+
+        return act_on_game
     if hasattr(opponent, "act"):
         return opponent.act
     if callable(opponent):
@@ -55,6 +74,13 @@ class RamsGymEnv(gymnasium.Env):
     ``OPTION_DEALS`` such deals all end before the learner's decision (a russian go-out on
     jacks dealt by the deck, or opponents who always pass to a dealing learner), ``reset()``
     raises ``ValueError``. A failed ``reset()`` draws nothing from the seed sequence.
+
+    ``reset(seed=s)`` fixes the whole episode, the opponents' choices included: it reseeds every
+    opponent that has a ``seed(seed)`` method (the agents of :mod:`rams_env.agents` do) with
+    :func:`opponent_seed` ``(s, k)``, ``k`` its position (0 for the one opponent of every seat), and
+    ``reset()`` after it goes on from those generators, so it too is the same every time. A plain
+    callable is not reseeded: it must be deterministic itself. An agent that reads the game
+    (``SearchAgent`` built without ``env=``) is asked ``act_game(game, seat)``.
 
     ``step(action)`` takes an integer action id (a Python or numpy integer; a bool, float or
     string is a ``TypeError``). An illegal action of the learner ends the episode with
@@ -95,12 +121,19 @@ class RamsGymEnv(gymnasium.Env):
                 raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', got {learner_seat!r}") from None
         self.learner_seat = learner_seat
         if opponents is None or not isinstance(opponents, Sequence):
-            self._opponents: list[Policy | None] = [None if opponents is None else _as_policy(opponents)] * n
+            given = [] if opponents is None else [opponents]
+            self._opponents: list[Policy | None] = [None if opponents is None else _as_policy(opponents, self.aec)] * n
         else:
             if len(opponents) != n - 1:
                 raise ValueError(f"opponents: give one policy or {n - 1} (one per other seat), got {len(opponents)}")
-            self._opponent_list = [_as_policy(o) for o in opponents]
+            given = list(opponents)
+            self._opponent_list = [_as_policy(o, self.aec) for o in opponents]
             self._opponents = []
+        # What reset(seed=...) reseeds: each opponent with a seed(seed) method, once, by its first position.
+        firsts = {id(o): k for k, o in reversed(list(enumerate(given)))}
+        self._seeded = [
+            (k, o) for k, o in enumerate(given) if firsts[id(o)] == k and callable(getattr(o, "seed", None))
+        ]
         self.render_mode = render_mode
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -145,6 +178,9 @@ class RamsGymEnv(gymnasium.Env):
         seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
         learner, policies = aec.possible_agents[seat], self._policies_for(seat)
         aec.reset(seed=aec_seed, options=options)  # raises for bad options, before anything changed here
+        if seed is not None:  # the opponents' own generators: the whole episode follows from the seed
+            for k, opponent in self._seeded:
+                opponent.seed(opponent_seed(seed, k))
         self._learner, self._policies = learner, policies
         self._advance()
         deals = 1
