@@ -31,28 +31,31 @@ from .options import PARSERS, add_options
 from .run import Trainer
 from .runargs import read_run_args
 
-# "quick" and "full" train for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest), with
-# points_weight x (score decrease / start score) as a shaping of the race. "full" is the recipe of the
-# shipped checkpoints in one command (rams train full --variant mattmar), a two-stage run (training/config.py,
-# "Stages"): self-play and snapshot-pool games with the shaping up to heuristic_after, then a second stage
-# in which every episode is one learning seat against three HeuristicAgents, on the pure win reward
-# (late_points_weight=0) at a lower learning rate and entropy bonus. "deal" is the earlier recipe of
-# one-deal episodes from the start score, kept for comparison. docs/training.md gives their measured times.
+# Every recipe but "deal" trains for whole ramsar (reward "win": +1 shared by the winners, -1 by the rest).
+# "quick" and "full" start by imitating the compiled heuristic (its actions and the seats' returns,
+# training/imitation.py), then train by PPO with one learning seat against three HeuristicAgents (played
+# inside the compiled step) on the pure win reward: "quick" is the README's main job (minutes), "full" the
+# same for longer. "staged" is the recipe that trained the zoo's policies in one command: self-play and
+# snapshot-pool games with points_weight x (score decrease / start score) as a shaping of the race up to
+# heuristic_after, then a second stage against three heuristics on the pure win reward at a lower learning
+# rate and entropy bonus (training/config.py, "Stages"). "deal" is the earlier recipe of one-deal episodes
+# from the start score, kept for comparison. docs/training.md gives their measured times and strength.
 WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.0)
+AGAINST_HEURISTICS: dict[str, Any] = dict(
+    WHOLE_GAME, points_weight=0.0, num_games=128, heuristic_fraction=1.0, lr=1e-4, ent_coef=0.003
+)
 RECIPES: dict[str, dict[str, Any]] = {
-    "quick": dict(
-        WHOLE_GAME,
-        points_weight=0.0,
-        imitation=2_000_000,
-        total_steps=3_000_000,
-        num_games=128,
-        heuristic_fraction=1.0,
-        lr=1e-4,
-        ent_coef=0.003,
-        eval_every=0,
-        eval_decks=50,
-    ),
+    "quick": dict(AGAINST_HEURISTICS, imitation=2_000_000, total_steps=3_000_000, eval_every=0, eval_decks=50),
     "full": dict(
+        AGAINST_HEURISTICS,
+        imitation=4_000_000,
+        total_steps=12_000_000,
+        eval_every=100,
+        eval_decks=50,
+        snapshot_every=50,
+        checkpoint_every=25,
+    ),
+    "staged": dict(
         WHOLE_GAME,
         total_steps=20_100_000,
         num_games=128,
@@ -77,7 +80,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         checkpoint_every=10,
     ),
 }
-FINAL_EVAL_DECKS = {"quick": 100, "full": 100, "deal": 2000}
+FINAL_EVAL_DECKS = {"quick": 100, "full": 100, "staged": 100, "deal": 2000}
 
 
 OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for name, t in FIELD_TYPES.items()}
@@ -236,4 +239,4 @@ def run(namespace: argparse.Namespace) -> int:
     return 0
 
 
-COMMAND = Command("train", "train a policy by self-play PPO (recipes quick, full and deal)", configure, run)
+COMMAND = Command("train", "train a policy by imitation and PPO (recipes quick, full, staged and deal)", configure, run)
