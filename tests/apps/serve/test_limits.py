@@ -57,9 +57,9 @@ def test_budgets_cap_simulations_and_set_the_time_limit() -> None:
     limits = Limits(max_simulations=100, move_seconds=0.5)
     config = make_config("mattmar")
     search = budgeted("search:20", agent_source("search:20", config), limits)
-    assert search.keywords["time_limit"] == 0.5 and search(seed=1).time_limit == 0.5
+    assert search.options["time_limit"] == 0.5 and search(seed=1).time_limit == 0.5
     asked = budgeted("search:20", agent_source("search:simulations=20,time_limit=0.1", config), limits)
-    assert asked.keywords["time_limit"] == 0.1
+    assert asked.options["time_limit"] == 0.1
     with pytest.raises(Refused, match="simulations 101 is over"):
         budgeted("search:101", agent_source("search:101", config), limits)
     heuristic = agent_source("heuristic", config)
