@@ -250,7 +250,7 @@ def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() ->
     import argparse
 
     import rams_env.apps.serve as serve
-    from rams_env.apps.serve.command import _limits
+    from rams_env.apps.serve.command import limits_from_args
 
     parser = argparse.ArgumentParser()
     COMMAND.configure(parser)
@@ -261,7 +261,7 @@ def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() ->
         assert option in text and f"``{option}``" in (serve.__doc__ or ""), option
     args = parser.parse_args(["--max-games", "5", "--max-simulations", "20", "--request-time", "1.5",
                               "--keep-finished", "60"])  # fmt: skip
-    limits = _limits(args)
+    limits = limits_from_args(args)
     assert (limits.max_games, limits.max_simulations, limits.request_seconds) == (5, 20, 1.5)
     assert limits.keep_finished_seconds == 60 and Limits().keep_finished_seconds == 600
     for bad in (["--max-games", "0"], ["--move-time", "-1"], ["--request-time", "x"], ["--max-replays", "1.5"]):
