@@ -337,16 +337,20 @@ class Trainer:
         self.rng.setstate(as_tuples(payload["rng"]["python"]))
         self.pool.restore(payload["pool"])
         self.history = list(payload.get("history", []))
+        self._keep_pool_refs(payload, path)
+        truncate_csv(self.run_dir / "progress.csv", self.updates)
+        log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
+
+    def _keep_pool_refs(self, payload: dict[str, Any], path: Path) -> None:
+        """Note the pool snapshots every kept checkpoint names (``payload`` is ``path``'s): they must outlive pruning."""
         for kept in [*self.run_dir.glob("checkpoint_*.pt"), self.run_dir / "best.pt", path]:
-            if kept.exists():  # what the other kept checkpoints name must outlive pruning
+            if kept.exists():
                 try:
                     refs = payload["pool"] if kept == path else load_checkpoint(kept, expect_config=self.config)["pool"]
                 except (CheckpointError, KeyError) as err:
                     log.warning("ignored %s when keeping pool snapshots: %s", kept.name, err)
                     continue
                 self._pool_refs[kept.name] = list(refs)
-        truncate_csv(self.run_dir / "progress.csv", self.updates)
-        log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
 
     def _warm_start(self, path: str) -> None:
         payload = load_checkpoint(path, migrate=True)
