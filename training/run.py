@@ -342,7 +342,7 @@ class Trainer:
         log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
 
     def _keep_pool_refs(self, payload: dict[str, Any], path: Path) -> None:
-        """Note the pool snapshots every kept checkpoint names (``payload`` is ``path``'s): they must outlive pruning."""
+        """Note the pool snapshots each kept checkpoint names (``payload`` is ``path``'s), to outlive pruning."""
         for kept in [*self.run_dir.glob("checkpoint_*.pt"), self.run_dir / "best.pt", path]:
             if kept.exists():
                 try:
