@@ -3,6 +3,8 @@
 An integration (:mod:`rams_env.integrations`) registers a loader for the files or folders its library
 saves (RLlib's checkpoint folders, say), so that :func:`rams_env.agents.load_agent` reads them
 without the agents importing the integration. Imports nothing of ``rams_env``: any layer may use it.
+
+It also holds the classes of the built-in agent specs (:data:`AGENT_CLASSES`), filled in the same way.
 """
 
 from __future__ import annotations
@@ -33,3 +35,15 @@ def register_loader(loader: Loader) -> None:
 def loader_for(path: str | os.PathLike[str]) -> Loader | None:
     """The registered loader that recognises ``path``, or None."""
     return next((loader for loader in LOADERS.values() if loader.recognises(Path(path))), None)
+
+
+AGENT_CLASSES: dict[str, Callable[[], type]] = {}
+"""The built-in agents' classes by the name an agent spec starts with (``search`` of ``search:200``): each
+a function returning the class, so that one of an optional library is imported only when asked for
+(``ValueError`` naming the extra without it). :mod:`rams_env.agents` registers its own,
+:mod:`rams_env.integrations` those of the integrations (OpenSpiel's ISMCTS); rams_env.agents.specs reads them."""
+
+
+def register_agent_class(name: str, get_class: Callable[[], type]) -> None:
+    """Make the spec ``name`` (``name:options``) build agents of the class ``get_class()`` returns."""
+    AGENT_CLASSES[name] = get_class

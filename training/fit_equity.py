@@ -24,6 +24,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -221,26 +222,7 @@ def run(args: Args) -> None:
         }
         ranks = rank_table(scores, shares)
         bar.set_postfix_str(f"{key}: held-out")
-        t_scores, t_dealers, t_shares = records(rules, args.test, model_seed(args, key, 1), 0.0)
-        theta_shipped = np.concatenate([np.asarray(models[key]["table"]).reshape(-1), models[key]["position"]])
-        p_model = equity.chances(theta_shipped, *equity.seat_features(rules, t_scores, t_dealers))
-        p_rank = rank_chances(ranks, t_scores)
-        p_uniform = np.full_like(p_model, 1.0 / rules.num_players)
-        calibration[key] = {
-            "test_ramsar": args.test,
-            "test_deal_starts": int(t_scores.shape[0]),
-            "brier": {
-                "uniform": brier(p_uniform, t_shares),
-                "rank": brier(p_rank, t_shares),
-                "model": brier(p_model, t_shares),
-            },
-            "log_loss": {
-                "uniform": log_loss(p_uniform, t_shares),
-                "rank": log_loss(p_rank, t_shares),
-                "model": log_loss(p_model, t_shares),
-            },
-            "reliability": {"rank": reliability(p_rank, t_shares), "model": reliability(p_model, t_shares)},
-        }
+        calibration[key] = held_out_calibration(rules, args, models[key], ranks)
     settings = dataclasses.asdict(args)
     settings.pop("only")
     DATA.parent.mkdir(parents=True, exist_ok=True)
@@ -262,6 +244,32 @@ def run(args: Args) -> None:
         if key in calibration:
             b = calibration[key]["brier"]
             print(f"{key:20s} brier uniform {b['uniform']:.4f} rank {b['rank']:.4f} model {b['model']:.4f}")
+
+
+def held_out_calibration(rules: RulesConfig, args: Args, model: dict[str, Any], ranks: np.ndarray) -> dict[str, Any]:
+    """The shipped ``model``'s Brier score, log loss and reliability on ``rules``' held-out ramsar, beside
+    the rank table's (``ranks``) and a uniform guess."""
+    key = equity.model_key(rules)
+    t_scores, t_dealers, t_shares = records(rules, args.test, model_seed(args, key, 1), 0.0)
+    theta_shipped = np.concatenate([np.asarray(model["table"]).reshape(-1), model["position"]])
+    p_model = equity.chances(theta_shipped, *equity.seat_features(rules, t_scores, t_dealers))
+    p_rank = rank_chances(ranks, t_scores)
+    p_uniform = np.full_like(p_model, 1.0 / rules.num_players)
+    return {
+        "test_ramsar": args.test,
+        "test_deal_starts": int(t_scores.shape[0]),
+        "brier": {
+            "uniform": brier(p_uniform, t_shares),
+            "rank": brier(p_rank, t_shares),
+            "model": brier(p_model, t_shares),
+        },
+        "log_loss": {
+            "uniform": log_loss(p_uniform, t_shares),
+            "rank": log_loss(p_rank, t_shares),
+            "model": log_loss(p_model, t_shares),
+        },
+        "reliability": {"rank": reliability(p_rank, t_shares), "model": reliability(p_model, t_shares)},
+    }
 
 
 def plot(calibration: dict) -> None:

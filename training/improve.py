@@ -434,18 +434,27 @@ def train(
         net.policy_head.bias *= scale
     report: dict[str, Any] = {"losses": losses, "decisions": len(rams), "held_out_decisions": int(test.sum())}
     if test.any():
-        rows = np.flatnonzero(test)
-        q, m = q_np[rows], mask_np[rows]
-        with torch.no_grad():
-            logits = np.concatenate(
-                [net(torch.from_numpy(observations[rows[k : k + 8192]]))[0].numpy() for k in range(0, len(rows), 8192)]
-            )
-        chosen = np.where(m, logits, -np.inf).argmax(axis=1)
-        report["regret_base"] = regrets(q, m, data["base"][test])
-        report["regret_network"] = regrets(q, m, chosen)
-        report["agrees_with_base"] = float(np.mean(chosen == data["base"][test]))
-        report["regret_by_kind"] = regret_table(q, m, {"base": data["base"][test], "network": chosen})
+        report |= held_out_regrets(net, observations, data, test)
     return report
+
+
+def held_out_regrets(
+    net: PolicyNet, observations: Any, data: dict[str, np.ndarray], test: np.ndarray
+) -> dict[str, Any]:
+    """The regrets of the base and of the trained ``net`` on the held-out decisions ``test`` of ``data``."""
+    rows = np.flatnonzero(test)
+    q, m = data["q"][rows], data["mask"][rows]
+    with torch.no_grad():
+        logits = np.concatenate(
+            [net(torch.from_numpy(observations[rows[k : k + 8192]]))[0].numpy() for k in range(0, len(rows), 8192)]
+        )
+    chosen = np.where(m, logits, -np.inf).argmax(axis=1)
+    return {
+        "regret_base": regrets(q, m, data["base"][test]),
+        "regret_network": regrets(q, m, chosen),
+        "agrees_with_base": float(np.mean(chosen == data["base"][test])),
+        "regret_by_kind": regret_table(q, m, {"base": data["base"][test], "network": chosen}),
+    }
 
 
 @dataclass(kw_only=True)

@@ -128,6 +128,20 @@ def learning_curves_figure(csv_path: Path) -> Any:
     axes[0].set_title("self-play return per seat and episode (reward units)")
     axes[1].plot(steps, [float(r["entropy"]) for r in rows], marker="o" if len(rows) <= FEW_EVALUATIONS else None)
     axes[1].set_title("policy entropy (legal actions)")
+    evaluation_panel(axes[2], rows, saved)
+    if axes[2].get_legend_handles_labels()[0]:
+        axes[2].legend()
+    for ax in axes:
+        ax.set_xlabel("learner decisions")
+        if steps:
+            ax.set_xlim(0, max(steps) * 1.05)  # from the start: one point is not drawn on a 5% sliver of steps
+    fig.tight_layout()
+    return fig
+
+
+def evaluation_panel(ax: Any, rows: list[dict[str, str]], saved: dict[str, Any]) -> None:
+    """The periodic evaluations of ``rows`` (progress.csv) with their 95% CIs on ``ax``, titled with the
+    deal set they played (``saved``: the run's arguments)."""
     whole = any(r.get("win_vs_heuristic") for r in rows)
     metric, fair = ("win", 1.0 / int(saved.get("num_players", 4))) if whole else ("adv", 0.0)
     for k, name in enumerate(("random", "heuristic")):
@@ -142,22 +156,22 @@ def learning_curves_figure(csv_path: Path) -> Any:
         if len(evaluated) <= FEW_EVALUATIONS:  # a band between a few points hides them: draw each with its bar
             below = [max(0.0, m - a) for m, a in zip(mid, lo, strict=True)]
             above = [max(0.0, b - m) for m, b in zip(mid, hi, strict=True)]
-            axes[2].errorbar(x, mid, yerr=[below, above], fmt="o-", capsize=5, color=f"C{k}", label=label)
+            ax.errorbar(x, mid, yerr=[below, above], fmt="o-", capsize=5, color=f"C{k}", label=label)
         else:
-            axes[2].plot(x, mid, marker="o", color=f"C{k}", label=label)
-            axes[2].fill_between(x, lo, hi, alpha=0.2, color=f"C{k}")
-    axes[2].axhline(fair, color="grey", linewidth=0.8, linestyle="--")
+            ax.plot(x, mid, marker="o", color=f"C{k}", label=label)
+            ax.fill_between(x, lo, hi, alpha=0.2, color=f"C{k}")
+    ax.axhline(fair, color="grey", linewidth=0.8, linestyle="--")
     decks, seed = saved.get("eval_decks", "?"), saved.get("eval_seed", "?")
     games = {"rams": "ramsar", "match": "matches"}.get(saved.get("episode", "rams"), "games")
     kind = f"win share in whole {games}" if whole else "duplicate advantage per deal"
-    axes[2].set_title(
+    ax.set_title(
         f"periodic evaluation on {decks} decks of deal set {seed}: {kind}, 95% CI"
         + (f" (fair {fair:.2f})" if whole else ""),
         fontsize=10,
     )
-    axes[2].set_ylabel("win share" if whole else "advantage per deal")
+    ax.set_ylabel("win share" if whole else "advantage per deal")
     final = "" if seed == "?" else f" {seed + 1}"
-    axes[2].annotate(
+    ax.annotate(
         f"the final tables (eval_vs_*.json) play another deal set{final}: their numbers differ by chance",
         xy=(0.5, -0.22),
         xycoords="axes fraction",
@@ -165,14 +179,6 @@ def learning_curves_figure(csv_path: Path) -> Any:
         fontsize=8,
         color="dimgrey",
     )
-    if axes[2].get_legend_handles_labels()[0]:
-        axes[2].legend()
-    for ax in axes:
-        ax.set_xlabel("learner decisions")
-        if steps:
-            ax.set_xlim(0, max(steps) * 1.05)  # from the start: one point is not drawn on a 5% sliver of steps
-    fig.tight_layout()
-    return fig
 
 
 def run_arguments(csv_path: Path) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
@@ -162,6 +162,30 @@ class Table:
     heuristic: HeuristicPool
 
 
+@dataclass
+class Games:
+    """Where each game of the batched env stands during one update's collection."""
+
+    opponent: np.ndarray
+    """an Opponent value or a pool index"""
+    learner_seat: np.ndarray
+    """the learner's seat against an opponent (-1: every seat)"""
+    finished: np.ndarray
+    """the episodes it has finished"""
+    episode: np.ndarray
+    """the episode it plays now (an id unique within the update)"""
+    next_episode: int
+    """the next episode id to hand out"""
+    last_row: np.ndarray
+    """each seat's latest learner row (-1: none yet in this episode)"""
+    finished_episodes: dict[int, int] = field(default_factory=dict)
+    """episode -> its game, in the order they ended"""
+    next_opponent: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    """``versus``: the opponent of the game's next episode, drawn ahead"""
+    next_seat: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    """``versus``: the learner's seat in the game's next episode"""
+
+
 class Collector:
     """Plays updates' episodes with the learner's network ``net`` acting through ``policy``.
 
@@ -193,104 +217,121 @@ class Collector:
         """Play update ``update``'s episodes at ``table`` after ``steps`` learner decisions: the learner's
         decisions of each (rows of ``rollout``) with GAE done, the collection's statistics, and the number
         of episodes finished."""
-        n = args.num_games
         env, heuristic, players = table.env, table.heuristic, table.config.num_players
-        rollout = self.rollout
-        rollout.clear()
+        self.rollout.clear()
         # The heuristics' bid sampling, per update (the first process's seed is the one-process run's).
         heuristic.seed([derive_seed(args.seed, 2, update, *([k] if k else [])) for k in range(heuristic.processes)])
-        # Per game: its opponent (an Opponent value or a pool index), the learner's seat against one,
-        # the episodes it has finished, the episode it plays now, and each seat's latest learner row.
-        opponent = np.empty(n, np.int64)
-        learner_seat = np.empty(n, np.int64)
-        for i in range(n):
-            opponent[i], learner_seat[i] = self.draw_opponent(args, players, steps)
-        if self.versus:  # the env plays the heuristic seats, so each game's next opponent is drawn ahead
-            next_opponent, next_seat = np.empty(n, np.int64), np.empty(n, np.int64)
-            for i in range(n):
-                next_opponent[i], next_seat[i] = self.draw_opponent(args, players, steps)
-            env.set_heuristic_seats(heuristic_seats(opponent, learner_seat, players))
+        games = self._draw_games(args, players, steps)
+        if self.versus:
+            env.set_heuristic_seats(heuristic_seats(games.opponent, games.learner_seat, players))
         out = env.reset(seed=derive_seed(args.seed, 1, update))
         if self.versus:
-            env.set_next_heuristic_seats(heuristic_seats(next_opponent, next_seat, players))
-        finished = np.zeros(n, np.int64)
-        episode_of_game = np.arange(n)
-        next_episode = n
-        last_row = np.full((n, players), -1, np.int64)
-        finished_episodes: dict[int, int] = {}  # episode -> its game, in the order they ended
+            env.set_next_heuristic_seats(heuristic_seats(games.next_opponent, games.next_seat, players))
         shaping = stage_value(args, steps, "points_weight") / self.start_score
         equity_shaping = EquityShaping(table.config, env) if args.equity_shaping else None
         env_steps = 0
-        quota = args.episodes_per_game
-        while (finished < quota).any():
-            seats = out.seats
-            active = finished < quota
-            learner = active & ((opponent == Opponent.SELF_PLAY) | (seats == learner_seat))
-            rows = np.flatnonzero(learner)
-            actions = np.empty(n, np.int64)
-            if len(rows):
-                obs_rows, mask_rows = out.observations[rows], out.action_masks[rows]
-                act, logp, value = self.policy(self.net, obs_rows, mask_rows)
-                hidden = None
-                if self.critic_values is not None:
-                    hidden = other_hands(env.hands[rows], seats[rows])
-                    value = self.critic_values(obs_rows, hidden)
-                actions[rows] = act
-                new_rows = rollout.add(
-                    obs=obs_rows,
-                    mask=mask_rows,
-                    hidden=hidden,
-                    action=act,
-                    log_prob=logp,
-                    value=value,
-                    seat=seats[rows],
-                    episode=episode_of_game[rows],
-                )
-                last_row[rows, seats[rows]] = new_rows
-            # The other decisions, opponent by opponent in the order of their first game (each draws
-            # from its own generator, so that order keeps runs reproducible).
-            acting = np.where(active, opponent, Opponent.RANDOM_AFTER_QUOTA)
-            others = np.flatnonzero(~learner)
-            kinds, first = np.unique(acting[others], return_index=True)
-            for kind in kinds[np.argsort(first)].tolist():
-                idx = others[acting[others] == kind]
-                if kind in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
-                    noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
-                    noise[out.action_masks[idx] == 0] = -1.0
-                    actions[idx] = noise.argmax(axis=1)
-                elif kind == Opponent.HEURISTIC:
-                    actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
-                else:
-                    act, _, _ = self.policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
-                    actions[idx] = act
+        while (games.finished < args.episodes_per_game).any():
+            active = games.finished < args.episodes_per_game
+            learner = active & ((games.opponent == Opponent.SELF_PLAY) | (out.seats == games.learner_seat))
+            actions = np.empty(args.num_games, np.int64)
+            self._learner_decisions(out, env, games, np.flatnonzero(learner), actions)
+            acting = np.where(active, games.opponent, Opponent.RANDOM_AFTER_QUOTA)
+            self._other_decisions(out, heuristic, acting, np.flatnonzero(~learner), actions)
             before = env.scores if shaping else None
             out = env.step(actions)
-            env_steps += n
+            env_steps += args.num_games
             rewards = out.rewards * self.reward_scale
             if shaping:  # score decreases of the games still going (a finished game was reset)
                 rewards += (before - env.scores) * ~out.done[:, None] * shaping
             if equity_shaping is not None:
                 rewards += equity_shaping.step(env, out.done) * self.reward_scale
             # Each seat's reward goes to its latest decision (rows are distinct, so no sum collides).
-            paid = (rewards != 0) & active[:, None] & (last_row >= 0)
-            rollout.reward[last_row[paid]] += rewards[paid]
-            ended = np.flatnonzero(out.done).tolist()
-            for i in ended:
-                if active[i]:
-                    finished_episodes[int(episode_of_game[i])] = i
-                if self.versus:  # the episode the env started with the drawn-ahead seats
-                    opponent[i], learner_seat[i] = next_opponent[i], next_seat[i]
-                    next_opponent[i], next_seat[i] = self.draw_opponent(args, players, steps)
-                else:
-                    opponent[i], learner_seat[i] = self.draw_opponent(args, players, steps)
-                finished[i] += 1
-                episode_of_game[i] = next_episode
-                next_episode += 1
-                last_row[i] = -1
-            if self.versus and ended:
-                env.set_next_heuristic_seats(heuristic_seats(next_opponent, next_seat, players))
-        ready, mean_return = self._finish(args, finished_episodes)
-        return ready, {"env_steps": env_steps, "mean_return": mean_return}, len(finished_episodes)
+            paid = (rewards != 0) & active[:, None] & (games.last_row >= 0)
+            self.rollout.reward[games.last_row[paid]] += rewards[paid]
+            self._end_episodes(args, env, games, np.flatnonzero(out.done).tolist(), active, players, steps)
+        ready, mean_return = self._finish(args, games.finished_episodes)
+        return ready, {"env_steps": env_steps, "mean_return": mean_return}, len(games.finished_episodes)
+
+    def _draw_games(self, args: TrainArgs, players: int, steps: int) -> Games:
+        """Every game's first opponent and learner seat (and, ``versus``, the next ones, drawn ahead)."""
+        n = args.num_games
+        games = Games(
+            opponent=np.empty(n, np.int64),
+            learner_seat=np.empty(n, np.int64),
+            finished=np.zeros(n, np.int64),
+            episode=np.arange(n),
+            next_episode=n,
+            last_row=np.full((n, players), -1, np.int64),
+        )
+        for i in range(n):
+            games.opponent[i], games.learner_seat[i] = self.draw_opponent(args, players, steps)
+        if self.versus:  # the env plays the heuristic seats, so each game's next opponent is drawn ahead
+            games.next_opponent, games.next_seat = np.empty(n, np.int64), np.empty(n, np.int64)
+            for i in range(n):
+                games.next_opponent[i], games.next_seat[i] = self.draw_opponent(args, players, steps)
+        return games
+
+    def _learner_decisions(self, out: Any, env: Any, games: Games, rows: np.ndarray, actions: np.ndarray) -> None:
+        """The learner's actions in games ``rows`` into ``actions``, each decision a new rollout row."""
+        if not len(rows):
+            return
+        seats = out.seats[rows]
+        obs_rows, mask_rows = out.observations[rows], out.action_masks[rows]
+        act, logp, value = self.policy(self.net, obs_rows, mask_rows)
+        hidden = None
+        if self.critic_values is not None:
+            hidden = other_hands(env.hands[rows], seats)
+            value = self.critic_values(obs_rows, hidden)
+        actions[rows] = act
+        new_rows = self.rollout.add(
+            obs=obs_rows,
+            mask=mask_rows,
+            hidden=hidden,
+            action=act,
+            log_prob=logp,
+            value=value,
+            seat=seats,
+            episode=games.episode[rows],
+        )
+        games.last_row[rows, seats] = new_rows
+
+    def _other_decisions(
+        self, out: Any, heuristic: HeuristicPool, acting: np.ndarray, others: np.ndarray, actions: np.ndarray
+    ) -> None:
+        """The actions of games ``others`` into ``actions``, by who acts there (``acting``: an Opponent or a
+        pool index), opponent by opponent in the order of their first game (each draws from its own
+        generator, so that order keeps runs reproducible)."""
+        kinds, first = np.unique(acting[others], return_index=True)
+        for kind in kinds[np.argsort(first)].tolist():
+            idx = others[acting[others] == kind]
+            if kind in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
+                noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
+                noise[out.action_masks[idx] == 0] = -1.0
+                actions[idx] = noise.argmax(axis=1)
+            elif kind == Opponent.HEURISTIC:
+                actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
+            else:
+                act, _, _ = self.policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
+                actions[idx] = act
+
+    def _end_episodes(
+        self, args: TrainArgs, env: Any, games: Games, ended: list[int], active: np.ndarray, players: int, steps: int
+    ) -> None:
+        """Games ``ended`` finished an episode: count it (if within the quota) and draw the next one's opponent."""
+        for i in ended:
+            if active[i]:
+                games.finished_episodes[int(games.episode[i])] = i
+            if self.versus:  # the episode the env started with the drawn-ahead seats
+                games.opponent[i], games.learner_seat[i] = games.next_opponent[i], games.next_seat[i]
+                games.next_opponent[i], games.next_seat[i] = self.draw_opponent(args, players, steps)
+            else:
+                games.opponent[i], games.learner_seat[i] = self.draw_opponent(args, players, steps)
+            games.finished[i] += 1
+            games.episode[i] = games.next_episode
+            games.next_episode += 1
+            games.last_row[i] = -1
+        if self.versus and ended:
+            env.set_next_heuristic_seats(heuristic_seats(games.next_opponent, games.next_seat, players))
 
     def _finish(self, args: TrainArgs, finished_episodes: dict[int, int]) -> tuple[list[Episode], float]:
         """The finished episodes in the order they ended, their GAE done; the mean return of a seat in one."""

@@ -84,6 +84,19 @@ def torch_threads(workers: int) -> int:
     return threads
 
 
+def check_in_process(args: TrainArgs) -> None:
+    """Refuse the options that read the in-process env (or the win reward) in a run that lacks it."""
+    for name in ("points_weight", "late_points_weight"):
+        if getattr(args, name) and args.reward != "win":
+            raise ValueError(f"{name} shapes the win reward: it needs reward=win")
+        if getattr(args, name) and args.workers > 1:
+            raise ValueError(f"{name} reads the in-process env's scores: it needs workers=1")
+    if args.equity_shaping and args.workers > 1:
+        raise ValueError("equity_shaping reads the in-process env's scores: it needs workers=1")
+    if args.privileged_critic and args.workers > 1:
+        raise ValueError("privileged_critic reads the in-process env's hands: it needs workers=1")
+
+
 class RunLock:
     """An exclusive lock on a run folder while a :class:`Trainer` uses it.
 
@@ -122,25 +135,46 @@ class Trainer:
     def __init__(self, args: TrainArgs) -> None:
         self.args = args
         self.config = make_config(args.variant, args.num_players)
+        check_in_process(args)
         default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
         self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
-        for name in ("points_weight", "late_points_weight"):
-            if getattr(args, name) and args.reward != "win":
-                raise ValueError(f"{name} shapes the win reward: it needs reward=win")
-            if getattr(args, name) and args.workers > 1:
-                raise ValueError(f"{name} reads the in-process env's scores: it needs workers=1")
-        if args.equity_shaping and args.workers > 1:
-            raise ValueError("equity_shaping reads the in-process env's scores: it needs workers=1")
-        if args.privileged_critic and args.workers > 1:
-            raise ValueError("privileged_critic reads the in-process env's hands: it needs workers=1")
         self.run_dir = Path(args.run_dir)
         # Heuristic opponents inside the compiled step: the env returns only the learner's decisions there.
         self.versus = args.compiled_heuristic and args.heuristic_fraction > 0
+        self._set_up_device()
+        self._build_networks()
+        self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
+        self.steps = self.updates = self.episodes = 0
+        self.imitated = 0  # decisions of the imitation warm start done (training/imitation.py)
+        self.train_seconds = 0.0  # of imitation, collection and learning so far (evaluations left out)
+        self.best_score = -math.inf
+        self.history: list[dict[str, Any]] = []
+        self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
+        self.torch_gen = torch.Generator().manual_seed(args.seed)
+        self.rng = random.Random(args.seed)
+        self.collector = self._make_collector()
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = RunLock(self.run_dir)
+        self.tables: list[Table] = []
+        try:
+            self._open_run()
+            self._open_tables()
+        except BaseException:
+            self.close()
+            raise
+
+    def _set_up_device(self) -> None:
+        """The device, its precision and the torch threads (and the governor that adjusts them)."""
+        args = self.args
         self.device = torch.device(args.device)
         self.bf16 = uses_bf16(args.precision, self.device)
         torch.set_num_threads(args.threads or torch_threads(args.workers))
         # automatic threads follow the load (training/cores.py); env worker processes keep theirs
         self.governor = ThreadGovernor(torch.get_num_threads()) if not args.threads and args.workers == 1 else None
+
+    def _build_networks(self) -> None:
+        """The policy network, the privileged critic (or None), the rollout they fill and their optimizer."""
+        args = self.args
         with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator left alone
             torch.manual_seed(args.seed)
             self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
@@ -151,16 +185,10 @@ class Trainer:
         # the same algorithm, rounded differently in the last bits.
         fused = self.device.type in ("cpu", "cuda")
         self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5, fused=fused)
-        self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
-        self.steps = self.updates = self.episodes = 0
-        self.imitated = 0  # decisions of the imitation warm start done (training/imitation.py)
-        self.train_seconds = 0.0  # of imitation, collection and learning so far (evaluations left out)
-        self.best_score = -math.inf
-        self.history: list[dict[str, Any]] = []
-        self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
-        self.torch_gen = torch.Generator().manual_seed(args.seed)
-        self.rng = random.Random(args.seed)
-        self.collector = Collector(
+
+    def _make_collector(self) -> Collector:
+        """The collector that plays the updates' episodes with this run's network, pool and generator."""
+        return Collector(
             net=self.net,
             policy=self._policy,
             critic_values=self._critic_values if self.critic is not None else None,
@@ -171,36 +199,34 @@ class Trainer:
             start_score=self.config.start_score,
             versus=self.versus,
         )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._lock = RunLock(self.run_dir)
-        try:
-            if args.resume:
-                self._resume()
-            elif any((self.run_dir / name).exists() for name in ("latest.pt", "args.json", "progress.csv")):
-                raise FileExistsError(
-                    f"{self.run_dir} already holds a run; pass --resume to continue it or pick a new run_dir"
-                )
-            elif args.init_from:
-                self._warm_start(args.init_from)
-            (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
-            self.tables: list[Table] = []
-            for n in args.sizes:
-                config = make_config(args.variant, n)
-                env_kwargs = dict(variant=args.variant, num_players=n, episode=args.episode, reward=args.reward)
-                if self.versus:
-                    env_kwargs["heuristic_seats"] = np.zeros(n, bool)
-                if args.workers > 1:
-                    env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
-                else:
-                    env = BatchedRamsEnv(args.num_games, **env_kwargs)
-                processes = 1 if self.versus else args.heuristic_processes
-                self.tables.append(Table(config, env, HeuristicPool(config, processes)))
-        except BaseException:
-            for table in getattr(self, "tables", []):
-                table.env.close()
-                table.heuristic.close()
-            self._lock.release()
-            raise
+
+    def _open_run(self) -> None:
+        """Resume the run in ``run_dir``, or start a new one there (warm-started from ``init_from``); save the args."""
+        args = self.args
+        if args.resume:
+            self._resume()
+        elif any((self.run_dir / name).exists() for name in ("latest.pt", "args.json", "progress.csv")):
+            raise FileExistsError(
+                f"{self.run_dir} already holds a run; pass --resume to continue it or pick a new run_dir"
+            )
+        elif args.init_from:
+            self._warm_start(args.init_from)
+        (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
+
+    def _open_tables(self) -> None:
+        """One table per size: its rules, its batched env (in process or in worker processes), its heuristics."""
+        args = self.args
+        for n in args.sizes:
+            config = make_config(args.variant, n)
+            env_kwargs = dict(variant=args.variant, num_players=n, episode=args.episode, reward=args.reward)
+            if self.versus:
+                env_kwargs["heuristic_seats"] = np.zeros(n, bool)
+            if args.workers > 1:
+                env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
+            else:
+                env = BatchedRamsEnv(args.num_games, **env_kwargs)
+            processes = 1 if self.versus else args.heuristic_processes
+            self.tables.append(Table(config, env, HeuristicPool(config, processes)))
 
     @property
     def table(self) -> Table:
@@ -311,16 +337,20 @@ class Trainer:
         self.rng.setstate(as_tuples(payload["rng"]["python"]))
         self.pool.restore(payload["pool"])
         self.history = list(payload.get("history", []))
+        self._keep_pool_refs(payload, path)
+        truncate_csv(self.run_dir / "progress.csv", self.updates)
+        log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
+
+    def _keep_pool_refs(self, payload: dict[str, Any], path: Path) -> None:
+        """Note the pool snapshots each kept checkpoint names (``payload`` is ``path``'s), to outlive pruning."""
         for kept in [*self.run_dir.glob("checkpoint_*.pt"), self.run_dir / "best.pt", path]:
-            if kept.exists():  # what the other kept checkpoints name must outlive pruning
+            if kept.exists():
                 try:
                     refs = payload["pool"] if kept == path else load_checkpoint(kept, expect_config=self.config)["pool"]
                 except (CheckpointError, KeyError) as err:
                     log.warning("ignored %s when keeping pool snapshots: %s", kept.name, err)
                     continue
                 self._pool_refs[kept.name] = list(refs)
-        truncate_csv(self.run_dir / "progress.csv", self.updates)
-        log.info("resumed %s at update %d, %d steps", path, self.updates, self.steps)
 
     def _warm_start(self, path: str) -> None:
         payload = load_checkpoint(path, migrate=True)

@@ -18,7 +18,7 @@ import os
 from typing import TYPE_CHECKING
 
 from .. import zoo
-from ..loaders import loader_for
+from ..loaders import loader_for, register_agent_class
 from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
 from .compiled_heuristic import CompiledHeuristicAgent
@@ -26,12 +26,14 @@ from .heuristic import HeuristicAgent
 from .oracle import OracleAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent
+from .specs import AgentFactory, agent_source
 
 if TYPE_CHECKING:
     from .neural import PolicyAgent
 
 __all__ = [
     "Agent",
+    "AgentFactory",
     "CompiledHeuristicAgent",
     "HeuristicAgent",
     "MissingExtraError",
@@ -39,9 +41,21 @@ __all__ = [
     "OracleAgent",
     "RandomAgent",
     "SearchAgent",
+    "agent_source",
     "load_agent",
     "observe",
 ]
+
+
+# The built-in specs' classes ("heuristic" is HeuristicAgent's compiled twin: the same decisions, seed for
+# seed, much faster); rams_env.integrations registers "ismcts".
+for _name, _cls in (
+    ("random", RandomAgent),
+    ("heuristic", CompiledHeuristicAgent),
+    ("search", SearchAgent),
+    ("oracle", OracleAgent),
+):
+    register_agent_class(_name, lambda cls=_cls: cls)
 
 
 class MissingExtraError(ImportError, ValueError):

@@ -45,7 +45,6 @@ agents that need no other argument only for ``RandomAgent`` and ``HeuristicAgent
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import random
@@ -73,6 +72,7 @@ from .base import Observation, game_behind, observe
 from .compiled_heuristic import CompiledHeuristicAgent
 from .deal_sampler import DealSampler
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
+from .specs import agent_option
 
 PASS, KNOCK, NO_BID, REJECT, DRAW = (
     int(a) for a in (Action.PASS, Action.KNOCK, Action.NO_BID, Action.REJECT, Action.DRAW)
@@ -152,9 +152,9 @@ class SearchAgent:
         if isinstance(belief_draws, bool) or not isinstance(belief_draws, int) or belief_draws < 1:
             raise ValueError(f"belief_draws must be a positive int, got {belief_draws!r}")
         self.belief_draws = belief_draws
-        self.rollout_agent = _rollout_agent(rollout_policy)
-        self.base = _game_agent(base, "base", allow_none=False)
-        self.opponent_model = _game_agent(opponent_model, "opponent_model", allow_none=True)
+        self.rollout_agent = agent_option(rollout_policy, "rollout_policy", "act_batch", keep=(None,))
+        self.base = agent_option(base, "base", "act_game", keep=("heuristic",))
+        self.opponent_model = agent_option(opponent_model, "opponent_model", "act_game", keep=("heuristic", None))
         self.phases = _phases(phases)
         self.belief_noise = float(belief_noise)
         self._seed = seed
@@ -300,27 +300,6 @@ def believed_worlds(
     return believed
 
 
-def _game_agent(value: Any, name: str, allow_none: bool) -> Any:
-    """An agent option: ``"heuristic"`` (built per rules on use) or None (where allowed) as given, a zoo
-    name or checkpoint path loaded as a policy, or an agent with ``act_game``."""
-    if value == "heuristic" or (value is None and allow_none):
-        return value
-    if isinstance(value, str):
-        return _loaded_policy(value)
-    if not callable(getattr(value, "act_game", None)):
-        allowed = "heuristic, None" if allow_none else "heuristic"
-        raise ValueError(f"{name} must be {allowed}, a policy's name or path, or an agent with act_game, got {value!r}")
-    return value
-
-
-@functools.lru_cache(maxsize=8)
-def _loaded_policy(name: str) -> Any:
-    """A zoo policy or checkpoint, loaded once per process (a greedy policy keeps no state)."""
-    from . import load_agent  # torch: only a policy needs it
-
-    return load_agent(name)
-
-
 def _phases(value: Any) -> tuple[Phase, ...]:
     """The phases to search, from names (a sequence, or a string joined by "+")."""
     names = value.split("+") if isinstance(value, str) else value
@@ -332,20 +311,6 @@ def _phases(value: Any) -> tuple[Phase, ...]:
     if unknown or not names:
         raise ValueError(f"phases must name some of {', '.join(PHASES)}, got {value!r}")
     return tuple(phase for p in names for phase in PHASES[p])
-
-
-def _rollout_agent(policy: Any) -> Any:
-    """The agent that plays the rollouts: None for the fast rollout rule, else a policy with
-    ``act_batch`` (a loaded one, or a zoo name or checkpoint path for :func:`rams_env.agents.load_agent`)."""
-    if policy is None:
-        return None
-    if isinstance(policy, str):
-        policy = _loaded_policy(policy)
-    if not callable(getattr(policy, "act_batch", None)):
-        raise ValueError(
-            f"rollout_policy must be None, a policy's name or path, or an agent with act_batch, got {policy!r}"
-        )
-    return policy
 
 
 def policy_rollouts(games: list[Game], agent: Any) -> None:

@@ -112,10 +112,6 @@ def hand_counts(view: dict[str, Any]) -> list[int]:
     return counts
 
 
-def _seat_name(seat: int, viewer: int) -> str:
-    return f"player_{seat}" + (" (you)" if seat == viewer else "")
-
-
 class _Canvas:
     """Pillow drawing in logical pixels (the picture's), drawn at ``_SS`` times the size."""
 

@@ -2,8 +2,9 @@
 
 One job a module, in the order a result is made:
 
-- :mod:`~rams_env.eval.specs`: agents by name (``random``, ``search:200``, a zoo model, a checkpoint)
-  and the agent sources an evaluation plays (an instance, or a factory seeded per game);
+- :mod:`~rams_env.eval.specs`: the agent sources an evaluation plays (an instance, or a factory seeded
+  per game), from agents by name (``random``, ``search:200``, a zoo model, a checkpoint) as
+  :mod:`rams_env.agents.specs` reads them;
 - :mod:`~rams_env.eval.deals`: the fixed deal sets, and the seeds of every deck, seat and line-up;
 - :mod:`~rams_env.eval.play`: one episode played to its end (:class:`GameRecord`), and the decks of
   an evaluation played here or in worker processes;

@@ -8,7 +8,6 @@ deck, averaged over the seats; its confidence interval is a bootstrap over decks
 
 from __future__ import annotations
 
-import functools
 import os
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
@@ -17,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from ..agents import CompiledHeuristicAgent, HeuristicAgent
 from ..rules import RulesConfig
 from ..rules.episode import EpisodeKind, episode_kind
 from .deals import agent_seed, deal_at
 from .heuristic_games import batch_actor, play_against_heuristic
 from .play import check_run_arguments, run_decks
 from .plots import plot_intervals, plot_knock_rates
-from .specs import AgentSource, agent_label, check_source, source_name
+from .specs import AgentFactory, AgentSource, agent_label, check_source, source_name
 from .stats import AgentReport, bootstrap_interval, tally
 from .tables import PLURAL, TABLE_WIDTH, format_rows, knock_table, narrow_rows, result_header, scores_note, write_json
 
@@ -213,11 +213,9 @@ def _batch_actors(
 
 def _is_heuristic(source: AgentSource, config: RulesConfig) -> bool:
     """Whether ``source`` is the heuristic factory (``agent_source("heuristic")``) for ``config``'s rules."""
-    from ..agents import CompiledHeuristicAgent, HeuristicAgent
-
-    if not isinstance(source, functools.partial) or source.func not in (CompiledHeuristicAgent, HeuristicAgent):
+    if not isinstance(source, AgentFactory) or source.cls not in (CompiledHeuristicAgent, HeuristicAgent):
         return False
-    return not source.args and set(source.keywords) <= {"config"} and source.keywords.get("config") in (None, config)
+    return set(source.options) <= {"config"} and source.options.get("config") in (None, config)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@
   as an agent (``rams_env[openspiel]``).
 
 ``import rams_env`` never imports these; it imports this package, which registers the loader of
-RLlib's checkpoint folders (:mod:`rams_env.loaders`), so that ``load_agent`` reads them.
+RLlib's checkpoint folders (:mod:`rams_env.loaders`), so that ``load_agent`` reads them, and the class of
+the ``ismcts`` agent spec (OpenSpiel's ISMCTS, imported when a spec asks for it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..loaders import Loader, register_loader
+from ..loaders import Loader, register_agent_class, register_loader
 
 
 def is_rllib_folder(path: Path) -> bool:
@@ -37,3 +38,15 @@ def load_rllib(path: Path, expect_config: Any) -> Any:
 
 
 register_loader(Loader("rllib", is_rllib_folder, load_rllib, "rllib"))
+
+
+def ismcts_class() -> type:
+    """OpenSpiel's ISMCTS agent class; ``ValueError`` naming the openspiel extra without it."""
+    try:
+        from .openspiel import ISMCTSAgent
+    except ImportError as err:
+        raise ValueError(f"needs OpenSpiel: pip install 'rams_env[openspiel]' ({err})") from None
+    return ISMCTSAgent
+
+
+register_agent_class("ismcts", ismcts_class)

@@ -59,6 +59,7 @@ from . import determinize, scoring, snapshot, views
 from .actions import Action
 from .cards import (
     ACE,
+    HAND_SIZE,
     JACKS_OUT_AT,
     KING,
     NUM_CARDS,
@@ -312,7 +313,7 @@ class Game:
         if phase == Phase.BID:
             out = []
             room = self.talon_size
-            need = 5 * self.n if self.config.better_cards == UNANIMOUS else 5
+            need = HAND_SIZE * self.n if self.config.better_cards == UNANIMOUS else HAND_SIZE
             if not self.better_made and room >= need:
                 out.append(BID_BETTER)
             if not self.swing_made and room >= 1:
@@ -322,7 +323,7 @@ class Game:
         if phase == Phase.ANSWER:
             if self.pending_bid == BID_BETTER and self.config.better_cards != UNANIMOUS:
                 accepted = sum(1 for _, a in self.answers if a)
-                if self.talon_size - 5 * (1 + accepted) < 5:
+                if self.talon_size - HAND_SIZE * (1 + accepted) < HAND_SIZE:
                     return [REJECT]
             return [ACCEPT, REJECT]
         return []
@@ -407,8 +408,8 @@ class Game:
         keep = [self.turned] if seat == self.dealer and self.turned_at == TurnedAt.DEALER else []
         self.out_hidden[seat].extend(c for c in hand if c not in keep)
         pos = self.talon_pos
-        new = self.talon[pos : pos + 5] + keep
-        self.talon_pos = pos + 5
+        new = self.talon[pos : pos + HAND_SIZE] + keep
+        self.talon_pos = pos + HAND_SIZE
         new.sort()
         self.hands[seat] = new
 
@@ -469,12 +470,12 @@ class Game:
         self.active[dealer] = True
         self.deal_reason = "free_five"
         if self.config.swedish:
-            for _ in range(5):
+            for _ in range(HAND_SIZE):  # a trick per card of a hand
                 if scoring.take_trick_point(self, dealer):
                     return
             scoring.finish_deal(self)
         else:
-            self.tricks_won[dealer] = 5
+            self.tricks_won[dealer] = HAND_SIZE
             self.aces_held[dealer] = ace_value(self.hands[dealer])
             scoring.finish_deal(self)
 
@@ -572,7 +573,7 @@ class Game:
             self.queen_due = winner if high else -1
         if self.config.swedish and scoring.take_trick_point(self, winner):
             return
-        if len(self.completed) == 5:
+        if len(self.completed) == HAND_SIZE:  # every card of the hands played
             self.deal_reason = "played"
             scoring.finish_deal(self)
         else:

@@ -7,7 +7,8 @@ import os
 import sys
 from typing import Any
 
-from ...eval import AGENT_SPEC_HELP, BUILTIN_AGENTS, evaluate, league
+from ...agents.specs import is_builtin
+from ...eval import AGENT_SPEC_HELP, evaluate, league
 from ...rules import RulesConfig
 from ..command import Command, CommandError
 from .options import (
@@ -131,7 +132,7 @@ def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig) -> int:
 
 def _is_checkpoint(spec: str) -> bool:
     """Whether an agent spec names a trained policy: a checkpoint or ensemble file, an RLlib folder, a zoo name."""
-    if spec.partition(":")[0] in BUILTIN_AGENTS:
+    if is_builtin(spec):
         return False
     from ... import zoo
 

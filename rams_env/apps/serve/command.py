@@ -130,7 +130,7 @@ def _configure_limits(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _limits(args: argparse.Namespace) -> Limits:
+def limits_from_args(args: argparse.Namespace) -> Limits:
     """The :class:`Limits` of ``rams serve``'s options."""
     return Limits(
         max_games=args.max_games,
@@ -167,7 +167,7 @@ def _run(args: argparse.Namespace) -> int:
 
         local = _loopback(args.host)
         app = create_app(
-            ServeState(args.save_dir, args.logs, args.checkpoints, args.threads, _limits(args)),
+            ServeState(args.save_dir, args.logs, args.checkpoints, args.threads, limits_from_args(args)),
             allowed_hosts=("127.0.0.1", "localhost", "::1") if local else None,
         )
     except ImportError as err:

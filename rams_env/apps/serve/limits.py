@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import collections
-import functools
 import inspect
 import secrets
 import threading
@@ -28,6 +27,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from ...agents.specs import AgentFactory
 
 
 class Refused(Exception):
@@ -78,15 +79,15 @@ def budgeted(spec: str, source: Any, limits: Limits) -> Any:
     ``time_limit`` gets ``limits.move_seconds`` unless it asks for less (more is refused). Other agents
     (random, heuristic, checkpoints) do bounded work per move and are returned as they are.
     """
-    if not isinstance(source, functools.partial):
+    if not isinstance(source, AgentFactory):
         return source
     try:
-        parameters = inspect.signature(source.func).parameters
+        parameters = inspect.signature(source.cls).parameters
     except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
         return source
     if "simulations" not in parameters:
         return source
-    options = dict(source.keywords)
+    options = dict(source.options)
     if "rollout_policy" in options:  # it would load a checkpoint named by the request
         raise Refused(
             400, f"agent {spec!r}: rollout_policy is not offered by this server (its rollouts are not timed per move)"
@@ -121,7 +122,7 @@ def budgeted(spec: str, source: Any, limits: Limits) -> Any:
                 "(rams serve --move-time)",
             )
         options["time_limit"] = limits.move_seconds if asked is None else asked
-    return functools.partial(source.func, *source.args, **options)
+    return AgentFactory(source.cls, options)
 
 
 class Deadline:

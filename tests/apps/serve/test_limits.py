@@ -57,9 +57,9 @@ def test_budgets_cap_simulations_and_set_the_time_limit() -> None:
     limits = Limits(max_simulations=100, move_seconds=0.5)
     config = make_config("mattmar")
     search = budgeted("search:20", agent_source("search:20", config), limits)
-    assert search.keywords["time_limit"] == 0.5 and search(seed=1).time_limit == 0.5
+    assert search.options["time_limit"] == 0.5 and search(seed=1).time_limit == 0.5
     asked = budgeted("search:20", agent_source("search:simulations=20,time_limit=0.1", config), limits)
-    assert asked.keywords["time_limit"] == 0.1
+    assert asked.options["time_limit"] == 0.1
     with pytest.raises(Refused, match="simulations 101 is over"):
         budgeted("search:101", agent_source("search:101", config), limits)
     heuristic = agent_source("heuristic", config)
@@ -250,7 +250,7 @@ def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() ->
     import argparse
 
     import rams_env.apps.serve as serve
-    from rams_env.apps.serve.command import _limits
+    from rams_env.apps.serve.command import limits_from_args
 
     parser = argparse.ArgumentParser()
     COMMAND.configure(parser)
@@ -261,7 +261,7 @@ def test_the_limits_are_rams_serve_options_documented_in_help_and_docstring() ->
         assert option in text and f"``{option}``" in (serve.__doc__ or ""), option
     args = parser.parse_args(["--max-games", "5", "--max-simulations", "20", "--request-time", "1.5",
                               "--keep-finished", "60"])  # fmt: skip
-    limits = _limits(args)
+    limits = limits_from_args(args)
     assert (limits.max_games, limits.max_simulations, limits.request_seconds) == (5, 20, 1.5)
     assert limits.keep_finished_seconds == 60 and Limits().keep_finished_seconds == 600
     for bad in (["--max-games", "0"], ["--move-time", "-1"], ["--request-time", "x"], ["--max-replays", "1.5"]):
