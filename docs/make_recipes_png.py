@@ -3,7 +3,8 @@
 Each ``docs/recipes/<name>.csv`` holds a run's periodic evaluations, cut from its ``progress.csv``
 (``python docs/make_recipes_png.py --add NAME RUN_DIR`` cuts one): the decisions trained on (the
 imitated ones and the learner's), training seconds (imitation, collection and learning; evaluations
-left out) and the whole-ramsar win share against three heuristics with its interval. The left panel plots it by decisions, the right by minutes.
+left out) and the whole-ramsar win share against three heuristics with its interval.
+The left panel plots it by decisions, the right by minutes.
 """
 
 from __future__ import annotations

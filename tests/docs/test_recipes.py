@@ -21,19 +21,10 @@ def win(path: Path) -> str:
     return f"{agent['win_rate']:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def table_rows(text: str) -> list[list[str]]:
-    """The cells of the recipe tables' rows (those whose first cell names a run in backticks)."""
-    rows = []
-    for line in text.splitlines():
-        if line.startswith("| `"):
-            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return rows
-
-
 def recipe_tables(path: Path) -> list[tuple[list[str], list[list[str]]]]:
     """Each table whose header names deal-set seeds: (header cells, run rows)."""
     tables, header = [], None
-    for line in path.read_text(encoding="utf-8").splitlines() + [""]:
+    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
         if line.startswith("|") and re.search(r"\b7[24]00001\b", line) and not line.startswith("| `"):
             header, rows = [c.strip() for c in line.strip().strip("|").split("|")], []
             tables.append((header, rows))

@@ -285,7 +285,7 @@ def test_command_line_overrides_the_recipe():
     configure(parser)
     args = args_from(parser.parse_args(["full", "--total-steps", "5", "--hidden", "32,32", "--progress", "false"]))
     assert (args.total_steps, args.hidden, args.progress, args.num_games) == (5, (32, 32), False, 128)
-    assert (args.episode, args.reward, args.points_weight) == ("rams", "win", 0.0)  # every recipe but deal: whole ramsar
+    assert (args.episode, args.reward, args.points_weight) == ("rams", "win", 0.0)  # whole ramsar, no shaping
     assert (args.imitation, args.heuristic_fraction) == (4_000_000, 1.0)  # imitation, then against heuristics
     staged = args_from(parser.parse_args(["staged"]))
     assert (staged.imitation, staged.points_weight, staged.heuristic_after) == (0, 1.0, 15_000_000)
