@@ -28,10 +28,14 @@ def cut(name: str, run_dir: Path) -> Path:
     """Write ``docs/recipes/<name>.csv`` from the evaluated rows of ``run_dir/progress.csv``."""
     imitation = run_dir / "imitation.json"
     imitated = json.loads(imitation.read_text())["decisions"] if imitation.exists() else 0
+    seconds = json.loads(imitation.read_text())["seconds"] if imitation.exists() else 0.0
     with (run_dir / "progress.csv").open(newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r.get("win_vs_heuristic")]
-    for row in rows:
+        every = list(csv.DictReader(f))
+    for row in every:  # runs from before the train_s column: the sum of the updates' own times
+        seconds += int(row["samples"]) / float(row["steps_per_s"])
+        row["train_s"] = row.get("train_s") or f"{seconds:.1f}"
         row["decisions"] = imitated + int(row["steps"])
+    rows = [r for r in every if r.get("win_vs_heuristic")]
     target = FOLDER / f"{name}.csv"
     FOLDER.mkdir(exist_ok=True)
     with target.open("w", newline="") as f:
