@@ -58,8 +58,14 @@ def truncate_csv(path: Path, updates: int) -> None:
     """Drop the rows of ``progress.csv`` after update ``updates`` (redone after a resume)."""
     if not path.exists():
         return
-    with path.open(newline="") as f:
-        rows = [r for r in csv.DictReader(f) if int(r["update"]) <= updates]
+    try:
+        with path.open(newline="") as f:
+            rows = [r for r in csv.DictReader(f) if int(r["update"]) <= updates]
+    except (KeyError, TypeError, ValueError, UnicodeDecodeError, csv.Error) as err:
+        raise ValueError(
+            f"{path} is damaged ({type(err).__name__}: {err}); move it aside to resume without the log "
+            "of the earlier updates (the checkpoints hold the run)"
+        ) from None
     tmp = path.with_suffix(".csv.tmp")
     with tmp.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")

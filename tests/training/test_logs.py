@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.container import ErrorbarContainer
 
@@ -55,3 +56,12 @@ def test_many_evaluations_are_a_line_with_a_band(tmp_path: Path) -> None:
         assert [c for c in fig.axes[2].collections if isinstance(c, PolyCollection)]
     finally:
         plt.close(fig)
+
+
+def test_a_damaged_progress_log_is_named_on_resume(tmp_path):
+    from training.logs import truncate_csv
+
+    path = tmp_path / "progress.csv"
+    path.write_bytes(b"update,steps\n1,10\n\xff\xfe garbage,\n")
+    with pytest.raises(ValueError, match=r"progress.csv is damaged .*move it aside"):
+        truncate_csv(path, 1)
