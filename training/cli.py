@@ -44,17 +44,11 @@ WHOLE_GAME: dict[str, Any] = dict(episode="rams", reward="win", points_weight=1.
 AGAINST_HEURISTICS: dict[str, Any] = dict(
     WHOLE_GAME, points_weight=0.0, num_games=128, heuristic_fraction=1.0, lr=1e-4, ent_coef=0.003
 )
+LONG_RUN: dict[str, Any] = dict(eval_every=100, eval_decks=50, snapshot_every=50, checkpoint_every=25)
+"""the periodic work of the long recipes: evaluations, pool snapshots and checkpoints (in updates)"""
 RECIPES: dict[str, dict[str, Any]] = {
     "quick": dict(AGAINST_HEURISTICS, imitation=2_000_000, total_steps=3_000_000, eval_every=0, eval_decks=50),
-    "full": dict(
-        AGAINST_HEURISTICS,
-        imitation=4_000_000,
-        total_steps=12_000_000,
-        eval_every=100,
-        eval_decks=50,
-        snapshot_every=50,
-        checkpoint_every=25,
-    ),
+    "full": dict(AGAINST_HEURISTICS, **LONG_RUN, imitation=4_000_000, total_steps=12_000_000),
     "staged": dict(
         WHOLE_GAME,
         total_steps=20_100_000,
@@ -64,10 +58,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         late_lr=1e-4,
         late_ent_coef=0.003,
         late_points_weight=0.0,
-        eval_every=100,
-        eval_decks=50,
-        snapshot_every=50,
-        checkpoint_every=25,
+        **LONG_RUN,
     ),
     "deal": dict(
         total_steps=12_000_000,
