@@ -139,6 +139,13 @@ def _section(title: str, ev: Evaluation, seconds: float, command: str) -> str:
     return f"### {title} ({ev.decks} decks, {seconds:.0f} s)\n\n`{command}`\n\n```\n{ev.table()}\n```\n"
 
 
+def _design(args: dict[str, Any]) -> str:
+    """What trained the policy, in a few words, from the run's arguments."""
+    start = "imitation of the heuristic, then PPO" if args.get("imitation") else "PPO"
+    against = args.get("heuristic_fraction") == 1.0 and not args.get("heuristic_after")
+    return f"{start} {'against three heuristics' if against else 'self-play'} policy"
+
+
 def export(
     run_dir: Path,
     name: str,
@@ -164,7 +171,7 @@ def export(
     counters = payload["counters"]
     seconds, updates = _training_time(run_dir, counters["updates"])
     args = payload["args"]
-    card = f"""# `{name}`: PPO self-play policy for whole ramsar of {config.variant}, {table_sizes} players
+    card = f"""# `{name}`: {_design(args)} for whole ramsar of {config.variant}, {table_sizes} players
 
 - File: `{_shown(weights)}` ({os.path.getsize(weights) / 1e6:.1f} MB), load with
   `rams_env.agents.load_agent("{name}")`; plays greedily (masked argmax).
@@ -172,8 +179,8 @@ def export(
 - Budget: {counters["steps"]:,} learner decisions, {counters["episodes"]:,} episodes (ramsar), {updates} updates,
   {seconds / 60:.0f} minutes of training time (sum of the logged update times), checkpoint `{payload["source"]}`
   (best periodic whole-ramsar win share against heuristics in the run: {payload.get("best_score")}).{lineage}
-- Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, CPU only; other
-  jobs shared the machine during the run, so the wall time is not a clean speed measurement.
+- Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, CPU only (whether
+  other jobs shared it is not recorded: the training time is not a clean speed measurement).
 - Arguments: {", ".join(f"{k}={v}" for k, v in args.items())}
 - Learning curves (whole-ramsar win share over training, small periodic evaluations): `{curves.name}`;
   knock rate by score against heuristics: `knock_rates.png`.
