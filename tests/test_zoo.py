@@ -38,7 +38,7 @@ def one_torch_thread(monkeypatch: pytest.MonkeyPatch):
 
 def test_every_folder_of_the_zoo_is_a_model_and_every_preset_has_a_flagship():
     assert zoo.zoo_root() == CHECKPOINTS
-    assert sorted(zoo.models()) == MODELS and len(MODELS) == 14
+    assert sorted(zoo.models()) == MODELS and len(MODELS) == 15
     for name, model in zoo.models().items():
         assert model.folder == CHECKPOINTS / model.preset / name and model.preset in PRESETS
         assert model.path.is_file() and model.card.is_file()
