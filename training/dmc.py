@@ -50,7 +50,7 @@ def update(
     ret = torch.from_numpy(rollout.ret[rows]).float().to(device)
     stats = {"policy_loss": 0.0, "value_loss": 0.0}
     batches = 0
-    for idx in minibatches(len(rows), args, generator, device):
+    for idx in minibatches(len(rows), args.minibatch, generator, device, args.epochs):
         q, value = net(obs.index_select(0, rows_t[idx]), bf16_torso=bf16)
         q_loss = 0.5 * (q.gather(1, actions[idx, None]).squeeze(1) - ret[idx]).pow(2).mean()
         value_loss = 0.5 * (value - ret[idx]).pow(2).mean()

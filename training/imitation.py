@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +26,8 @@ from rams_env.envs import BatchedRamsEnv, BatchStep
 from rams_env.envs.vector import game_seeds
 from rams_env.policy import MaskedCategorical, PolicyNet
 from rams_env.rules import RulesConfig
+
+from .ppo import minibatches
 
 log = logging.getLogger("rams.train")
 
@@ -101,11 +102,10 @@ class HeuristicLabeller:
 
     def actions(self, state: BatchStep) -> np.ndarray:
         """The heuristic's action in every game of ``state``, each drawn from its seat's generator."""
-        games = np.arange(self.env.num_games)
-        mts = self.mts[games, state.seats]
-        out = np.empty(len(games), np.int64)
-        heuristic_actions(state.observations, state.action_masks, self.config_vector, mts, self.workspace, out)
-        self.mts[games, state.seats] = mts
+        out = np.empty(self.env.num_games, np.int64)
+        heuristic_actions(
+            state.observations, state.action_masks, self.config_vector, self.mts, state.seats, self.workspace, out
+        )
         return out
 
     def close(self) -> None:
@@ -132,12 +132,6 @@ def returns_to_go(rewards: np.ndarray, done: np.ndarray, seats: np.ndarray) -> t
         returns[t] = totals[games, seats[t]]
         finished[t] = ended
     return returns, finished
-
-
-def minibatches(size: int, batch: int, generator: torch.Generator) -> Iterator[torch.Tensor]:
-    """Shuffled index batches covering ``range(size)`` once."""
-    order = torch.randperm(size, generator=generator)
-    yield from order.split(batch)
 
 
 def imitate(
@@ -197,7 +191,7 @@ def fit_chunk(
     choices = masks.sum(1) > 1
     agree = counted = 0
     value_losses = []
-    for rows in minibatches(len(chunk), minibatch, generator):
+    for rows in minibatches(len(chunk), minibatch, generator, torch.device("cpu")):
         logits, values = net(obs[rows].to(device), bf16_torso=bf16)
         legal, target = masks[rows].to(device), actions[rows].to(device)
         dist = MaskedCategorical(logits, legal)

@@ -59,7 +59,7 @@ def update(
     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
     stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
     batches = 0
-    for idx in minibatches(len(rows), args, generator, device):
+    for idx in minibatches(len(rows), args.minibatch, generator, device, args.epochs):
         where = rows_t[idx]
         obs_batch = obs.index_select(0, where)  # faster than obs[where] (docs/performance.md)
         logits, value = net(obs_batch, bf16_torso=bf16)
@@ -89,13 +89,13 @@ def update(
 
 
 def minibatches(
-    total: int, args: TrainArgs, generator: torch.Generator, device: torch.device
+    total: int, size: int, generator: torch.Generator, device: torch.device, epochs: int = 1
 ) -> Iterator[torch.Tensor]:
-    """Indices into an update's ``total`` rows: ``args.epochs`` shuffled passes, ``args.minibatch`` at a time."""
-    for _ in range(args.epochs):
+    """Indices into ``total`` rows: ``epochs`` shuffled passes, ``size`` at a time."""
+    for _ in range(epochs):
         order = torch.randperm(total, generator=generator).to(device)
-        for start in range(0, total, args.minibatch):
-            yield order[start : start + args.minibatch]
+        for start in range(0, total, size):
+            yield order[start : start + size]
 
 
 def gradient_step(optimizer: torch.optim.Optimizer, loss: torch.Tensor, max_grad_norm: float) -> None:

@@ -20,15 +20,16 @@ def heuristic_actions(
     masks: np.ndarray,
     c: np.ndarray,
     mts: np.ndarray,
+    seats: np.ndarray,
     ws: Workspace,
     out: np.ndarray,
 ) -> None:
     """``out[i]``: the heuristic's action for ``observations[i]`` (float32 rows) with legal actions
-    ``masks[i]`` (int8 rows), drawing from generator ``mts[i]`` (one per row's player); ``ws`` gives
+    ``masks[i]`` (int8 rows), drawing from the generator ``mts[i, seats[i]]`` of the row's seat; ``ws`` gives
     the scratch arrays (:func:`.workspace.make_workspace`)."""
     for i in range(observations.shape[0]):
         legal = 0
         for a in range(masks.shape[1]):
             if masks[i, a]:
                 legal |= 1 << a
-        out[i] = heuristic_action(observations[i], c, legal, mts[i], ws.work, ws.iwork)
+        out[i] = heuristic_action(observations[i], c, legal, mts[i, seats[i]], ws.work, ws.iwork)
