@@ -12,8 +12,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from rams_env.obs import OBS_SIZE, SLICES, layout_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +20,6 @@ DIRECTIVE = re.compile(r"^```\{(rams-[a-z-]+)\}", re.M)
 
 def docs_directives() -> dict[str, Any]:
     """The directives the docs extension (docs/_ext/rams_docs.py) registers, by name."""
-    pytest.importorskip("sphinx")
     spec = importlib.util.spec_from_file_location("rams_docs", ROOT / "docs" / "_ext" / "rams_docs.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -30,14 +30,12 @@ def compiled_heuristic_opponent():
 
 
 def policy_opponent():
-    pytest.importorskip("torch")
     from rams_env.agents import load_agent
 
     return load_agent("mattmar-4p", greedy=False, seed=0)  # sampling: its generator matters
 
 
 def ensemble_opponent():
-    pytest.importorskip("torch")
     from rams_env.agents import load_agent
 
     return load_agent("mattmar-4p-ensemble", greedy=False, seed=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,8 +15,8 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet, load_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from training import cores
 from training.config import TrainArgs
-from training.cores import ThreadGovernor, free_cores, usable_cores
 from training.imitation import HeuristicLabeller, fit_chunk, returns_to_go
 from training.run import Trainer
 
@@ -104,13 +105,30 @@ def test_bad_imitation_arguments_are_refused_by_name(overrides, message):
         TrainArgs(**overrides)
 
 
-def test_threads_follow_the_free_cores():
-    assert 1 <= free_cores(0.05) <= usable_cores()
-    governor = ThreadGovernor(threads=64)
-    sum(i * i for i in range(200_000))  # some work of our own between the samples
-    threads = governor.adjust()
-    assert threads is not None and 1 <= threads <= usable_cores()  # 64 is more than any machine here has
-    assert governor.threads == threads
+def test_free_cores_are_the_idle_share_of_the_cores(monkeypatch):
+    samples = iter([(100, 200), (150, 300)])  # idle 50 of 100 jiffies: half the cores
+    monkeypatch.setattr(cores, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(cores, "usable_cores", lambda: 4)
+    monkeypatch.setattr(cores.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(cores, "time", SimpleNamespace(sleep=lambda s: None))
+    assert cores.free_cores() == 2
+
+
+def test_the_governor_leaves_the_cores_other_work_keeps_busy(monkeypatch):
+    # 4 cores; over 10 s the machine was 3/4 busy and this process used 1 core: others keep 2 busy
+    cpu = iter([(0, 0), (100, 400)])
+    clock = iter([0.0, 10.0])
+    own = iter([0.0, 10.0])
+    monkeypatch.setattr(cores, "_cpu_times", lambda: next(cpu))
+    monkeypatch.setattr(cores, "usable_cores", lambda: 4)
+    monkeypatch.setattr(cores.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(cores, "time", SimpleNamespace(process_time=lambda: next(own), monotonic=lambda: next(clock)))
+    governor = cores.ThreadGovernor(threads=4)
+    assert governor.adjust() == 2 and governor.threads == 2
+
+
+def test_free_cores_on_this_machine_lie_between_one_and_all():
+    assert 1 <= cores.free_cores(0.05) <= cores.usable_cores()  # the real /proc/stat read: the bounds only
 
 
 def test_a_run_stopped_while_imitating_starts_again_on_resume(tmp_path):

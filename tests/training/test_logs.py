@@ -15,8 +15,8 @@ from matplotlib.container import ErrorbarContainer
 from training.logs import CSV_COLUMNS, learning_curves_figure, plot_learning_curves
 
 
-def _run(folder: Path, evaluations: int, updates: int = 3) -> Path:
-    (folder / "args.json").write_text(json.dumps({"num_players": 4, "episode": "rams", "eval_decks": 50,
+def _run(folder: Path, evaluations: int, updates: int = 3, episode: str = "rams") -> Path:
+    (folder / "args.json").write_text(json.dumps({"num_players": 4, "episode": episode, "eval_decks": 50,
                                                   "eval_seed": 20261129}))  # fmt: skip
     path = folder / "progress.csv"
     with path.open("w", newline="") as f:
@@ -26,7 +26,8 @@ def _run(folder: Path, evaluations: int, updates: int = 3) -> Path:
             row = {c: "" for c in CSV_COLUMNS} | {"update": k, "steps": 500_000 * k, "mean_return": 0.1, "entropy": 1}
             if k > updates - evaluations:
                 for name, win in (("random", 0.9), ("heuristic", 0.172)):
-                    row |= {f"win_vs_{name}": win, f"win_vs_{name}_lo": win - 0.05, f"win_vs_{name}_hi": win + 0.05}
+                    if episode != "deal":  # one-deal evaluations have no win share
+                        row |= {f"win_vs_{name}": win, f"win_vs_{name}_lo": win - 0.05, f"win_vs_{name}_hi": win + 0.05}
                     row |= {f"adv_vs_{name}": 1.0, f"adv_vs_{name}_lo": 0.5, f"adv_vs_{name}_hi": 1.5}
             writer.writerow(row)
     return path
@@ -54,6 +55,14 @@ def test_many_evaluations_are_a_line_with_a_band(tmp_path: Path) -> None:
     fig = learning_curves_figure(_run(tmp_path, evaluations=8, updates=8))
     try:
         assert [c for c in fig.axes[2].collections if isinstance(c, PolyCollection)]
+    finally:
+        plt.close(fig)
+
+
+def test_one_deal_runs_plot_the_advantage_per_deal(tmp_path: Path) -> None:
+    fig = learning_curves_figure(_run(tmp_path, evaluations=2, episode="deal"))
+    try:
+        assert fig.axes[2].get_ylabel() == "advantage per deal"
     finally:
         plt.close(fig)
 
