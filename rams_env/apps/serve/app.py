@@ -192,6 +192,24 @@ def _add_page_routes(app: Any, state: ServeState) -> None:
         )
 
 
+def live_game_from(data: dict[str, Any], state: ServeState) -> LiveGame:
+    """The game a ``POST /api/games`` body asks for (``ApiError`` 400 naming a bad field)."""
+    config = rules_from_body(data)
+    n = config.num_players
+    episode = read_choice(data, "episode", EpisodeKind.DEAL.label, EPISODES)
+    scores = read_choice(data, "scores", "start", SCORES)
+    seat = read_int(data, "seat", 0, 0, n - 1)
+    seed = data.get("seed")
+    seed = random.SystemRandom().randrange(2**31) if seed is None else read_int(data, "seed", 0, 0, SEED_LIMIT - 1)
+    previous = data.get("previous")
+    if previous is not None and not (isinstance(previous, str) and 0 < len(previous) <= 100):
+        raise ApiError(400, f"'previous' must be the id of your last game, got {jsoncheck.short(previous)}")
+    others = agent_specs(data, "agents", n - 1, "heuristic")
+    specs = [*others[:seat], "you", *others[seat:]]
+    sources = agent_sources(others, config, state.limits)
+    return LiveGame(config, episode, seat, specs, sources, seed, scores, state.save_dir, state.limits.request_seconds)
+
+
 def _add_game_routes(app: Any, state: ServeState) -> None:
     """Playing: ``/api/games`` and a game's moves, its picture, and its replay once it is over."""
     import flask
@@ -199,22 +217,8 @@ def _add_game_routes(app: Any, state: ServeState) -> None:
     @app.post("/api/games")
     def new_game() -> Any:
         data = _body()
-        config = rules_from_body(data)
-        n = config.num_players
-        episode = read_choice(data, "episode", EpisodeKind.DEAL.label, EPISODES)
-        scores = read_choice(data, "scores", "start", SCORES)
-        seat = read_int(data, "seat", 0, 0, n - 1)
-        seed = data.get("seed")
-        seed = random.SystemRandom().randrange(2**31) if seed is None else read_int(data, "seed", 0, 0, SEED_LIMIT - 1)
+        live = live_game_from(data, state)
         previous = data.get("previous")
-        if previous is not None and not (isinstance(previous, str) and 0 < len(previous) <= 100):
-            raise ApiError(400, f"'previous' must be the id of your last game, got {jsoncheck.short(previous)}")
-        others = agent_specs(data, "agents", n - 1, "heuristic")
-        specs = [*others[:seat], "you", *others[seat:]]
-        sources = agent_sources(others, config, state.limits)
-        live = LiveGame(
-            config, episode, seat, specs, sources, seed, scores, state.save_dir, state.limits.request_seconds
-        )
         state.limit_threads()
         if previous is not None:  # the player's last game may make room now
             state.games.release(previous)
