@@ -37,6 +37,9 @@ from .options import FieldType, arg, field_types
 PRECISIONS = ("auto", "bf16", "fp32")
 ALGORITHMS = ("ppo", "dmc")
 
+NO_STEP_LIMIT = 2**62
+"""``total_steps`` of a run that only ``max_minutes`` ends (``rams exploit --minutes``)"""
+
 STAGED = ("lr", "ent_coef", "points_weight")
 """the fields the second stage may change: ``late_<name>`` replaces ``<name>`` when it is set"""
 
@@ -64,6 +67,11 @@ class TrainArgs:
         0.01, "dmc: share of the decisions played uniformly at random among the legal ones (exploration)"
     )
     total_steps: int = arg(200_000, "learner decisions to train on (the run stops after the update that passes it)")
+    max_minutes: float = arg(
+        0.0,
+        "minutes of training (imitation, collection and learning; evaluations left out) after which the run "
+        "stops at the end of an update, whichever of it and total_steps comes first (0: no limit)",
+    )
     num_games: int = arg(128, "games stepped together by the batched env")
     workers: int = arg(1, "env processes (1 steps the compiled env in this process)")
     episodes_per_game: int = arg(2, "complete episodes each game contributes to one update")
@@ -107,6 +115,12 @@ class TrainArgs:
     )
     random_fraction: float = arg(
         0.0, "share of episodes in which the learner plays one seat against random legal moves in the others"
+    )
+    target: str = arg(
+        "",
+        "a frozen agent that plays every seat but the learner's in every episode and is the baseline of the "
+        "run's evaluations (rams exploit): heuristic, random, a zoo name, a checkpoint or an ensemble manifest "
+        "('': none, the opponents of the fractions above)",
     )
     late_lr: float | None = arg(
         None, "learning rate from heuristic_after on (unset: lr), the second stage of a two-stage run"
@@ -171,6 +185,15 @@ class TrainArgs:
                 f"heuristic_fraction + random_fraction must be at most 1, got "
                 f"{self.heuristic_fraction!r} + {self.random_fraction!r}"
             )
+        if not self.max_minutes >= 0.0:
+            raise ValueError(f"max_minutes must be >= 0 (0: no limit), got {self.max_minutes!r}")
+        if self.target and (self.heuristic_fraction or self.random_fraction or self.heuristic_after):
+            raise ValueError(
+                f"target {self.target!r} plays every episode's other seats: heuristic_fraction, random_fraction "
+                "and heuristic_after must be 0"
+            )
+        if self.target and self.table_sizes:
+            raise ValueError(f"target {self.target!r} plays one table size: table_sizes must be empty")
         if self.imitation and self.init_from:
             raise ValueError("imitation and init_from both give the starting weights: set one of them")
         for name in ("lr", "clip", "imitation_lr"):

@@ -15,6 +15,15 @@ from typing import Any
 
 from .runargs import read_run_args
 
+EVAL_BASELINES = ("random", "heuristic", "target")
+"""the baselines of the periodic evaluations (training/run.py, ``Trainer.baselines``): the target's
+columns come last, so that the rows of a run from before them keep their places"""
+
+
+def _evaluation_columns(names: tuple[str, ...]) -> list[str]:
+    return [f"{metric}_vs_{name}{end}" for metric in ("adv", "win") for name in names for end in ("", "_lo", "_hi")]
+
+
 CSV_COLUMNS = [
     "update",
     "steps",
@@ -29,18 +38,8 @@ CSV_COLUMNS = [
     "entropy",
     "approx_kl",
     "clip_fraction",
-    "adv_vs_random",
-    "adv_vs_random_lo",
-    "adv_vs_random_hi",
-    "adv_vs_heuristic",
-    "adv_vs_heuristic_lo",
-    "adv_vs_heuristic_hi",
-    "win_vs_random",
-    "win_vs_random_lo",
-    "win_vs_random_hi",
-    "win_vs_heuristic",
-    "win_vs_heuristic_lo",
-    "win_vs_heuristic_hi",
+    *_evaluation_columns(EVAL_BASELINES[:2]),
+    *_evaluation_columns(EVAL_BASELINES[2:]),
 ]
 
 
@@ -88,7 +87,7 @@ def log_line(row: dict[str, Any]) -> str:
         f"env {row['env_steps_per_s']:,.0f}/s) return {row['mean_return']:+.3f} "
         f"entropy {row['entropy']:.3f} value_loss {row['value_loss']:.4f}"
     )
-    for name in ("random", "heuristic"):
+    for name in EVAL_BASELINES:
         key = f"adv_vs_{name}"
         if key in row:
             text += f" | vs {name} {row[key]:+.3f} [{row[key + '_lo']:+.3f}, {row[key + '_hi']:+.3f}]"
@@ -148,9 +147,9 @@ def learning_curves_figure(csv_path: Path) -> Any:
 def evaluation_panel(ax: Any, rows: list[dict[str, str]], saved: dict[str, Any]) -> None:
     """The periodic evaluations of ``rows`` (progress.csv) with their 95% CIs on ``ax``, titled with the
     deal set they played (``saved``: the run's arguments)."""
-    whole = any(r.get("win_vs_heuristic") for r in rows)
+    whole = any(r.get(f"win_vs_{name}") for r in rows for name in EVAL_BASELINES)
     metric, fair = ("win", 1.0 / int(saved.get("num_players", 4))) if whole else ("adv", 0.0)
-    for k, name in enumerate(("random", "heuristic")):
+    for k, name in enumerate(EVAL_BASELINES):
         evaluated = [r for r in rows if r.get(f"{metric}_vs_{name}")]
         if not evaluated:
             continue
@@ -158,7 +157,7 @@ def evaluation_panel(ax: Any, rows: list[dict[str, str]], saved: dict[str, Any])
         mid = [float(r[f"{metric}_vs_{name}"]) for r in evaluated]
         lo = [float(r[f"{metric}_vs_{name}_lo"]) for r in evaluated]
         hi = [float(r[f"{metric}_vs_{name}_hi"]) for r in evaluated]
-        label = f"vs {name}"
+        label = f"vs {saved.get('target') or name}" if name == "target" else f"vs {name}"
         if len(evaluated) <= FEW_EVALUATIONS:  # a band between a few points hides them: draw each with its bar
             below = [max(0.0, m - a) for m, a in zip(mid, lo, strict=True)]
             above = [max(0.0, b - m) for m, b in zip(mid, hi, strict=True)]

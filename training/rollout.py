@@ -33,6 +33,7 @@ from .critic import HIDDEN_SIZE, other_hands
 from .heuristic_pool import HeuristicPool
 from .opponent_pool import OpponentPool
 from .shaping import EquityShaping
+from .targets import Target
 
 Policy = Callable[[PolicyNet, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 """how a network acts: (network, observations, masks) -> (actions, log-probabilities, values)"""
@@ -145,6 +146,12 @@ class Opponent(IntEnum):
     """the game has finished its episodes of this update: random legal moves in every seat, nothing recorded"""
     RANDOM = -4
     """random legal moves in every seat but the learner's"""
+    TARGET = -5
+    """the run's policy target (``TrainArgs.target``, training/targets.py) in every seat but the learner's"""
+
+
+TARGET_OPPONENTS = {"heuristic": Opponent.HEURISTIC, "random": Opponent.RANDOM, "policy": Opponent.TARGET}
+"""the opponent of every episode of a run with a target, by the target's kind"""
 
 
 def heuristic_seats(opponent: np.ndarray, learner_seat: np.ndarray, players: int) -> np.ndarray:
@@ -191,7 +198,8 @@ class Collector:
 
     ``critic_values`` (the privileged critic's, or None) replaces the policy's values where given.
     ``versus``: the heuristic opponents play inside the env's compiled step, so the env returns only the
-    learner's decisions there. The opponents are drawn from ``rng``, which a checkpoint saves.
+    learner's decisions there. ``target``: the run's frozen target, which plays every other seat of every
+    episode. The opponents are drawn from ``rng``, which a checkpoint saves.
     """
 
     def __init__(
@@ -206,8 +214,9 @@ class Collector:
         reward_scale: float,
         start_score: int,
         versus: bool,
+        target: Target | None = None,
     ) -> None:
-        self.net, self.policy, self.critic_values = net, policy, critic_values
+        self.net, self.policy, self.critic_values, self.target = net, policy, critic_values, target
         self.rollout, self.pool, self.rng = rollout, pool, rng
         self.reward_scale, self.start_score, self.versus = reward_scale, start_score, versus
 
@@ -310,6 +319,9 @@ class Collector:
                 actions[idx] = noise.argmax(axis=1)
             elif kind == Opponent.HEURISTIC:
                 actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
+            elif kind == Opponent.TARGET:
+                assert self.target is not None
+                actions[idx] = self.target.actions(out.observations[idx], out.action_masks[idx])
             else:
                 act, _, _ = self.policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
                 actions[idx] = act
@@ -356,6 +368,8 @@ class Collector:
 
     def draw_opponent(self, args: TrainArgs, players: int, steps: int) -> tuple[int, int]:
         """A new episode's opponent (an ``Opponent`` value or a pool index) and the learner's seat (-1: every seat)."""
+        if self.target is not None:
+            return TARGET_OPPONENTS[self.target.kind], self.rng.randrange(players)
         heuristic = heuristic_fraction_at(args, steps)
         draw = self.rng.random() if heuristic or args.random_fraction else 1.0  # none spent without them
         if draw < heuristic + args.random_fraction:

@@ -45,7 +45,7 @@ from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.snapshot import as_tuples
 
 from . import dmc, ppo
-from .config import TrainArgs, second_stage, stage_value
+from .config import NO_STEP_LIMIT, TrainArgs, second_stage, stage_value
 from .cores import ThreadGovernor, free_cores, usable_cores
 from .critic import PrivilegedCritic
 from .heuristic_pool import HeuristicPool
@@ -53,6 +53,7 @@ from .imitation import imitate
 from .logs import log_line, tensorboard, truncate_csv, write_csv
 from .opponent_pool import OpponentPool
 from .rollout import Collector, Episode, Rollout, Table, episode_rows
+from .targets import resolve_target
 
 log = logging.getLogger("rams.train")
 
@@ -139,8 +140,10 @@ class Trainer:
         default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
         self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
         self.run_dir = Path(args.run_dir)
+        self.target = resolve_target(args.target, self.config) if args.target else None  # before any work
         # Heuristic opponents inside the compiled step: the env returns only the learner's decisions there.
-        self.versus = args.compiled_heuristic and args.heuristic_fraction > 0
+        against_heuristic = args.heuristic_fraction > 0 or (self.target is not None and self.target.kind == "heuristic")
+        self.versus = args.compiled_heuristic and against_heuristic
         self._set_up_device()
         self._build_networks()
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
@@ -198,6 +201,7 @@ class Trainer:
             reward_scale=self.reward_scale,
             start_score=self.config.start_score,
             versus=self.versus,
+            target=self.target,
         )
 
     def _open_run(self) -> None:
@@ -455,8 +459,14 @@ class Trainer:
         net = copy.deepcopy(self.net).to("cpu").eval()
         return PolicyAgent(net, self.config, greedy=True)
 
+    def baselines(self) -> list[tuple[str, Any]]:
+        """The baselines of the run's evaluations: its target, or random and the heuristic."""
+        if self.target is not None:
+            return [("target", self.target.agent)]
+        return [("random", RandomAgent), ("heuristic", agent_source("heuristic", self.config))]
+
     def evaluate(self, decks: int | None = None) -> dict[str, float]:
-        """Duplicate evaluation of the current policy against random and heuristic baselines.
+        """Duplicate evaluation of the current policy against the :meth:`baselines`.
 
         Whole-game episodes (rams, match) report the win share (fair share 1/n) with its Wilson
         interval; one-deal episodes the advantage in points. Baselines are seeded per game, so the
@@ -466,7 +476,7 @@ class Trainer:
         decks = decks or args.eval_decks
         result = {}
         policy = self.agent()
-        for name, baseline in (("random", RandomAgent), ("heuristic", agent_source("heuristic", self.config))):
+        for name, baseline in self.baselines():
             ev = evaluate(
                 {"policy": policy},
                 baseline,
@@ -486,8 +496,20 @@ class Trainer:
         return result
 
     def selection_score(self, ev: dict[str, float]) -> float:
-        """What ``best.pt`` maximises: the win share against heuristics for whole games, else the advantage."""
-        return ev.get("win_vs_heuristic", ev["adv_vs_heuristic"])
+        """What ``best.pt`` maximises: the win share against the target (else the heuristics) for whole
+        games, else the advantage."""
+        against = "target" if self.target is not None else "heuristic"
+        return ev.get(f"win_vs_{against}", ev[f"adv_vs_{against}"])
+
+    @property
+    def out_of_time(self) -> bool:
+        """Whether the run has spent its ``max_minutes`` of training (never without a limit)."""
+        return bool(self.args.max_minutes) and self.train_seconds >= 60.0 * self.args.max_minutes
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run is done: ``total_steps`` reached or its minutes spent."""
+        return self.steps >= self.args.total_steps or self.out_of_time
 
     # ---------------------------------------------------------------- the run
     def train_update(self) -> dict[str, Any]:
@@ -523,7 +545,7 @@ class Trainer:
         if args.snapshot_every and self.updates % args.snapshot_every == 0:
             self.pool.add(self.net, self.updates)
         best = False
-        final = self.steps >= args.total_steps
+        final = self.finished
         if (args.eval_every and self.updates % args.eval_every == 0) or final:
             ev = self.evaluate()
             row.update(ev)
@@ -536,26 +558,37 @@ class Trainer:
             self.save(best=best)
         return row
 
+    @property
+    def _by_time(self) -> bool:
+        """Whether the run's budget is its minutes alone (its progress counts seconds, not steps)."""
+        return bool(self.args.max_minutes) and self.args.total_steps == NO_STEP_LIMIT
+
+    def _progress_bar(self) -> tqdm:
+        """The run's bar: seconds of training where ``max_minutes`` is the budget that ends it first, else steps."""
+        args = self.args
+        by_time = self._by_time
+        total = round(60 * args.max_minutes) if by_time else args.total_steps
+        done = self.train_seconds if by_time else self.steps
+        unit = "s" if by_time else "step"
+        return tqdm(
+            total=total, initial=min(round(done), total), unit=unit, disable=not args.progress, dynamic_ncols=True
+        )
+
     def run(self) -> Path:
-        """Train until ``total_steps``; returns the path of the best checkpoint (or the latest)."""
+        """Train until ``total_steps`` (or ``max_minutes``); returns the path of the best checkpoint (or the latest)."""
         args = self.args
         if args.imitation and not self.imitated and self.updates == 0:
             self.imitate()
         writer = tensorboard(self.run_dir, self.steps)
-        bar = tqdm(
-            total=args.total_steps,
-            initial=min(self.steps, args.total_steps),
-            unit="step",
-            disable=not args.progress,
-            dynamic_ncols=True,
-        )
+        bar = self._progress_bar()
         try:
-            while self.steps < args.total_steps:
+            while not self.finished:
                 row = self.train_update()
                 for key, value in row.items():
                     if key != "update":
                         writer.add_scalar(key, value, self.steps)
-                bar.update(min(row["samples"], bar.total - bar.n))
+                done = self.train_seconds if self._by_time else self.steps
+                bar.update(max(0, min(round(done), bar.total) - bar.n))
                 log.info(log_line(row))
         finally:
             bar.close()

@@ -1,0 +1,81 @@
+"""The frozen target of a run (``TrainArgs.target``, ``rams exploit``): who plays every other seat.
+
+A target is ``heuristic`` (the compiled heuristic, inside the batched env's step), ``random`` (uniform
+legal moves) or a policy: a zoo name, a checkpoint or an ensemble manifest, played greedily as
+``rams eval`` plays it, its seats batched into one forward pass per step. The searches (``search``,
+``oracle``, ``ismcts``) decide from the public history of a :class:`~rams_env.rules.Game`, which the
+batched compiled env does not keep, so they are refused by name: a search's exploitability is bounded
+by playing other targets' exploiters against it (docs/agents.md, "Exploitability").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rams_env import zoo
+from rams_env.agents.specs import BUILTIN_AGENTS, agent_source, is_builtin, split_spec
+from rams_env.rules import RulesConfig
+
+BUILT_IN_TARGETS = ("heuristic", "random")
+"""the built-in agents a run can train against (the other built-ins are searches)"""
+
+
+class TargetError(ValueError):
+    """A target that cannot be trained against; the message names it and says what can."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A resolved target: its spec, its kind (``heuristic``, ``random`` or ``policy``) and the agent
+    (or per-game factory) that evaluations play."""
+
+    spec: str
+    kind: str
+    agent: Any
+
+    def actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """A policy target's greedy actions for a batch of its seats' observations."""
+        if self.kind != "policy":
+            raise TypeError(f"target {self.spec!r} is played by the env ({self.kind}), not by actions()")
+        return self.agent.act_batch(observations, masks)  # type: ignore[no-any-return]
+
+
+def resolve_target(spec: str, config: RulesConfig) -> Target:
+    """The target named by ``spec`` for ``config``'s table; :class:`TargetError` before any work if it is bad."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise TargetError(f"a target must name an agent, got {spec!r}")
+    if is_builtin(spec):
+        name, options = split_spec(spec)
+        if name not in BUILT_IN_TARGETS:
+            raise TargetError(
+                f"target {spec!r}: {name} searches from the game's public history, which the batched env does not "
+                f"keep, so no run trains against it; targets are {', '.join(BUILT_IN_TARGETS)} or a policy (a zoo "
+                f"name, a checkpoint, an ensemble manifest). Bound its exploitability by evaluating exploiters "
+                f"against it: rams eval EXPLOITER --baseline {spec} --episode rams"
+            )
+        if options:
+            raise TargetError(f"target {spec!r}: {name} takes no options as a target")
+        return Target(spec, name, agent_source(name, config))
+    try:
+        agent = agent_source(spec, config)
+    except ValueError as err:
+        raise TargetError(f"target {spec!r}: {err}") from None
+    if not callable(getattr(agent, "act_batch", None)):
+        raise TargetError(f"target {spec!r} is not a policy that plays batches ({type(agent).__name__})")
+    return Target(spec, "policy", agent)
+
+
+def starting_weights(spec: str, variant: str) -> str:
+    """The checkpoint an exploiter of ``spec`` starts from: the target's own weights where it is a policy
+    (an ensemble's first member), else the flagship of ``variant`` (its first member for an ensemble)."""
+    name = spec if not (is_builtin(spec) and split_spec(spec)[0] in BUILTIN_AGENTS) else variant
+    path = Path(zoo.locate(name))
+    if path.suffix == ".json":  # a manifest: its members' paths are relative to it (checked when it loads)
+        members = json.loads(path.read_text())["members"]
+        path = path.parent / members[0]["path"]
+    return str(path)
