@@ -14,7 +14,7 @@ seat's own chain of decisions.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -147,11 +147,14 @@ class Opponent(IntEnum):
     RANDOM = -4
     """random legal moves in every seat but the learner's"""
     TARGET = -5
-    """the run's policy target (``TrainArgs.target``, training/targets.py) in every seat but the learner's"""
+    """the run's first policy target (``TrainArgs.target``, training/targets.py) in every seat but the
+    learner's; ``TARGET - k`` its target ``k``"""
 
 
-TARGET_OPPONENTS = {"heuristic": Opponent.HEURISTIC, "random": Opponent.RANDOM, "policy": Opponent.TARGET}
-"""the opponent of every episode of a run with a target, by the target's kind"""
+def target_opponent(targets: Sequence[Target], k: int) -> int:
+    """The opponent code of a run's target ``k``: the env's heuristic, random moves, or ``TARGET - k``."""
+    kind = targets[k].kind
+    return {"heuristic": Opponent.HEURISTIC, "random": Opponent.RANDOM}.get(kind, Opponent.TARGET - k)
 
 
 def heuristic_seats(opponent: np.ndarray, learner_seat: np.ndarray, players: int) -> np.ndarray:
@@ -198,8 +201,8 @@ class Collector:
 
     ``critic_values`` (the privileged critic's, or None) replaces the policy's values where given.
     ``versus``: the heuristic opponents play inside the env's compiled step, so the env returns only the
-    learner's decisions there. ``target``: the run's frozen target, which plays every other seat of every
-    episode. The opponents are drawn from ``rng``, which a checkpoint saves.
+    learner's decisions there. ``targets``: the run's frozen targets, one of which (drawn per episode)
+    plays every other seat of every episode. The opponents are drawn from ``rng``, which a checkpoint saves.
     """
 
     def __init__(
@@ -214,9 +217,9 @@ class Collector:
         reward_scale: float,
         start_score: int,
         versus: bool,
-        target: Target | None = None,
+        targets: Sequence[Target] = (),
     ) -> None:
-        self.net, self.policy, self.critic_values, self.target = net, policy, critic_values, target
+        self.net, self.policy, self.critic_values, self.targets = net, policy, critic_values, tuple(targets)
         self.rollout, self.pool, self.rng = rollout, pool, rng
         self.reward_scale, self.start_score, self.versus = reward_scale, start_score, versus
 
@@ -319,9 +322,9 @@ class Collector:
                 actions[idx] = noise.argmax(axis=1)
             elif kind == Opponent.HEURISTIC:
                 actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
-            elif kind == Opponent.TARGET:
-                assert self.target is not None
-                actions[idx] = self.target.actions(out.observations[idx], out.action_masks[idx])
+            elif kind <= Opponent.TARGET:
+                target = self.targets[Opponent.TARGET - kind]
+                actions[idx] = target.actions(out.observations[idx], out.action_masks[idx])
             else:
                 act, _, _ = self.policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
                 actions[idx] = act
@@ -368,8 +371,9 @@ class Collector:
 
     def draw_opponent(self, args: TrainArgs, players: int, steps: int) -> tuple[int, int]:
         """A new episode's opponent (an ``Opponent`` value or a pool index) and the learner's seat (-1: every seat)."""
-        if self.target is not None:
-            return TARGET_OPPONENTS[self.target.kind], self.rng.randrange(players)
+        if self.targets:
+            k = self.rng.randrange(len(self.targets)) if len(self.targets) > 1 else 0
+            return target_opponent(self.targets, k), self.rng.randrange(players)
         heuristic = heuristic_fraction_at(args, steps)
         draw = self.rng.random() if heuristic or args.random_fraction else 1.0  # none spent without them
         if draw < heuristic + args.random_fraction:

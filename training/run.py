@@ -53,7 +53,7 @@ from .imitation import imitate
 from .logs import log_line, tensorboard, truncate_csv, write_csv
 from .opponent_pool import OpponentPool
 from .rollout import Collector, Episode, Rollout, Table, episode_rows
-from .targets import resolve_target
+from .targets import resolve_targets
 
 log = logging.getLogger("rams.train")
 
@@ -140,9 +140,9 @@ class Trainer:
         default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
         self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
         self.run_dir = Path(args.run_dir)
-        self.target = resolve_target(args.target, self.config) if args.target else None  # before any work
+        self.targets = resolve_targets(args.target, self.config) if args.target else ()  # before any work
         # Heuristic opponents inside the compiled step: the env returns only the learner's decisions there.
-        against_heuristic = args.heuristic_fraction > 0 or (self.target is not None and self.target.kind == "heuristic")
+        against_heuristic = args.heuristic_fraction > 0 or any(t.kind == "heuristic" for t in self.targets)
         self.versus = args.compiled_heuristic and against_heuristic
         self._set_up_device()
         self._build_networks()
@@ -201,7 +201,7 @@ class Trainer:
             reward_scale=self.reward_scale,
             start_score=self.config.start_score,
             versus=self.versus,
-            target=self.target,
+            targets=self.targets,
         )
 
     def _open_run(self) -> None:
@@ -460,9 +460,9 @@ class Trainer:
         return PolicyAgent(net, self.config, greedy=True)
 
     def baselines(self) -> list[tuple[str, Any]]:
-        """The baselines of the run's evaluations: its target, or random and the heuristic."""
-        if self.target is not None:
-            return [("target", self.target.agent)]
+        """The baselines of the run's evaluations: its (first) target, or random and the heuristic."""
+        if self.targets:
+            return [("target", self.targets[0].agent)]
         return [("random", RandomAgent), ("heuristic", agent_source("heuristic", self.config))]
 
     def evaluate(self, decks: int | None = None) -> dict[str, float]:
@@ -498,7 +498,7 @@ class Trainer:
     def selection_score(self, ev: dict[str, float]) -> float:
         """What ``best.pt`` maximises: the win share against the target (else the heuristics) for whole
         games, else the advantage."""
-        against = "target" if self.target is not None else "heuristic"
+        against = "target" if self.targets else "heuristic"
         return ev.get(f"win_vs_{against}", ev[f"adv_vs_{against}"])
 
     @property

@@ -6,6 +6,9 @@ legal moves) or a policy: a zoo name, a checkpoint or an ensemble manifest, play
 ``oracle``, ``ismcts``) decide from the public history of a :class:`~rams_env.rules.Game`, which the
 batched compiled env does not keep, so they are refused by name: a search's exploitability is bounded
 by playing other targets' exploiters against it (docs/agents.md, "Exploitability").
+
+Several targets joined by ``+`` (``heuristic+runs/exploit/best.pt``) make a mixture: each episode
+draws one of them, uniformly, to play every other seat (one step of PSRO trains against such a pool).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from rams_env import zoo
 from rams_env.agents.specs import BUILTIN_AGENTS, agent_source, is_builtin, split_spec
 from rams_env.rules import RulesConfig
 
+TARGET_SEPARATOR = "+"
+"""joins the specs of a mixture of targets"""
 BUILT_IN_TARGETS = ("heuristic", "random")
 """the built-in agents a run can train against (the other built-ins are searches)"""
 
@@ -70,9 +75,18 @@ def resolve_target(spec: str, config: RulesConfig) -> Target:
     return Target(spec, "policy", agent)
 
 
+def resolve_targets(spec: str, config: RulesConfig) -> tuple[Target, ...]:
+    """The targets of ``spec``, one or several joined by ``+``; :class:`TargetError` naming a bad one."""
+    parts = spec.split(TARGET_SEPARATOR) if isinstance(spec, str) else [spec]
+    if len(parts) > 1 and not all(p.strip() for p in parts):
+        raise TargetError(f"target {spec!r}: an empty agent between the {TARGET_SEPARATOR!r} of a mixture")
+    return tuple(resolve_target(part, config) for part in parts)
+
+
 def starting_weights(spec: str, variant: str) -> str:
     """The checkpoint an exploiter of ``spec`` starts from: the target's own weights where it is a policy
     (an ensemble's first member), else the flagship of ``variant`` (its first member for an ensemble)."""
+    spec = spec.split(TARGET_SEPARATOR)[0]  # a mixture: its first target's
     name = spec if not (is_builtin(spec) and split_spec(spec)[0] in BUILTIN_AGENTS) else variant
     path = Path(zoo.locate(name))
     if path.suffix == ".json":  # a manifest: its members' paths are relative to it (checked when it loads)
