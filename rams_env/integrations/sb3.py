@@ -78,7 +78,7 @@ def _read_entry(archive: zipfile.ZipFile, name: str, where: str) -> bytes:
     try:
         info = archive.getinfo(name)
     except KeyError:
-        raise CheckpointError(f"{where!r} is not a saved SB3 model: it has no {name!r} entry") from None
+        raise CheckpointError(f"{where!r} is damaged or not a saved SB3 model: it has no {name!r} entry") from None
     if info.file_size > 64 * _MAX_DATA_BYTES:
         raise CheckpointError(f"{where!r}: its {name!r} entry is implausibly large ({info.file_size} bytes)")
     try:
