@@ -42,6 +42,27 @@ def _linear_layers(source: Any) -> list[nn.Linear]:
     return [m for m in net.modules() if isinstance(m, nn.Linear)]
 
 
+def policy_payload(nfsp_agent_or_avg_net: Any, config: RulesConfig, hidden: Sequence[int]) -> dict[str, Any]:
+    """The plain dict that :func:`save_nfsp_policy` writes: markers, rules, widths, copies of the weights."""
+    layers = _linear_layers(nfsp_agent_or_avg_net)
+    widths = [m.out_features for m in layers[:-1]]
+    if widths != [int(h) for h in hidden]:
+        raise ValueError(f"the network's hidden widths are {widths}, not the hidden={list(hidden)} given")
+    if not layers or layers[0].in_features != OBS_SIZE or layers[-1].out_features != NUM_ACTIONS:
+        raise ValueError(f"the network must map {OBS_SIZE} observations to {NUM_ACTIONS} actions")
+    return {
+        "kind": KIND,
+        "version": VERSION,
+        "encoder_version": ENCODER_VERSION,
+        "obs_size": OBS_SIZE,
+        "num_actions": NUM_ACTIONS,
+        "config": config.to_dict(),
+        "hidden": widths,
+        "weights": [m.weight.detach().cpu().clone() for m in layers],
+        "biases": [m.bias.detach().cpu().clone() for m in layers],
+    }
+
+
 def save_nfsp_policy(
     path: str | os.PathLike[str], nfsp_agent_or_avg_net: Any, config: RulesConfig, hidden: Sequence[int]
 ) -> Path:
@@ -53,26 +74,15 @@ def save_nfsp_policy(
     out = Path(path)
     if not out.name.endswith(SUFFIX):
         raise ValueError(f"an NFSP policy file must be named *{SUFFIX} (load_agent recognises it so), got {out.name!r}")
-    layers = _linear_layers(nfsp_agent_or_avg_net)
-    widths = [m.out_features for m in layers[:-1]]
-    if widths != [int(h) for h in hidden]:
-        raise ValueError(f"the network's hidden widths are {widths}, not the hidden={list(hidden)} given")
-    if not layers or layers[0].in_features != OBS_SIZE or layers[-1].out_features != NUM_ACTIONS:
-        raise ValueError(f"the network must map {OBS_SIZE} observations to {NUM_ACTIONS} actions")
-    payload = {
-        "kind": KIND,
-        "version": VERSION,
-        "encoder_version": ENCODER_VERSION,
-        "obs_size": OBS_SIZE,
-        "num_actions": NUM_ACTIONS,
-        "config": config.to_dict(),
-        "hidden": widths,
-        "weights": [m.weight.detach().cpu().clone() for m in layers],
-        "biases": [m.bias.detach().cpu().clone() for m in layers],
-    }
+    payload = policy_payload(nfsp_agent_or_avg_net, config, hidden)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(payload, out)
     return out
+
+
+def nfsp_policy_agent(nfsp_agent_or_avg_net: Any, config: RulesConfig, hidden: Sequence[int]) -> PolicyAgent:
+    """The greedy agent of an NFSP average policy in memory, on a copy of its weights (what the file plays)."""
+    return PolicyAgent(_network(policy_payload(nfsp_agent_or_avg_net, config, hidden), "NFSP policy"), config)
 
 
 def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
