@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import gymnasium
 import pyspiel
@@ -99,3 +100,11 @@ def test_rllib_checker_on_the_raising_env_shows_the_setting_in_the_message_the_u
 def test_openspiel_random_sim_test_passes_on_python_rams(params, sims):
     game = pyspiel.load_game("python_rams", params)
     pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
+
+
+def test_the_checkers_snippet_of_docs_integrations_md_runs(capsys):
+    text = (Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## The libraries' own checkers") :]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/integrations.md checkers section", "exec"), {"__name__": "docs_snippet"})
+    assert "checkers passed" in capsys.readouterr().out
