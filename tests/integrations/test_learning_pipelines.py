@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
 import rams_env
 from benchmarks.learning.openspiel_nfsp import OpenSpielPipeline
-from benchmarks.learning.rllib_ppo import RLlibHeuristicPipeline, RLlibPipeline
+from benchmarks.learning.rllib_ppo import LEARNER, HeuristicTableEnv, RLlibHeuristicPipeline, RLlibPipeline
 from rams_env.agents import RandomAgent, load_agent
 
 # Training runs of libraries: CI runs them, -m 'not slow' skips them.
@@ -59,6 +60,8 @@ def weights(agent) -> list[torch.Tensor]:
     return [p.detach().clone() for p in net.parameters()]
 
 
+# RLlib registers its env wrapper with gymnasium again for every algorithm built in a process.
+@pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0:UserWarning")
 @pytest.mark.parametrize("cls", list(TINY), ids=lambda cls: cls.name)
 def test_a_pipeline_trains_plays_legal_actions_and_saves_a_loadable_agent(cls, tmp_path, capsys):
     torch.set_num_threads(1)
@@ -79,3 +82,17 @@ def test_a_pipeline_trains_plays_legal_actions_and_saves_a_loadable_agent(cls, t
         assert pipeline.train_for(0) >= decisions  # training goes on from where it was
     finally:
         pipeline.close()
+
+
+def test_the_heuristic_table_passes_rllibs_env_checker_and_hands_over_only_the_learner():
+    env = HeuristicTableEnv({"variant": "mattmar", "num_players": 4, "episode": "rams", "reward": "win"})
+    check_multiagent_environments(env)
+    observations, _ = env.reset(seed=1)
+    steps, terminated = 0, {"__all__": False}
+    while not terminated["__all__"]:
+        [(agent, observation)] = observations.items()
+        assert agent == LEARNER and env.observation_spaces[LEARNER].contains(observation)
+        action = int(np.flatnonzero(observation["action_mask"])[0])
+        observations, rewards, terminated, _, _ = env.step({LEARNER: action})
+        steps += 1
+    assert steps > 10 and rewards[LEARNER] != 0.0  # a whole rams, and its win reward at the end
