@@ -7,9 +7,11 @@
 - :mod:`rams_env.integrations.openspiel`: Rams as the OpenSpiel game ``python_rams`` and OpenSpiel's ISMCTS
   as an agent (``rams_env[openspiel]``).
 
-``import rams_env`` never imports these; it imports this package, which registers the loader of
-RLlib's checkpoint folders (:mod:`rams_env.loaders`), so that ``load_agent`` reads them, and the class of
-the ``ismcts`` agent spec (OpenSpiel's ISMCTS, imported when a spec asks for it).
+``import rams_env`` never imports these; it imports this package, which registers the loaders
+(:mod:`rams_env.loaders`) of RLlib's checkpoint folders, of SB3's saved ``.zip`` models and of NFSP
+policy files (``.nfsp.pt``), so that ``load_agent`` reads them, and the class of the ``ismcts`` agent
+spec (OpenSpiel's ISMCTS, imported when a spec asks for it). Each loader imports its integration only
+when a file of its kind is loaded.
 """
 
 from __future__ import annotations
@@ -38,6 +40,49 @@ def load_rllib(path: Path, expect_config: Any) -> Any:
 
 
 register_loader(Loader("rllib", is_rllib_folder, load_rllib, "rllib"))
+
+
+def _missing_extra(path: Path, what: str, extra: str, err: ImportError) -> Exception:
+    from ..policy import CheckpointError
+
+    return CheckpointError(f"{str(path)!r} is {what}; reading it needs the {extra} extra ({err})")
+
+
+def is_sb3_zip(path: Path) -> bool:
+    """Whether ``path`` is a ``.zip`` file, as SB3's ``model.save`` writes (its loader checks the contents)."""
+    return path.suffix == ".zip" and path.is_file()
+
+
+def load_sb3(path: Path, expect_config: Any) -> Any:
+    """:func:`rams_env.integrations.sb3.load_sb3_agent`, or ``CheckpointError`` without the sb3 extra."""
+    try:
+        from .sb3 import load_sb3_agent
+    except ImportError as err:
+        raise _missing_extra(path, "a saved SB3 model", "sb3", err) from None
+    return load_sb3_agent(path, expect_config)
+
+
+register_loader(Loader("sb3", is_sb3_zip, load_sb3, "sb3"))
+
+NFSP_SUFFIX = ".nfsp.pt"
+
+
+def is_nfsp_file(path: Path) -> bool:
+    """Whether ``path`` is a file named ``*.nfsp.pt`` (``save_nfsp_policy``'s; its loader checks the kind)."""
+    return path.name.endswith(NFSP_SUFFIX) and path.is_file()
+
+
+def load_nfsp(path: Path, expect_config: Any) -> Any:
+    """:func:`rams_env.integrations.openspiel.policy_file.load_nfsp_agent`, or ``CheckpointError`` without
+    the openspiel extra."""
+    try:
+        from .openspiel.policy_file import load_nfsp_agent
+    except ImportError as err:
+        raise _missing_extra(path, "an NFSP policy file", "openspiel", err) from None
+    return load_nfsp_agent(path, expect_config)
+
+
+register_loader(Loader("nfsp", is_nfsp_file, load_nfsp, "openspiel"))
 
 
 def ismcts_class() -> type:

@@ -36,7 +36,7 @@ from .. import jsoncheck
 from ..envs.aec import RamsEnv
 from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError, RulesMismatchError, rules_mismatch
-from ..rules import NUM_ACTIONS, RulesConfig, make_config
+from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig, make_config
 
 SHARED_POLICY = "shared"
 DEFAULT_HIDDEN = (128, 128)
@@ -51,11 +51,17 @@ class RamsMultiAgentEnv(MultiAgentEnv):
     Every step reports that step's reward of every seat (RLlib credits each to the seat's last
     action); when the episode ends every seat gets its final observation. A game that is over at
     ``reset()`` (russian: going out on jacks at the deal) is skipped, as nobody had a decision.
+
+    An illegal action ends the episode by default (``illegal_action="terminate"``, as the Gymnasium
+    wrapper and PettingZoo's classic games do): the offender gets ``illegal_reward`` (default -1),
+    the others 0, and its info names the action. RLlib's env checker steps with an unmasked action
+    sampled from the action space, so it passes on this env as it is. ``{"illegal_action": "raise"}``
+    raises ``IllegalActionError`` instead, its message naming this setting.
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
-        self.aec = RamsEnv(**dict(config or {}))
+        self.aec = RamsEnv(**{"illegal_action": "terminate", **dict(config or {})})
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.possible_agents}
@@ -76,7 +82,13 @@ class RamsMultiAgentEnv(MultiAgentEnv):
         agent = aec.agent_selection
         if agent not in action_dict:
             raise ValueError(f"{agent} is to act, but the actions are for {sorted(action_dict)}")
-        aec.step(int(action_dict[agent]))
+        try:
+            aec.step(int(action_dict[agent]))
+        except IllegalActionError as err:  # only under illegal_action="raise"
+            raise IllegalActionError(
+                f"{err} (RamsMultiAgentEnv raises on an illegal action under env_config "
+                '{"illegal_action": "raise"}; the default, "terminate", ends the episode with illegal_reward)'
+            ) from None
         rewards = {a: float(aec.rewards[a]) for a in self.possible_agents}
         if all(aec.terminations.values()):
             everyone = self.possible_agents
@@ -145,8 +157,8 @@ def ppo_config(env_config: Mapping[str, Any] | None = None, hidden: Sequence[int
     """
     env_config = dict(env_config or {})
     RamsEnv(**env_config)  # validate now rather than inside a remote env runner
-    # RLlib's env check steps the env with an unmasked random action (illegal in Rams, so it raises)
-    # and leaves every env runner's env seeded with 42: it is switched off.
+    # RLlib's env check passes (an illegal action ends the episode), but it resets every env runner's env
+    # with seed 42, so that all of them would then play the same deals: it is switched off.
     module = RLModuleSpec(module_class=MaskedPPOModule, model_config={"hidden": [int(h) for h in hidden]})
     return (
         PPOConfig()

@@ -1,0 +1,164 @@
+"""RLlib's PPO on Rams as benchmark pipelines: self-play (``rllib``) and one seat against heuristics
+(``rllib-heuristic``), whole ramsar with the win reward by default.
+
+Both train through :func:`rams_env.integrations.rllib.ppo_config` (one masked policy, ``MaskedPPOModule``)
+on a private local Ray instance with ``settings.threads`` CPUs, sampling in the driver (no remote
+env runner) and learning there too. ``rllib`` plays ``RamsMultiAgentEnv``, every seat the shared policy;
+``rllib-heuristic`` plays :class:`HeuristicTableEnv`, which hands RLlib only the learner's seat (drawn at
+each reset) of the Gymnasium wrapper ``RamsGymEnv`` with the compiled heuristic in the other seats: the
+multi-agent env config of rams_env has no opponents, so the opponents live in the env here.
+``save()`` writes ``algo.save_to_path`` and the rules file, which ``rams eval`` and ``load_agent`` read.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import ray
+import torch
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from rams_env.agents import CompiledHeuristicAgent
+from rams_env.envs.gym_env import RamsGymEnv
+from rams_env.integrations.rllib import (
+    SHARED_POLICY,
+    RLlibAgent,
+    build_algo,
+    init_ray,
+    ppo_config,
+    rules_of_env_config,
+    save_rules,
+)
+
+if TYPE_CHECKING:
+    from .harness import Settings
+
+LEARNER = "learner"
+
+
+class HeuristicTableEnv(MultiAgentEnv):
+    """One learning seat, drawn at each reset, against the compiled heuristic in every other seat.
+
+    ``config`` holds the keywords of :func:`rams_env.env`; RLlib sees one agent, ``"learner"``, with the
+    observation dict of ``RamsMultiAgentEnv`` and the learner's reward (the other seats' moves happen
+    inside ``step``).
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        config = dict(config or {})
+        self.gym = RamsGymEnv(learner_seat="random", opponents=CompiledHeuristicAgent(), **config)
+        self.possible_agents = [LEARNER]
+        self.agents = [LEARNER]
+        self.observation_spaces = {LEARNER: self.gym.aec.observation_space("player_0")}  # the observation dict
+        self.action_spaces = {LEARNER: self.gym.action_space}
+
+    @staticmethod
+    def _observation(vector: np.ndarray, info: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        return {"observation": vector, "action_mask": np.asarray(info["action_mask"], np.int8)}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        vector, info = self.gym.reset(seed=seed, options=options)
+        return {LEARNER: self._observation(vector, info)}, {LEARNER: {}}
+
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        vector, reward, terminated, truncated, info = self.gym.step(int(action_dict[LEARNER]))
+        observation = {LEARNER: self._observation(vector, info)}
+        return (
+            observation,
+            {LEARNER: float(reward)},
+            {LEARNER: terminated, "__all__": terminated},
+            {LEARNER: truncated, "__all__": truncated},
+            {LEARNER: {}},
+        )
+
+
+class RLlibPipeline:
+    """PPO self-play through ``ppo_config``: every seat plays the one shared policy."""
+
+    name = "rllib"
+    heuristic_opponents = False
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        episode: str = "rams",
+        reward: str = "win",
+        hidden: Sequence[int] = (256, 256),
+        batch: int = 4000,
+        minibatch: int = 500,
+        epochs: int = 4,
+        lr: float = 3e-4,
+    ) -> None:
+        self.settings = settings
+        torch.set_num_threads(max(1, int(settings.threads)))
+        self.env_config = {
+            "variant": settings.variant,
+            "num_players": settings.num_players,
+            "episode": episode,
+            "reward": reward,
+        }
+        self.rules = rules_of_env_config(self.env_config)
+        config = ppo_config(self.env_config, hidden=hidden)
+        if self.heuristic_opponents:
+            config = config.environment(HeuristicTableEnv, env_config=self.env_config)
+        config = (
+            config.env_runners(num_env_runners=0, rollout_fragment_length="auto")
+            .learners(num_learners=0)
+            .training(train_batch_size_per_learner=batch, minibatch_size=minibatch, num_epochs=epochs, lr=lr)
+            .debugging(seed=settings.seed, log_level="ERROR")
+        )
+        self.own_ray = not ray.is_initialized()
+        if self.own_ray:
+            init_ray(num_cpus=max(1, int(settings.threads)), log_to_driver=False)  # no remote actors
+        self.algo = build_algo(config)
+        self.decisions, self.iterations, self.seconds = 0, 0, 0.0
+
+    def train_for(self, seconds: float) -> int:
+        """``algo.train()`` until ``seconds`` have passed (the last iteration finishes); decisions so far."""
+        start = time.perf_counter()
+        while True:
+            result = self.algo.train()
+            self.iterations += 1
+            # One env step is one decision of the learning policy: a seat's in self-play, the learner's here.
+            self.decisions = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            if time.perf_counter() - start >= seconds:
+                break
+        self.seconds += time.perf_counter() - start
+        if self.settings.progress:
+            rate = self.decisions / max(self.seconds, 1e-9)
+            print(f"{self.name}: {self.iterations} iterations, {self.decisions} decisions ({rate:.0f}/s)", flush=True)
+        return self.decisions
+
+    def agent(self) -> RLlibAgent:
+        """The greedy legal play of the shared policy's current weights (a copy: training goes on apart)."""
+        return copy.deepcopy(RLlibAgent(self.algo.get_module(SHARED_POLICY), self.rules))
+
+    def save(self) -> Path:
+        """``algo.save_to_path`` into ``out/name/checkpoint`` with the rules file; ``rams eval PATH`` loads it."""
+        path = (Path(self.settings.out) / self.name / "checkpoint").resolve()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        saved = Path(self.algo.save_to_path(str(path)))
+        save_rules(saved, self.env_config)
+        return saved
+
+    def close(self) -> None:
+        """Stop the algorithm, and Ray if this pipeline started it."""
+        self.algo.stop()
+        if self.own_ray:
+            ray.shutdown()
+
+
+class RLlibHeuristicPipeline(RLlibPipeline):
+    """PPO for one seat (drawn at each reset) against the compiled heuristic in the others."""
+
+    name = "rllib-heuristic"
+    heuristic_opponents = True
