@@ -74,7 +74,8 @@ def load_agent(
 ) -> PolicyAgent:
     """The trained policy of a checkpoint file or zoo name, with ``act``, ``act_game``, ``variant``, ``num_players``.
 
-    ``path`` is a checkpoint, an ensemble manifest, an RLlib folder, or a name of the model zoo
+    ``path`` is a checkpoint, an ensemble manifest, a file or folder an integration saves (an RLlib
+    checkpoint folder, a Stable-Baselines3 ``.zip``, an OpenSpiel NFSP ``.nfsp.pt``), or a name of the model zoo
     (:mod:`rams_env.zoo`): a model (``"mattmar-4p"``) or a preset, for its flagship (``"mattmar"``).
     An unknown name raises :class:`rams_env.zoo.ZooError` (a ``ValueError``) listing the known ones.
 

@@ -39,7 +39,8 @@ AGENT_SPEC_HELP = (
     "reference, not a fair agent; oracle:200 or oracle:key=value,... as for search), ismcts (OpenSpiel's "
     "ISMCTS, the openspiel extra: ismcts:200, or "
     "ismcts:key=value,... for any ISMCTSAgent keyword), a model of the zoo by name (mattmar-4p; a preset's "
-    "name, such as mattmar, for its best model), or the path of a checkpoint file or of an ensemble manifest (.json)"
+    "name, such as mattmar, for its best model), or the path of a checkpoint file, of an ensemble manifest (.json), "
+    "of a Stable-Baselines3 MaskablePPO .zip, an OpenSpiel NFSP policy (.nfsp.pt) or an RLlib checkpoint folder"
 )
 
 SPEC_NAMES = {
