@@ -1,0 +1,148 @@
+"""Stable-Baselines3: sb3-contrib's ``MaskablePPO`` on ``rams_env/Rams-v1``, one learner against three heuristics.
+
+Whole ramsar, win reward (+1 shared by the winners, -1 by the others, at the end of the rams), the
+learner's seat drawn at each reset, the other seats played by the compiled heuristic (one seeded
+instance per env). ``train_for`` calls ``model.learn(chunk, reset_num_timesteps=False)`` with the
+chunk sized by the speed measured so far (at least one rollout).
+
+Settings (``--set KEY=VALUE`` overrides any of :data:`DEFAULTS`; ``n_envs`` is the number of envs of
+the ``DummyVecEnv``, the rest go to ``MaskablePPO``). The network is ReLU 256x256 for the policy and
+for the value (as the project's ``PolicyNet``), the shape the ``model.zip`` loader of ``rams eval``
+rebuilds. What may make MaskablePPO learn poorly here, with SB3's defaults, and what is set instead:
+
+- ``gamma``: SB3's 0.99 discounts the one reward at the end of a rams (a rams is a few hundred of the
+  learner's decisions) to almost nothing at its start (0.99**300 = 0.05): 1.0, as the project's PPO.
+- ``n_steps`` x ``n_envs``: 2048 decisions a rollout is a handful of ramsar, so each update sees
+  a few +1/-1 outcomes; 8 envs x 1024 steps (about 30 ramsar per update), minibatches of 1024.
+- the net: SB3's default is 64x64 tanh; 256x256 ReLU as ``PolicyNet``.
+- ``ent_coef``: 0.0 in SB3; 0.01 as the project's first stage (the policy starts uniform over a mask).
+- what was checked and is fine: the mask reaches the policy (``action_masks()`` through the
+  ``ActionMasks`` wrapper; the agent never plays an illegal action), the observation is already scaled
+  to about [-1, 1] by the encoder (no normalisation needed), the reward is +1/-1 (no scaling needed),
+  and the wrapper pays rewards that came before the learner's first decision with its first step.
+
+The speed is the env's: each learner decision steps the Python AEC env and the three heuristics' turns
+in Python (the compiled heuristic decides, but one decision per call), which is why the project's own
+pipeline (batched compiled env) is an order of magnitude faster.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+import rams_env  # registers rams_env/Rams-v1
+from rams_env.eval import agent_source, build_agent
+from rams_env.integrations.sb3 import MaskablePPOAgent
+
+from .harness import Settings
+
+DEFAULTS: dict[str, Any] = dict(
+    n_envs=8,
+    n_steps=1024,
+    batch_size=1024,
+    n_epochs=4,
+    learning_rate=3e-4,
+    gamma=1.0,
+    gae_lambda=0.95,
+    ent_coef=0.01,
+    clip_range=0.2,
+    max_grad_norm=0.5,
+)
+NET = dict(net_arch=dict(pi=[256, 256], vf=[256, 256]), activation_fn=torch.nn.ReLU)
+
+
+class BatchedMaskablePPOAgent(MaskablePPOAgent):
+    """:class:`MaskablePPOAgent` with ``act_batch`` (the same greedy choices), so that evaluations
+    against the heuristic run on the compiled engine with the model's decisions batched."""
+
+    greedy = True
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The model's greedy legal actions for a batch: observations (B, OBS_SIZE), masks (B, 60)."""
+        actions, _ = self.model.predict(
+            np.asarray(observations, np.float32), action_masks=np.asarray(masks) != 0, deterministic=True
+        )
+        return np.asarray(actions, np.int64)
+
+
+class SB3PPO:
+    """MaskablePPO against three heuristics as a :class:`~benchmarks.learning.harness.Pipeline`."""
+
+    name = "sb3"
+
+    def __init__(self, settings: Settings, **options: Any) -> None:
+        unknown = sorted(set(options) - set(DEFAULTS))
+        if unknown:
+            raise ValueError(f"sb3 pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
+        self.options = {**DEFAULTS, **options}
+        self.folder = Path(settings.out) / self.name
+        config = rams_env.make_config(settings.variant, settings.num_players)
+        heuristic = agent_source("heuristic", config)
+
+        def make(k: int) -> Any:
+            def build() -> gymnasium.Env:
+                opponent = build_agent(heuristic, settings.seed * 1000 + k)
+                return gymnasium.make(
+                    "rams_env/Rams-v1",
+                    variant=settings.variant,
+                    num_players=settings.num_players,
+                    learner_seat="random",
+                    opponents=opponent,
+                    episode="rams",
+                    reward="win",
+                )
+
+            return build
+
+        ppo = {k: v for k, v in self.options.items() if k != "n_envs"}
+        self.env = DummyVecEnv([make(k) for k in range(int(self.options["n_envs"]))])
+        self.model = MaskablePPO(
+            "MlpPolicy", self.env, policy_kwargs=NET, seed=settings.seed, device="cpu", verbose=0, **ppo
+        )
+        self.rollout = int(self.options["n_steps"]) * int(self.options["n_envs"])
+        self.seconds = 0.0
+
+    def train_for(self, seconds: float) -> int:
+        """``learn`` in chunks sized by the measured speed until ``seconds`` pass; the decisions so far."""
+        started = time.perf_counter()
+        while True:
+            left = seconds - (time.perf_counter() - started)
+            if left <= 0:
+                break
+            done = self.model.num_timesteps
+            speed = done / self.seconds if done else None
+            rollouts = 1 if speed is None else max(1, round(speed * left / self.rollout))
+            began = time.perf_counter()
+            self.model.learn(total_timesteps=rollouts * self.rollout, reset_num_timesteps=False)
+            self.seconds += time.perf_counter() - began
+        return int(self.model.num_timesteps)
+
+    def agent(self) -> BatchedMaskablePPOAgent:
+        """The model's greedy legal play."""
+        return BatchedMaskablePPOAgent(self.model)
+
+    def save(self) -> Path:
+        """``model.zip`` (``MaskablePPO.load`` reads it; so does ``rams eval``'s weights-only loader)."""
+        path = self.folder / "model.zip"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / ".model.tmp.zip"
+        self.model.save(tmp)
+        tmp.replace(path)
+        return path
+
+    def info(self) -> dict[str, Any]:
+        """The settings and the learner decisions per second while learning."""
+        speed = self.model.num_timesteps / self.seconds if self.seconds else None
+        return {"options": self.options, "net": "pi 256x256, vf 256x256, ReLU", "learn_decisions_per_s": speed}
+
+    def close(self) -> None:
+        """Close the envs."""
+        self.env.close()
