@@ -9,6 +9,7 @@ the report set, then the policy is saved where ``rams eval PATH`` loads it. Writ
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -61,7 +62,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"unknown pipeline {args.pipeline!r}; choose one of {', '.join(PIPELINES)}")
     for option in ("minutes", "eval_every"):
         value = getattr(args, option)
-        if not value > 0:
+        if not 0 < value < math.inf:
             parser.error(f"--{option.replace('_', '-')} must be a positive number of minutes, got {value}")
     for option in ("eval_decks", "final_decks", "threads", "num_players"):
         if getattr(args, option) < 1:

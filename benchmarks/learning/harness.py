@@ -16,6 +16,7 @@ import importlib
 import importlib.metadata
 import io
 import json
+import math
 import os
 import time
 from collections.abc import Mapping
@@ -209,7 +210,7 @@ def curve_csv(curve: list[dict[str, Any]]) -> str:
 def check_arguments(minutes: float, eval_every_minutes: float, eval_decks: int, final_decks: int) -> None:
     """``ValueError`` naming the first bad benchmark argument (as the command line spells it)."""
     for option, value in (("--minutes", minutes), ("--eval-every", eval_every_minutes)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
             raise ValueError(f"{option} must be a positive number of minutes, got {value!r}")
     for option, value in (("--eval-decks", eval_decks), ("--final-decks", final_decks)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
