@@ -36,6 +36,7 @@ import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import rams_env  # registers rams_env/Rams-v1
@@ -90,14 +91,16 @@ class SB3PPO:
         def make(k: int) -> Any:
             def build() -> gymnasium.Env:
                 opponent = build_agent(heuristic, settings.seed * 1000 + k)
-                return gymnasium.make(
-                    "rams_env/Rams-v1",
-                    variant=settings.variant,
-                    num_players=settings.num_players,
-                    learner_seat="random",
-                    opponents=opponent,
-                    episode="rams",
-                    reward="win",
+                return Monitor(  # the episodes' returns and lengths for info()
+                    gymnasium.make(
+                        "rams_env/Rams-v1",
+                        variant=settings.variant,
+                        num_players=settings.num_players,
+                        learner_seat="random",
+                        opponents=opponent,
+                        episode="rams",
+                        reward="win",
+                    )
                 )
 
             return build
@@ -139,9 +142,18 @@ class SB3PPO:
         return path
 
     def info(self) -> dict[str, Any]:
-        """The settings and the learner decisions per second while learning."""
+        """The settings, the learner decisions per second while learning, and the training episodes'
+        mean return and length (SB3's ``ep_info_buffer``: the last 100 ramsar)."""
         speed = self.model.num_timesteps / self.seconds if self.seconds else None
-        return {"options": self.options, "net": "pi 256x256, vf 256x256, ReLU", "learn_decisions_per_s": speed}
+        episodes = list(self.model.ep_info_buffer or [])
+        return {
+            "options": self.options,
+            "net": "pi 256x256, vf 256x256, ReLU",
+            "learn_decisions_per_s": speed,
+            "recent_episodes": len(episodes),
+            "recent_mean_return": float(np.mean([e["r"] for e in episodes])) if episodes else None,
+            "recent_mean_length": float(np.mean([e["l"] for e in episodes])) if episodes else None,
+        }
 
     def close(self) -> None:
         """Close the envs."""
