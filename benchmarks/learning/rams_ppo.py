@@ -59,15 +59,17 @@ class RamsPPO:
         self.imitation_seconds = 0.0
 
     def train_for(self, seconds: float) -> int:
-        """Imitation first (once), then PPO updates until ``seconds`` pass; imitated + learner decisions."""
+        """Imitation first (once), then PPO updates (at least one) until ``seconds`` pass; imitated + learner
+        decisions."""
         started = time.perf_counter()
         trainer = self.trainer
         if self.args.imitation and not trainer.imitated:
             trainer.imitate()
             self.imitation_seconds = time.perf_counter() - started
-        while time.perf_counter() - started < seconds:
+        while True:  # at least one update a call, so that every point of the curve has PPO in it
             trainer.train_update()
-        return trainer.imitated + trainer.steps
+            if time.perf_counter() - started >= seconds:
+                return trainer.imitated + trainer.steps
 
     def agent(self) -> PolicyAgent:
         """The current network, greedy (a copy on the CPU)."""

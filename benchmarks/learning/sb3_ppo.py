@@ -42,10 +42,15 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 import rams_env  # registers rams_env/Rams-v1
 from rams_env.eval import agent_source, build_agent
 from rams_env.integrations.sb3 import MaskablePPOAgent
+from rams_env.obs import OBS_SIZE
+from rams_env.policy import PolicyNet
+from rams_env.rules.actions import NUM_ACTIONS
+from training.imitation import imitate
 
 from .harness import Settings
 
 DEFAULTS: dict[str, Any] = dict(
+    imitation=0,
     n_envs=8,
     n_steps=1024,
     batch_size=1024,
@@ -105,20 +110,54 @@ class SB3PPO:
 
             return build
 
-        ppo = {k: v for k, v in self.options.items() if k != "n_envs"}
+        ppo = {k: v for k, v in self.options.items() if k not in ("n_envs", "imitation")}
         self.env = DummyVecEnv([make(k) for k in range(int(self.options["n_envs"]))])
         self.model = MaskablePPO(
             "MlpPolicy", self.env, policy_kwargs=NET, seed=settings.seed, device="cpu", verbose=0, **ppo
         )
         self.rollout = int(self.options["n_steps"]) * int(self.options["n_envs"])
         self.seconds = 0.0
+        self.config, self.seed = config, settings.seed
+        self.progress = settings.progress
+        self.imitated = 0
+        self.imitation_seconds = 0.0
+
+    def imitate(self) -> None:
+        """The project's imitation warm start (training/imitation.py) on a ``PolicyNet``, copied into the
+        model: its torso into both of SB3's MLPs, its heads into ``action_net`` and ``value_net``."""
+        started = time.perf_counter()
+        net = PolicyNet(OBS_SIZE, NUM_ACTIONS, tuple(NET["net_arch"]["pi"]))
+        result = imitate(
+            net,
+            self.config,
+            episode="rams",
+            reward="win",
+            reward_scale=1.0,
+            decisions=int(self.options["imitation"]),
+            seed=self.seed,
+            progress=self.progress,
+        )
+        weights = net.state_dict()
+        copied = {}
+        for k, v in weights.items():
+            if k.startswith("torso."):
+                copied["mlp_extractor.policy_net." + k[6:]] = v
+                copied["mlp_extractor.value_net." + k[6:]] = v.clone()
+        for head, target in (("policy_head", "action_net"), ("value_head", "value_net")):
+            copied[f"{target}.weight"], copied[f"{target}.bias"] = weights[f"{head}.weight"], weights[f"{head}.bias"]
+        self.model.policy.load_state_dict(copied)  # strict: every key of the model's policy given
+        self.imitated = result.decisions
+        self.imitation_seconds = time.perf_counter() - started
 
     def train_for(self, seconds: float) -> int:
         """``learn`` in chunks sized by the measured speed until ``seconds`` pass; the decisions so far."""
         started = time.perf_counter()
-        while True:
+        if self.options["imitation"] and not self.imitated:
+            self.imitate()
+        learned = False
+        while True:  # at least one rollout a call, so that every point of the curve has PPO in it
             left = seconds - (time.perf_counter() - started)
-            if left <= 0:
+            if left <= 0 and learned:
                 break
             done = self.model.num_timesteps
             speed = done / self.seconds if done else None
@@ -126,7 +165,8 @@ class SB3PPO:
             began = time.perf_counter()
             self.model.learn(total_timesteps=rollouts * self.rollout, reset_num_timesteps=False)
             self.seconds += time.perf_counter() - began
-        return int(self.model.num_timesteps)
+            learned = True
+        return self.imitated + int(self.model.num_timesteps)
 
     def agent(self) -> BatchedMaskablePPOAgent:
         """The model's greedy legal play."""
@@ -149,6 +189,9 @@ class SB3PPO:
         return {
             "options": self.options,
             "net": "pi 256x256, vf 256x256, ReLU",
+            "imitation_decisions": self.imitated,
+            "imitation_seconds": self.imitation_seconds,
+            "ppo_decisions": int(self.model.num_timesteps),
             "learn_decisions_per_s": speed,
             "recent_episodes": len(episodes),
             "recent_mean_return": float(np.mean([e["r"] for e in episodes])) if episodes else None,

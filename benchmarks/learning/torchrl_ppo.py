@@ -11,12 +11,13 @@ Turn-based play and TorchRL: the collector's frames are env steps, one seat acti
 would credit a seat with the other seats' steps. So each batch is turned into each seat's own
 decisions: the seat's reward summed from its decision to its next one (or to the episode's end, which
 then is terminal), the next observation being the one at its next decision. A seat's last decision of
-the batch, whose reward is not yet known, is dropped; the decisions before it end their seat's sequence
-as truncated (``done`` without ``terminated``), so that GAE bootstraps there and does not run into the
+the batch, whose reward is not yet known, is dropped; the one before it ends the seat's sequence as
+truncated (``done`` without ``terminated``), so that GAE bootstraps there and does not run into the
 next seat's sequence. TorchRL's ``GAE`` and ``ClipPPOLoss`` then run on those decisions unchanged.
 
-``--set KEY=VALUE``: ``frames_per_batch``, ``epochs``, ``minibatch``, ``lr``, ``gamma``, ``lmbda``,
-``clip``, ``ent_coef``, ``vf_coef``, ``max_grad_norm``.
+``--set KEY=VALUE``: ``imitation`` (decisions of the project's imitation warm start, training/imitation.py,
+run by the first ``train_for`` on the same ``PolicyNet``; 0: none), ``frames_per_batch``, ``epochs``,
+``minibatch``, ``lr``, ``gamma``, ``lmbda``, ``clip``, ``ent_coef``, ``vf_coef``, ``max_grad_norm``.
 """
 
 from __future__ import annotations
@@ -51,10 +52,12 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from training.imitation import imitate
 
 from .harness import Settings
 
 DEFAULTS: dict[str, Any] = dict(
+    imitation=0,
     frames_per_batch=4096,
     epochs=3,
     minibatch=1024,
@@ -198,7 +201,8 @@ class TorchRLPPO:
         )
         self.loss.set_keys(sample_log_prob="action_log_prob", value="state_value")
         self.optimizer = torch.optim.Adam(self.loss.parameters(), lr=o["lr"], eps=1e-5)
-        self.decisions = self.updates = self.env_steps = 0
+        self.decisions = self.updates = self.env_steps = self.imitated = 0
+        self.seed, self.progress = settings.seed, settings.progress
 
     def update(self) -> None:
         """Collect one batch, turn it into the seats' decisions, GAE, PPO epochs."""
@@ -222,12 +226,26 @@ class TorchRLPPO:
         self.updates += 1
 
     def train_for(self, seconds: float) -> int:
-        """Updates until ``seconds`` pass (at least one); the seats' decisions trained on so far."""
+        """Updates until ``seconds`` pass (at least one); the decisions trained on so far (imitated, and the
+        seats' decisions of the updates)."""
         started = time.perf_counter()
+        if self.options["imitation"] and not self.imitated:
+            result = imitate(
+                self.net,
+                self.config,
+                episode="rams",
+                reward="win",
+                reward_scale=1.0,
+                decisions=int(self.options["imitation"]),
+                seed=self.seed,
+                progress=self.progress,
+            )
+            self.imitated = result.decisions
+            self.collector.update_policy_weights_()
         while True:
             self.update()
             if time.perf_counter() - started >= seconds:
-                return self.decisions
+                return self.imitated + self.decisions
 
     def agent(self) -> PolicyAgent:
         """The network, greedy (a copy)."""
@@ -241,7 +259,14 @@ class TorchRLPPO:
 
     def info(self) -> dict[str, Any]:
         """Settings, updates, and the env steps collected (each seat's last decision of a batch is dropped)."""
-        return {"options": self.options, "opponents": "self-play", "updates": self.updates, "env_steps": self.env_steps}
+        return {
+            "options": self.options,
+            "opponents": "self-play",
+            "imitation_decisions": self.imitated,
+            "ppo_decisions": self.decisions,
+            "updates": self.updates,
+            "env_steps": self.env_steps,
+        }
 
     def close(self) -> None:
         """Stop the collector and close its env."""

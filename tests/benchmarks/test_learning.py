@@ -59,7 +59,7 @@ def check_result(result: dict[str, Any], folder: Path, name: str, libraries: tup
 @pytest.mark.slow
 def test_rams_pipeline(tmp_path: Path) -> None:
     settings = Settings(out=tmp_path, progress=False)
-    result = run_benchmark("rams", settings, 0.2, 0.1, options=RAMS_TINY, **TINY)  # imitation, then PPO
+    result = run_benchmark("rams", settings, 0.05, 0.05, options=RAMS_TINY, **TINY)
     check_result(result, tmp_path, "rams", ())
     info = result["pipeline_info"]
     assert info["imitation_decisions"] > 0 and info["ppo_decisions"] > 0 and info["ppo_updates"] > 0
@@ -85,12 +85,16 @@ def test_sb3_pipeline(tmp_path: Path) -> None:
     from rams_env.integrations.sb3 import MaskablePPOAgent
 
     settings = Settings(out=tmp_path, progress=False)
-    options = {"n_envs": 2, "n_steps": 64, "batch_size": 64}
+    options = {"n_envs": 2, "n_steps": 64, "batch_size": 64, "imitation": 1}  # one imitation chunk, then PPO
     result = run_benchmark("sb3", settings, 0.05, 0.05, options=options, **TINY)
     check_result(result, tmp_path, "sb3", ("stable_baselines3", "sb3_contrib"))
-    assert result["decisions"] % 128 == 0  # whole rollouts of 2 envs x 64 steps
+    info = result["pipeline_info"]
+    assert info["imitation_decisions"] > 0 and info["ppo_decisions"] > 0
+    assert info["ppo_decisions"] % 128 == 0  # whole rollouts of 2 envs x 64 steps
+    assert result["decisions"] == info["imitation_decisions"] + info["ppo_decisions"]
+    assert info["recent_episodes"] >= 0 and info["learn_decisions_per_s"] > 0
     model = MaskablePPO.load(result["saved"], device="cpu")
-    assert model.num_timesteps == result["decisions"]
+    assert model.num_timesteps == info["ppo_decisions"]
     # rams_env.agents.load_agent on model.zip waits for the weights-only loader of the integrations
     assert legal_first_move(MaskablePPOAgent(model))
 
@@ -102,6 +106,7 @@ def test_torchrl_pipeline(tmp_path: Path) -> None:
     check_result(result, tmp_path, "torchrl", ("torchrl", "tensordict"))
     info = result["pipeline_info"]
     assert info["opponents"] == "self-play" and info["updates"] >= 1
+    assert result["decisions"] == info["ppo_decisions"] and info["imitation_decisions"] == 0
     assert 0 < result["decisions"] <= info["env_steps"]  # each seat's last decision of a batch is dropped
     assert legal_first_move(load_agent(result["saved"]))
 
