@@ -1,30 +1,51 @@
 """Stable-Baselines3: sb3-contrib's ``MaskablePPO`` on ``rams_env/Rams-v1``, one learner against three heuristics.
 
-Whole ramsar, win reward (+1 shared by the winners, -1 by the others, at the end of the rams), the
-learner's seat drawn at each reset, the other seats played by the compiled heuristic (one seeded
+Whole ramsar, win reward (+1 shared by the winners, -1 shared by the others, at the end of the rams),
+the learner's seat drawn at each reset, the other seats played by the compiled heuristic (one seeded
 instance per env). ``train_for`` calls ``model.learn(chunk, reset_num_timesteps=False)`` with the
-chunk sized by the speed measured so far (at least one rollout).
+chunk sized by the speed measured so far (at least one rollout a call).
 
-Settings (``--set KEY=VALUE`` overrides any of :data:`DEFAULTS`; ``n_envs`` is the number of envs of
-the ``DummyVecEnv``, the rest go to ``MaskablePPO``). The network is ReLU 256x256 for the policy and
-for the value (as the project's ``PolicyNet``), the shape the ``model.zip`` loader of ``rams eval``
-rebuilds. What may make MaskablePPO learn poorly here, with SB3's defaults, and what is set instead:
+Settings (``--set KEY=VALUE`` overrides any of :data:`DEFAULTS`): ``imitation`` (decisions of the
+project's imitation warm start, training/imitation.py, copied into the model before the first
+rollout; 0, the default: MaskablePPO from scratch), ``n_envs`` (envs of the ``DummyVecEnv``), the
+rest go to ``MaskablePPO``. The network is ReLU 256x256 for the policy and for the value (as the
+project's ``PolicyNet``), the shape the ``model.zip`` loader of ``rams eval`` rebuilds. Set instead
+of SB3's defaults:
 
-- ``gamma``: SB3's 0.99 discounts the one reward at the end of a rams (a rams is a few hundred of the
-  learner's decisions) to almost nothing at its start (0.99**300 = 0.05): 1.0, as the project's PPO.
-- ``n_steps`` x ``n_envs``: 2048 decisions a rollout is a handful of ramsar, so each update sees
-  a few +1/-1 outcomes; 8 envs x 1024 steps (about 30 ramsar per update), minibatches of 1024.
-- the net: SB3's default is 64x64 tanh; 256x256 ReLU as ``PolicyNet``.
-- ``ent_coef``: 0.0 in SB3; 0.01 as the project's first stage (the policy starts uniform over a mask).
-- what was checked and is fine: the mask reaches the policy (``action_masks()`` through the
-  ``ActionMasks`` wrapper; the agent never plays an illegal action), the observation is already scaled
-  to about [-1, 1] by the encoder (no normalisation needed), the reward is +1/-1 (no scaling needed),
-  and the wrapper pays rewards that came before the learner's first decision with its first step.
+- ``gamma`` 1.0 (SB3: 0.99): the one reward comes at the end of a rams, many of the learner's
+  decisions after the first ones, which a discount of 0.99 a decision shrinks (undiscounted, as the
+  project's PPO).
+- 8 envs x 1024 steps a rollout, minibatches of 1024, 4 epochs (SB3: 1 env x 2048, 64, 10): SB3's
+  many small gradient steps make the update, not the env, the bottleneck on a CPU.
+- ``ent_coef`` 0.01 (SB3: 0.0), the project's first-stage value; with ``imitation``, the ``quick``
+  recipe's ``learning_rate=1e-4 ent_coef=0.003`` fit better (they keep the imitated policy).
+- checked and fine: the mask reaches the policy (``action_masks()`` through the ``ActionMasks``
+  wrapper), the observation is scaled by the encoder, the reward is of order 1, and the wrapper
+  pays the rewards that came before the learner's first decision with its first step.
 
-The speed is the env's: each learner decision steps the Python AEC env and the three heuristics' turns
-in Python (the compiled heuristic decides, but one decision per call), which is why the project's own
-pipeline (batched compiled env) is an order of magnitude faster.
+Each learner decision steps the Python AEC env and the three heuristics' turns in Python (the compiled
+heuristic decides one decision per call), so the env caps the speed well below the project's own
+pipeline on the batched compiled env.
 """
+
+# What was tried for issue #40 (2026-12-03, the 2-core machine beside other work, mattmar 4 players,
+# one torch thread; win share against three heuristics over 100 ramsar of seed 7200001 unless said):
+# - SB3's rollout and update settings (1 env x 2048 steps, minibatch 64, 10 epochs, gamma 0.99,
+#   ent_coef 0) with the 256x256 ReLU net: 444-522 decisions/s, 47k decisions in 1.8 min, win 0.000.
+# - the DEFAULTS above: 2,235 decisions/s, 213k decisions in 1.6 min, win 0.010 [0.002, 0.054]
+#   (adv -4.2 points per rams): faster, but no learning either.
+# - the project's own PPO (the rams pipeline) from scratch, --set imitation=0: 869k decisions in
+#   1.5 min, win 0.010 [0.002, 0.054]. So the poor learning is not SB3's nor the wrapper's: PPO from a
+#   random policy on the sparse win reward of whole ramsar does not learn in minutes, whatever the
+#   library. The quick recipe learns because it starts from the imitation of the heuristic.
+# - imitation=500000 then MaskablePPO (learning_rate 1e-4, ent_coef 0.003) for 2 min in all: 0.230
+#   after the imitation, then 0.275, 0.275, 0.240 (783k-865k decisions; PPO at about 3,000/s), final
+#   0.200 [0.133, 0.289] on seed 7400001: the heuristic's level, no gain seen at this size. The rams
+#   pipeline with the same imitation and budget: 0.330, 0.335, 0.300, 0.290 (798k-2,278k decisions;
+#   PPO at about 16,000/s), final 0.240 [0.167, 0.332]: at 100 ramsar neither differs from the
+#   heuristic's 0.250 nor from the other; the README's quick run needs its 2M imitation and 3M PPO.
+# - learner decisions per rams, the heuristic in the learner's seat: about 60 (46 to 67 in 10 ramsar),
+#   so gamma 0.99 weighs the final reward by about 0.55 at the first decision.
 
 from __future__ import annotations
 
