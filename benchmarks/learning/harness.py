@@ -114,7 +114,10 @@ def pipeline_class(name: str) -> type:
         raise ValueError(
             f'pipeline {name!r} needs {err.name}, which is not installed: pip install -e ".[{EXTRAS[name]}]"'
         ) from None
-    return getattr(module, class_name)
+    try:
+        return getattr(module, class_name)
+    except AttributeError:
+        raise ValueError(f"pipeline {name!r}: {module_name} defines no {class_name}") from None
 
 
 def library_versions(name: str) -> dict[str, str | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 import rams_env
 from benchmarks.learning.__main__ import main
-from benchmarks.learning.harness import PIPELINES, Settings, run_benchmark
+from benchmarks.learning.harness import PIPELINES, Settings, pipeline_class, run_benchmark
 from rams_env.agents import load_agent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,3 +156,20 @@ def test_bad_arguments_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="rams pipeline: unknown option"):
         run_benchmark("rams", settings, 0.01, 1.0, 2, 2, options={"no_such_field": 1})
     assert not (tmp_path / "rams" / "result.json").exists()
+
+
+@pytest.mark.slow
+def test_a_missing_library_names_its_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "needs_a_library.py").write_text("import no_such_library_here\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(PIPELINES, "sb3", "needs_a_library:Pipeline")
+    with pytest.raises(ValueError, match=r"'sb3' needs no_such_library_here.*pip install -e \"\.\[sb3\]\""):
+        pipeline_class("sb3")
+    monkeypatch.setitem(PIPELINES, "rllib", "benchmarks.learning.no_such_module:Pipeline")
+    with pytest.raises(
+        ValueError, match=re.escape("'rllib': its module benchmarks.learning.no_such_module is not there")
+    ):
+        pipeline_class("rllib")
+    monkeypatch.setitem(PIPELINES, "torchrl", "benchmarks.learning.harness:NoSuchClass")
+    with pytest.raises(ValueError, match=re.escape("'torchrl': benchmarks.learning.harness defines no NoSuchClass")):
+        pipeline_class("torchrl")
