@@ -17,7 +17,16 @@ from typing import Any
 
 from rams_env.rules import make_config
 
-from .harness import EVAL_SEED, FINAL_SEED, PIPELINES, Settings, check_arguments, pipeline_class, run_benchmark
+from .harness import (
+    EVAL_SEED,
+    FINAL_SEED,
+    PIPELINES,
+    OptionError,
+    Settings,
+    check_arguments,
+    pipeline_class,
+    run_benchmark,
+)
 
 
 def option_value(text: str) -> Any:
@@ -96,18 +105,22 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"python -m benchmarks.learning: error: {err}", file=sys.stderr)
         return 2
-    run_benchmark(
-        args.pipeline,
-        settings,
-        args.minutes,
-        args.eval_every,
-        args.eval_decks,
-        args.final_decks,
-        args.eval_seed,
-        args.final_seed,
-        options=args.options,
-        command="python -m benchmarks.learning " + shlex.join(argv),
-    )
+    try:
+        run_benchmark(
+            args.pipeline,
+            settings,
+            args.minutes,
+            args.eval_every,
+            args.eval_decks,
+            args.final_decks,
+            args.eval_seed,
+            args.final_seed,
+            options=args.options,
+            command="python -m benchmarks.learning " + shlex.join(argv),
+        )
+    except OptionError as err:  # raised as the pipeline is built, before any training
+        print(f"python -m benchmarks.learning: error: --set: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -42,6 +42,10 @@ class Settings:
     progress: bool = True
 
 
+class OptionError(ValueError):
+    """A pipeline's own setting (``options``, ``--set KEY=VALUE``) that it does not know or refuses."""
+
+
 class Pipeline(Protocol):
     """One RL recipe, trained in chunks of wall time."""
 

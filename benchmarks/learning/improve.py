@@ -33,7 +33,7 @@ from rams_env.rules.actions import NUM_ACTIONS
 from training.improve import collect_shard, read_shards, train, write_shard
 from training.shards import SHARD
 
-from .harness import Settings
+from .harness import OptionError, Settings
 
 DEFAULTS: dict[str, float] = dict(
     shard=200, explore=0.05, record=0.5, random_start=0.3, lr=1e-3, scale=100.0, held_out=0.05, collect_share=0.3
@@ -48,10 +48,14 @@ class Improve:
     def __init__(self, settings: Settings, **options: Any) -> None:
         unknown = sorted(set(options) - set(DEFAULTS))
         if unknown:
-            raise ValueError(f"improve pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
+            raise OptionError(
+                f"improve pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})"
+            )
         self.options = {**DEFAULTS, **options}
         if not 0.0 < self.options["collect_share"] < 1.0:
-            raise ValueError(f"improve pipeline: collect_share must lie in (0, 1), got {self.options['collect_share']}")
+            raise OptionError(
+                f"improve pipeline: collect_share must lie in (0, 1), got {self.options['collect_share']}"
+            )
         self.settings = settings
         self.config = make_config(settings.variant, settings.num_players)
         self.folder = Path(settings.out) / self.name

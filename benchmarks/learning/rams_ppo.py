@@ -24,7 +24,7 @@ from training.cli import RECIPES
 from training.config import TrainArgs
 from training.run import Trainer
 
-from .harness import Settings
+from .harness import OptionError, Settings
 
 RECIPE = "quick"
 UNBOUNDED = 10**15  # total_steps: train_update evaluates and checkpoints once steps pass it, so never
@@ -39,7 +39,7 @@ class RamsPPO:
         fields = {f.name for f in dataclasses.fields(TrainArgs)}
         unknown = sorted(set(options) - fields)
         if unknown:
-            raise ValueError(f"rams pipeline: unknown option(s) {', '.join(unknown)} (any TrainArgs field)")
+            raise OptionError(f"rams pipeline: unknown option(s) {', '.join(unknown)} (any TrainArgs field)")
         self.folder = Path(settings.out) / self.name
         run_dir = self.folder / "trainer"
         if (run_dir / "args.json").exists():  # an earlier benchmark's run: this one replaces it
@@ -54,7 +54,10 @@ class RamsPPO:
             num_players=settings.num_players,
         )
         values.update(options)
-        self.args = TrainArgs(**values)
+        try:
+            self.args = TrainArgs(**values)
+        except ValueError as err:  # TrainArgs names the bad field
+            raise OptionError(f"rams pipeline: {err}") from None
         self.trainer = Trainer(self.args)
         self.imitation_seconds = 0.0
 

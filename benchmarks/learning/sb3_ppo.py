@@ -68,7 +68,7 @@ from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
 from training.imitation import imitate
 
-from .harness import Settings
+from .harness import OptionError, Settings
 
 DEFAULTS: dict[str, Any] = dict(
     imitation=0,
@@ -108,7 +108,7 @@ class SB3PPO:
     def __init__(self, settings: Settings, **options: Any) -> None:
         unknown = sorted(set(options) - set(DEFAULTS))
         if unknown:
-            raise ValueError(f"sb3 pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
+            raise OptionError(f"sb3 pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
         self.options = {**DEFAULTS, **options}
         self.folder = Path(settings.out) / self.name
         config = rams_env.make_config(settings.variant, settings.num_players)

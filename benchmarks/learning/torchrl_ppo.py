@@ -54,7 +54,7 @@ from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training.imitation import imitate
 
-from .harness import Settings
+from .harness import OptionError, Settings
 
 DEFAULTS: dict[str, Any] = dict(
     imitation=0,
@@ -169,7 +169,9 @@ class TorchRLPPO:
     def __init__(self, settings: Settings, **options: Any) -> None:
         unknown = sorted(set(options) - set(DEFAULTS))
         if unknown:
-            raise ValueError(f"torchrl pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
+            raise OptionError(
+                f"torchrl pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})"
+            )
         self.options = o = {**DEFAULTS, **options}
         self.folder = Path(settings.out) / self.name
         self.config = make_config(settings.variant, settings.num_players)

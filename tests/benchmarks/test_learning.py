@@ -144,6 +144,17 @@ def test_bad_command_line(argv: list[str], capsys: pytest.CaptureFixture[str], t
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("option", "message"), [("no_such=1", "unknown option(s) no_such"), ("num_games=0", "num_games")]
+)
+def test_bad_pipeline_option(option: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["rams", "--minutes", "1", "--set", option, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "error: --set: rams pipeline:" in err and message in err
+    assert not (tmp_path / "rams" / "result.json").exists()
+
+
+@pytest.mark.slow
 def test_bad_arguments_refused(tmp_path: Path) -> None:
     settings = Settings(out=tmp_path, progress=False)
     with pytest.raises(ValueError, match="unknown pipeline 'nosuch'; choose one of rams, improve"):
