@@ -1,0 +1,128 @@
+"""``python -m benchmarks.learning PIPELINE --minutes M``: train one pipeline for M minutes and show whether it learns.
+
+Every ``--eval-every`` minutes of training the current policy plays ``--eval-decks`` duplicate decks
+of whole ramsar against three heuristics (one log line each); at the end ``--final-decks`` decks of
+the report set, then the policy is saved where ``rams eval PATH`` loads it. Writes
+``OUT/PIPELINE/curve.csv`` and ``OUT/PIPELINE/result.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from rams_env.rules import make_config
+
+from .harness import (
+    EVAL_SEED,
+    FINAL_SEED,
+    PIPELINES,
+    OptionError,
+    Settings,
+    check_arguments,
+    pipeline_class,
+    run_benchmark,
+)
+
+
+def option_value(text: str) -> Any:
+    """A ``--set`` value: an int, a float, true/false, or else the string."""
+    for parse in (int, float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.learning",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("pipeline", help=f"the pipeline to train: {', '.join(PIPELINES)}")
+    parser.add_argument("--minutes", type=float, required=True, help="wall time of training (evaluations not counted)")
+    parser.add_argument("--variant", default="mattmar", help="rules preset")
+    parser.add_argument("--num-players", type=int, default=4, metavar="N", help="players at the table")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the training")
+    parser.add_argument("--eval-every", type=float, default=1.0, metavar="MIN", help="training minutes per evaluation")
+    parser.add_argument("--eval-decks", type=int, default=50, metavar="D", help="decks of each evaluation")
+    parser.add_argument("--final-decks", type=int, default=400, metavar="D", help="decks of the final evaluation")
+    parser.add_argument("--eval-seed", type=int, default=EVAL_SEED, help="deal set of the evaluations")
+    parser.add_argument("--final-seed", type=int, default=FINAL_SEED, help="deal set of the final evaluation")
+    parser.add_argument("--out", type=Path, default=Path("runs/learning"), help="folder of the results")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a pipeline's own setting (repeatable; each pipeline's module docstring lists them)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    if args.pipeline not in PIPELINES:
+        parser.error(f"unknown pipeline {args.pipeline!r}; choose one of {', '.join(PIPELINES)}")
+    for option in ("minutes", "eval_every"):
+        value = getattr(args, option)
+        if not 0 < value < math.inf:
+            parser.error(f"--{option.replace('_', '-')} must be a positive number of minutes, got {value}")
+    for option in ("eval_decks", "final_decks", "threads", "num_players"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option.replace('_', '-')} must be a positive integer, got {getattr(args, option)}")
+    options = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"--set takes KEY=VALUE, got {item!r}")
+        options[key] = option_value(value)
+    args.options = options
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark of the command line; 2 with a message for bad settings."""
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    settings = Settings(
+        variant=args.variant,
+        num_players=args.num_players,
+        seed=args.seed,
+        threads=args.threads,
+        out=args.out,
+        progress=not args.no_progress,
+    )
+    try:  # the settings, checked before any work: a bad one is a message, not a traceback
+        check_arguments(args.minutes, args.eval_every, args.eval_decks, args.final_decks)
+        pipeline_class(args.pipeline)
+        make_config(args.variant, args.num_players)
+    except ValueError as err:
+        print(f"python -m benchmarks.learning: error: {err}", file=sys.stderr)
+        return 2
+    try:
+        run_benchmark(
+            args.pipeline,
+            settings,
+            args.minutes,
+            args.eval_every,
+            args.eval_decks,
+            args.final_decks,
+            args.eval_seed,
+            args.final_seed,
+            options=args.options,
+            command="python -m benchmarks.learning " + shlex.join(argv),
+        )
+    except OptionError as err:  # raised as the pipeline is built, before any training
+        print(f"python -m benchmarks.learning: error: --set: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
