@@ -72,9 +72,10 @@ PIPELINES: dict[str, str] = {
     "rams": "benchmarks.learning.rams_ppo:RamsPPO",
     "improve": "benchmarks.learning.improve:Improve",
     "sb3": "benchmarks.learning.sb3_ppo:SB3PPO",
-    "rllib": "benchmarks.learning.rllib_ppo:RLlibPPO",
+    "rllib": "benchmarks.learning.rllib_ppo:RLlibPipeline",
+    "rllib-heuristic": "benchmarks.learning.rllib_ppo:RLlibHeuristicPipeline",
     "torchrl": "benchmarks.learning.torchrl_ppo:TorchRLPPO",
-    "openspiel": "benchmarks.learning.openspiel_nfsp:OpenSpielNFSP",
+    "openspiel": "benchmarks.learning.openspiel_nfsp:OpenSpielPipeline",
 }
 """pipeline name -> ``module:Class``, imported only when that pipeline is asked for"""
 
@@ -83,6 +84,7 @@ EXTRAS: dict[str, str] = {
     "improve": "train",
     "sb3": "sb3",
     "rllib": "rllib",
+    "rllib-heuristic": "rllib",
     "torchrl": "torchrl",
     "openspiel": "openspiel,torch",
 }
@@ -93,6 +95,7 @@ LIBRARIES: dict[str, tuple[str, ...]] = {
     "improve": (),
     "sb3": ("stable_baselines3", "sb3_contrib"),
     "rllib": ("ray",),
+    "rllib-heuristic": ("ray",),
     "torchrl": ("torchrl", "tensordict"),
     "openspiel": ("open_spiel",),
 }

@@ -54,7 +54,7 @@ def check_result(result: dict[str, Any], folder: Path, name: str, libraries: tup
         rows = list(csv.DictReader(f))
     assert len(rows) == len(result["curve"])
     assert int(rows[-1]["decisions"]) == result["decisions"]
-    assert Path(result["saved"]).is_file()
+    assert Path(result["saved"]).exists()  # a file, or the folder RLlib saves
 
 
 @pytest.mark.slow
@@ -96,8 +96,12 @@ def test_sb3_pipeline(tmp_path: Path) -> None:
     assert info["recent_episodes"] >= 0 and info["learn_decisions_per_s"] > 0
     model = MaskablePPO.load(result["saved"], device="cpu")
     assert model.num_timesteps == info["ppo_decisions"]
-    # rams_env.agents.load_agent on model.zip waits for the weights-only loader of the integrations
     assert legal_first_move(MaskablePPOAgent(model))
+    loaded = load_agent(result["saved"], expect_config=rams_env.make_config("mattmar", 4))  # weights only
+    env = rams_env.env(variant="mattmar", num_players=4, episode="rams", reward="win")
+    env.reset(seed=5)
+    observation = env.last()[0]
+    assert loaded.act(observation) == MaskablePPOAgent(model).act(observation)
 
 
 @pytest.mark.slow
@@ -110,6 +114,26 @@ def test_torchrl_pipeline(tmp_path: Path) -> None:
     assert result["decisions"] == info["ppo_decisions"] and info["imitation_decisions"] == 0
     assert 0 < result["decisions"] <= info["env_steps"]  # each seat's last decision of a batch is dropped
     assert legal_first_move(load_agent(result["saved"]))
+
+
+LIBRARY_PIPELINES = {
+    "rllib": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1}, ("ray",)),
+    "rllib-heuristic": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1}, ("ray",)),
+    "openspiel": (
+        {"hidden": [32], "min_buffer": 32, "batch_size": 32, "learn_every": 8, "anticipatory": 0.5},
+        ("open_spiel",),
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(LIBRARY_PIPELINES))
+def test_library_pipelines_run_in_the_harness(name: str, tmp_path: Path) -> None:
+    options, libraries = LIBRARY_PIPELINES[name]
+    settings = Settings(out=tmp_path, progress=False)
+    result = run_benchmark(name, settings, 0.05, 0.05, options=options, **TINY)
+    check_result(result, tmp_path, name, libraries)
+    assert legal_first_move(load_agent(result["saved"], expect_config=rams_env.make_config("mattmar", 4)))
 
 
 @pytest.mark.slow
