@@ -28,25 +28,6 @@ heuristic decides one decision per call), so the env caps the speed well below t
 pipeline on the batched compiled env.
 """
 
-# What was tried for issue #40 (2026-12-03, the 2-core machine beside other work, mattmar 4 players,
-# one torch thread; win share against three heuristics over 100 ramsar of seed 7200001 unless said):
-# - SB3's rollout and update settings (1 env x 2048 steps, minibatch 64, 10 epochs, gamma 0.99,
-#   ent_coef 0) with the 256x256 ReLU net: 444-522 decisions/s, 47k decisions in 1.8 min, win 0.000.
-# - the DEFAULTS above: 2,235 decisions/s, 213k decisions in 1.6 min, win 0.010 [0.002, 0.054]
-#   (adv -4.2 points per rams): faster, but no learning either.
-# - the project's own PPO (the rams pipeline) from scratch, --set imitation=0: 869k decisions in
-#   1.5 min, win 0.010 [0.002, 0.054]. So the poor learning is not SB3's nor the wrapper's: PPO from a
-#   random policy on the sparse win reward of whole ramsar does not learn in minutes, whatever the
-#   library. The quick recipe learns because it starts from the imitation of the heuristic.
-# - imitation=500000 then MaskablePPO (learning_rate 1e-4, ent_coef 0.003) for 2 min in all: 0.230
-#   after the imitation, then 0.275, 0.275, 0.240 (783k-865k decisions; PPO at about 3,000/s), final
-#   0.200 [0.133, 0.289] on seed 7400001: the heuristic's level, no gain seen at this size. The rams
-#   pipeline with the same imitation and budget: 0.330, 0.335, 0.300, 0.290 (798k-2,278k decisions;
-#   PPO at about 16,000/s), final 0.240 [0.167, 0.332]: at 100 ramsar neither differs from the
-#   heuristic's 0.250 nor from the other; the README's quick run needs its 2M imitation and 3M PPO.
-# - learner decisions per rams, the heuristic in the learner's seat: about 60 (46 to 67 in 10 ramsar),
-#   so gamma 0.99 weighs the final reward by about 0.55 at the first decision.
-
 from __future__ import annotations
 
 import time

@@ -1,0 +1,73 @@
+"""Draw docs/benchmarks.png, the learning benchmark's curves: ``python docs/make_benchmarks_png.py``.
+
+Each ``docs/benchmarks/<label>.json`` is the ``result.json`` of one ``python -m benchmarks.learning``
+run (``--add LABEL RESULT_JSON`` copies one in). The left panel plots the whole-ramsar win share against
+three heuristics by training minutes, the right by decisions trained on (log scale); the last point of
+each curve is the final evaluation on the report set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+HERE = Path(__file__).parent
+FOLDER = HERE / "benchmarks"
+
+
+def results() -> dict[str, dict[str, Any]]:
+    """Every benchmark result, by label."""
+    return {path.stem: json.loads(path.read_text()) for path in sorted(FOLDER.glob("*.json"))}
+
+
+def draw(target: Path) -> Path:
+    """The two panels with each curve's 95% intervals and the fair share."""
+    fig, (by_time, by_decisions) = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
+    fair = 0.25
+    for k, (label, result) in enumerate(results().items()):
+        curve = result["curve"]
+        fair = result["final"]["fair_share"]
+        minutes = [r["train_minutes"] for r in curve]
+        decisions = [max(1, r["decisions"]) for r in curve]
+        share = [r["win_rate"] for r in curve]
+        low = [r["win_rate_ci"][0] for r in curve]
+        high = [r["win_rate_ci"][1] for r in curve]
+        for ax, x in ((by_time, minutes), (by_decisions, decisions)):
+            ax.plot(x, share, marker="o", color=f"C{k}", label=label)
+            ax.fill_between(x, low, high, color=f"C{k}", alpha=0.12)
+    for ax in (by_time, by_decisions):
+        ax.axhline(fair, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_ylim(0, None)
+    by_decisions.set_xscale("log")
+    by_time.set_xlabel("training minutes (evaluations left out)")
+    by_decisions.set_xlabel("decisions trained on")
+    by_time.set_ylabel("win share vs three heuristics (fair 0.25)")
+    by_time.set_title("whole ramsar, 200 per point (deal set 7200001)", fontsize=10)
+    by_decisions.legend(fontsize=8, loc="upper left")
+    fig.suptitle("mattmar, 4 players: each pipeline for 4 minutes on one core of the 2-core machine", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(target, dpi=100)
+    plt.close(fig)
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--add", nargs=2, metavar=("LABEL", "RESULT_JSON"), help="copy a result in first")
+    args = parser.parse_args()
+    if args.add:
+        FOLDER.mkdir(exist_ok=True)
+        shutil.copyfile(args.add[1], FOLDER / f"{args.add[0]}.json")
+    print(draw(HERE / "benchmarks.png"))
+
+
+if __name__ == "__main__":
+    main()
