@@ -25,6 +25,7 @@ it. The ``full`` recipe of training/cli.py is the two-stage run of the shipped p
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,8 +120,9 @@ class TrainArgs:
     target: str = arg(
         "",
         "a frozen agent that plays every seat but the learner's in every episode and is the baseline of the "
-        "run's evaluations (rams exploit): heuristic, random, a zoo name, a checkpoint or an ensemble manifest "
-        "('': none, the opponents of the fractions above)",
+        "run's evaluations (rams exploit): heuristic, random, a zoo name, a checkpoint or an ensemble manifest; "
+        "several joined by + make a mixture, one drawn per episode, the first evaluated against; the opponent "
+        "pool is not used ('': none, the opponents of the fractions above)",
     )
     late_lr: float | None = arg(
         None, "learning rate from heuristic_after on (unset: lr), the second stage of a two-stage run"
@@ -185,7 +187,7 @@ class TrainArgs:
                 f"heuristic_fraction + random_fraction must be at most 1, got "
                 f"{self.heuristic_fraction!r} + {self.random_fraction!r}"
             )
-        if not self.max_minutes >= 0.0:
+        if not 0.0 <= self.max_minutes < math.inf:
             raise ValueError(f"max_minutes must be >= 0 (0: no limit), got {self.max_minutes!r}")
         if self.target and (self.heuristic_fraction or self.random_fraction or self.heuristic_after):
             raise ValueError(

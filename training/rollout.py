@@ -134,8 +134,9 @@ def episode_rows(episodes: list[Episode]) -> np.ndarray:
 class Opponent(IntEnum):
     """Who makes a game's decisions other than the learner's, unless a pool snapshot does.
 
-    A game's opponent is one of the first two or the index (>= 0) of the pool snapshot that plays
-    the other seats; the last one is what every seat of a game gets once its quota of episodes is done.
+    A game's opponent is one of these, ``TARGET - k`` for the run's policy target ``k``, or the index
+    (>= 0) of the pool snapshot that plays the other seats; RANDOM_AFTER_QUOTA is what every seat of
+    a game gets once its quota of episodes is done.
     """
 
     SELF_PLAY = -1
@@ -147,8 +148,8 @@ class Opponent(IntEnum):
     RANDOM = -4
     """random legal moves in every seat but the learner's"""
     TARGET = -5
-    """the run's first policy target (``TrainArgs.target``, training/targets.py) in every seat but the
-    learner's; ``TARGET - k`` its target ``k``"""
+    """``TARGET - k``: the run's target ``k`` (``TrainArgs.target``, training/targets.py), a policy, in
+    every seat but the learner's (a heuristic or random target plays as HEURISTIC or RANDOM)"""
 
 
 def target_opponent(targets: Sequence[Target], k: int) -> int:
@@ -177,7 +178,7 @@ class Games:
     """Where each game of the batched env stands during one update's collection."""
 
     opponent: np.ndarray
-    """an Opponent value or a pool index"""
+    """an Opponent value, ``Opponent.TARGET - k`` or a pool index"""
     learner_seat: np.ndarray
     """the learner's seat against an opponent (-1: every seat)"""
     finished: np.ndarray

@@ -542,7 +542,7 @@ class Trainer:
             "mean_return": collect_stats["mean_return"],
             **losses,
         }
-        if args.snapshot_every and self.updates % args.snapshot_every == 0:
+        if args.snapshot_every and not self.targets and self.updates % args.snapshot_every == 0:
             self.pool.add(self.net, self.updates)
         best = False
         final = self.finished
@@ -564,7 +564,8 @@ class Trainer:
         return bool(self.args.max_minutes) and self.args.total_steps == NO_STEP_LIMIT
 
     def _progress_bar(self) -> tqdm:
-        """The run's bar: seconds of training where ``max_minutes`` is the budget that ends it first, else steps."""
+        """The run's bar: seconds of training where ``max_minutes`` is the only budget (``total_steps`` is
+        ``NO_STEP_LIMIT``), else steps."""
         args = self.args
         by_time = self._by_time
         total = round(60 * args.max_minutes) if by_time else args.total_steps

@@ -14,6 +14,7 @@ draws one of them, uniformly, to play every other seat (one step of PSRO trains 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,8 @@ class Target:
 
 def resolve_target(spec: str, config: RulesConfig) -> Target:
     """The target named by ``spec`` for ``config``'s table; :class:`TargetError` before any work if it is bad."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise TargetError(f"a target must name an agent, got {spec!r}")
+    if not isinstance(spec, str) or not spec.strip() or spec != spec.strip():
+        raise TargetError(f"a target must name an agent (without spaces around it), got {spec!r}")
     if is_builtin(spec):
         name, options = split_spec(spec)
         if name not in BUILT_IN_TARGETS:
@@ -75,9 +76,14 @@ def resolve_target(spec: str, config: RulesConfig) -> Target:
     return Target(spec, "policy", agent)
 
 
+def split_targets(spec: str) -> list[str]:
+    """The specs of a mixture joined by ``+`` (an existing file whose name holds a ``+`` is one target)."""
+    return [spec] if not isinstance(spec, str) or os.path.exists(spec) else spec.split(TARGET_SEPARATOR)
+
+
 def resolve_targets(spec: str, config: RulesConfig) -> tuple[Target, ...]:
     """The targets of ``spec``, one or several joined by ``+``; :class:`TargetError` naming a bad one."""
-    parts = spec.split(TARGET_SEPARATOR) if isinstance(spec, str) else [spec]
+    parts = split_targets(spec)
     if len(parts) > 1 and not all(p.strip() for p in parts):
         raise TargetError(f"target {spec!r}: an empty agent between the {TARGET_SEPARATOR!r} of a mixture")
     return tuple(resolve_target(part, config) for part in parts)
@@ -86,7 +92,7 @@ def resolve_targets(spec: str, config: RulesConfig) -> tuple[Target, ...]:
 def starting_weights(spec: str, variant: str) -> str:
     """The checkpoint an exploiter of ``spec`` starts from: the target's own weights where it is a policy
     (an ensemble's first member), else the flagship of ``variant`` (its first member for an ensemble)."""
-    spec = spec.split(TARGET_SEPARATOR)[0]  # a mixture: its first target's
+    spec = split_targets(spec)[0]  # a mixture: its first target's
     name = spec if not (is_builtin(spec) and split_spec(spec)[0] in BUILTIN_AGENTS) else variant
     path = Path(zoo.locate(name))
     if path.suffix == ".json":  # a manifest: its members' paths are relative to it (checked when it loads)
