@@ -59,13 +59,31 @@ def draw(target: Path) -> Path:
     return target
 
 
+def table_rows() -> list[str]:
+    """docs/benchmarks.md's result rows, one per result (tests/docs/test_benchmarks_table.py checks them)."""
+    rows = []
+    for label, result in results().items():
+        final = result["final"]
+        low, high = final["win_rate_ci"]
+        first = result["curve"][0]
+        rows.append(
+            f"| `{label}` | `{result['pipeline']}` | {result['decisions']:,} | {result['decisions_per_s']:,.0f} "
+            f"| {first['win_rate']:.3f} | {final['win_rate']:.3f} [{low:.3f}, {high:.3f}] "
+            f"| {final['points_per_deal_vs_baseline']:+.2f} |"
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--add", nargs=2, metavar=("LABEL", "RESULT_JSON"), help="copy a result in first")
+    parser.add_argument("--table", action="store_true", help="print the table rows of docs/benchmarks.md")
     args = parser.parse_args()
     if args.add:
         FOLDER.mkdir(exist_ok=True)
         shutil.copyfile(args.add[1], FOLDER / f"{args.add[0]}.json")
+    if args.table:
+        print("\n".join(table_rows()))
     print(draw(HERE / "benchmarks.png"))
 
 
