@@ -43,7 +43,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 import rams_env  # registers rams_env/Rams-v1
 from rams_env.eval import agent_source, build_agent
-from rams_env.integrations.sb3 import MaskablePPOAgent
+from rams_env.integrations.sb3 import MaskablePPOAgent, warm_start
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
@@ -65,20 +65,6 @@ DEFAULTS: dict[str, Any] = dict(
     max_grad_norm=0.5,
 )
 NET = dict(net_arch=dict(pi=[256, 256], vf=[256, 256]), activation_fn=torch.nn.ReLU)
-
-
-class BatchedMaskablePPOAgent(MaskablePPOAgent):
-    """:class:`MaskablePPOAgent` with ``act_batch`` (the same greedy choices), so that evaluations
-    against the heuristic run on the compiled engine with the model's decisions batched."""
-
-    greedy = True
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The model's greedy legal actions for a batch: observations (B, OBS_SIZE), masks (B, 60)."""
-        actions, _ = self.model.predict(
-            np.asarray(observations, np.float32), action_masks=np.asarray(masks) != 0, deterministic=True
-        )
-        return np.asarray(actions, np.int64)
 
 
 class SB3PPO:
@@ -139,15 +125,7 @@ class SB3PPO:
             seed=self.seed,
             progress=self.progress,
         )
-        weights = net.state_dict()
-        copied = {}
-        for k, v in weights.items():
-            if k.startswith("torso."):
-                copied["mlp_extractor.policy_net." + k[6:]] = v
-                copied["mlp_extractor.value_net." + k[6:]] = v.clone()
-        for head, target in (("policy_head", "action_net"), ("value_head", "value_net")):
-            copied[f"{target}.weight"], copied[f"{target}.bias"] = weights[f"{head}.weight"], weights[f"{head}.bias"]
-        self.model.policy.load_state_dict(copied)  # strict: every key of the model's policy given
+        warm_start(self.model, net)
         self.imitated = result.decisions
         self.imitation_seconds = time.perf_counter() - started
 
@@ -170,9 +148,9 @@ class SB3PPO:
             learned = True
         return self.imitated + int(self.model.num_timesteps)
 
-    def agent(self) -> BatchedMaskablePPOAgent:
+    def agent(self) -> MaskablePPOAgent:
         """The model's greedy legal play."""
-        return BatchedMaskablePPOAgent(self.model)
+        return MaskablePPOAgent(self.model)
 
     def save(self) -> Path:
         """``model.zip`` (``MaskablePPO.load`` reads it; so does ``rams eval``'s weights-only loader)."""

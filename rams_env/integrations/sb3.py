@@ -53,6 +53,33 @@ class MaskablePPOAgent(ObservationAgent):
         action, _ = self.model.predict(observation_vector(observation), action_masks=mask, deterministic=True)
         return int(action)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The model's greedy legal actions for a batch, observations (B, OBS_SIZE) and masks (B, 60): the
+        evaluation harness then plays it on the compiled engine with its decisions batched."""
+        actions, _ = self.model.predict(
+            np.asarray(observations, np.float32), action_masks=np.asarray(masks) != 0, deterministic=True
+        )
+        return np.asarray(actions, np.int64)
+
+
+def warm_start(model: MaskablePPO, net: Any) -> None:
+    """Copy a project ``PolicyNet``'s weights into a ``MaskablePPO`` model of the same widths and ReLU: its
+    torso into both of SB3's MLPs (policy and value), its heads into ``action_net`` and ``value_net``.
+
+    A model built with ``policy_kwargs=dict(net_arch=dict(pi=H, vf=H), activation_fn=torch.nn.ReLU)`` for
+    the net's hidden widths ``H`` then plays exactly as the net (a checkpoint, a zoo model, the imitation
+    of the heuristic): PPO from a warm start. A model of other widths is refused by torch's strict load.
+    """
+    weights = net.state_dict()
+    copied = {}
+    for key, value in weights.items():
+        if key.startswith("torso."):
+            copied["mlp_extractor.policy_net." + key[6:]] = value
+            copied["mlp_extractor.value_net." + key[6:]] = value.clone()
+    for head, target in (("policy_head", "action_net"), ("value_head", "value_net")):
+        copied[f"{target}.weight"], copied[f"{target}.bias"] = weights[f"{head}.weight"], weights[f"{head}.bias"]
+    model.policy.load_state_dict(copied)  # strict: every key of the model's policy given
+
 
 class SB3PolicyAgent(ObservationAgent):
     """The policy MLP of a saved ``MaskablePPO`` (``load_sb3_agent``): plays the masked argmax of its logits.

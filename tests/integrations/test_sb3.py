@@ -86,3 +86,37 @@ def test_example_trains_saves_and_evaluates(tmp_path):
     result = main(["--steps", "512", "--decks", "4", "--save", str(saved)])
     assert [a.name for a in result.agents] == ["maskable_ppo"] and result.decks == 4
     assert isinstance(MaskablePPO.load(saved, device="cpu"), MaskablePPO)
+
+
+def test_a_warm_started_model_plays_as_the_policy_it_starts_from(tmp_path):
+    from rams_env.agents.neural import PolicyAgent
+    from rams_env.integrations.sb3 import warm_start
+    from rams_env.obs import OBS_SIZE
+    from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
+    from rams_env.rules.actions import NUM_ACTIONS
+
+    torch.manual_seed(4)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, (32, 32))
+    config = rams_env.make_config("mattmar", 4)
+    env = gymnasium.make("rams_env/Rams-v1", variant="mattmar", num_players=4, learner_seat="random")
+    kwargs = {"net_arch": {"pi": [32, 32], "vf": [32, 32]}, "activation_fn": torch.nn.ReLU}
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, policy_kwargs=kwargs, seed=0, device="cpu")
+    warm_start(model, net)
+    policy, agent = PolicyAgent(net, config), MaskablePPOAgent(model)
+    aec = rams_env.env(variant="mattmar", num_players=4)
+    aec.reset(seed=2)
+    for _ in range(40):  # every decision of the policy's own play, the SB3 model choosing the same
+        observation, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            break
+        assert agent.act(observation) == policy.act(observation)
+        assert agent.act_batch(observation["observation"][None], observation["action_mask"][None])[0] == policy.act(
+            observation
+        )
+        aec.step(policy.act(observation))
+    with pytest.raises(RuntimeError, match="size mismatch"):  # other widths are refused
+        warm_start(model, PolicyNet(OBS_SIZE, NUM_ACTIONS, (16, 16)))
+    checkpoint = save_checkpoint(tmp_path / "start.pt", make_checkpoint(net, config)) or tmp_path / "start.pt"
+    main = runpy.run_path(str(EXAMPLE))["main"]
+    result = main(["--steps", "128", "--decks", "2", "--init-from", str(checkpoint), "--episode", "rams"])
+    assert result.decks == 2 and result.agents[0].win_rate is not None  # whole ramsar, from the warm start
