@@ -41,6 +41,8 @@ _MAX_DATA_BYTES = 16 * 1024 * 1024
 class MaskablePPOAgent(ObservationAgent):
     """Plays the most likely legal action of a ``MaskablePPO`` model trained on ``rams_env/Rams-v1``."""
 
+    greedy = True  # deterministic: the evaluation harness may batch its decisions (act_batch)
+
     def __init__(self, model: MaskablePPO) -> None:
         if not isinstance(model, MaskablePPO):
             raise TypeError(f"MaskablePPOAgent needs a sb3_contrib.MaskablePPO model, got {type(model).__name__}")

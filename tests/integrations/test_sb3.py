@@ -103,6 +103,7 @@ def test_a_warm_started_model_plays_as_the_policy_it_starts_from(tmp_path):
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, policy_kwargs=kwargs, seed=0, device="cpu")
     warm_start(model, net)
     policy, agent = PolicyAgent(net, config), MaskablePPOAgent(model)
+    assert agent.greedy  # its decisions batched in evaluations against the heuristic
     aec = rams_env.env(variant="mattmar", num_players=4)
     aec.reset(seed=2)
     for _ in range(40):  # every decision of the policy's own play, the SB3 model choosing the same
