@@ -2,8 +2,8 @@
 
 Each ``docs/benchmarks/<label>.json`` is the ``result.json`` of one ``python -m benchmarks.learning``
 run (``--add LABEL RESULT_JSON`` copies one in). The left panel plots the whole-ramsar win share against
-three heuristics by training minutes, the right by decisions trained on (log scale); the last point of
-each curve is the final evaluation on the report set.
+three heuristics by training minutes, the right by decisions trained on (log scale): the periodic
+evaluations on the choosing set; the final figures on the report set are in docs/benchmarks.md.
 """
 
 from __future__ import annotations
