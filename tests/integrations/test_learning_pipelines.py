@@ -3,35 +3,19 @@ seconds, count decisions, play legal actions greedily and save what ``load_agent
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
 import rams_env
+from benchmarks.learning.harness import Settings
 from benchmarks.learning.openspiel_nfsp import OpenSpielPipeline
 from benchmarks.learning.rllib_ppo import LEARNER, HeuristicTableEnv, RLlibHeuristicPipeline, RLlibPipeline
 from rams_env.agents import RandomAgent, load_agent
 
 # Training runs of libraries: CI runs them, -m 'not slow' skips them.
 pytestmark = pytest.mark.slow
-
-try:
-    from benchmarks.learning.harness import Settings
-except ImportError:  # the harness is written beside these pipelines (issue 40); its Settings, until then
-
-    @dataclass(frozen=True)
-    class Settings:  # type: ignore[no-redef]
-        variant: str = "mattmar"
-        num_players: int = 4
-        seed: int = 0
-        threads: int = 1
-        out: Path = Path("runs/learning")
-        progress: bool = True
-
 
 TINY = {
     RLlibPipeline: {"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1},
