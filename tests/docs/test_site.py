@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from rams_env import zoo
+from rams_env.agents.specs import is_builtin
 from rams_env.obs import FIELDS, OBS_SIZE, SLICES
 from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.cards import card_name
@@ -198,7 +199,7 @@ def test_every_rams_command_of_a_shell_block_parses_and_its_zoo_names_resolve():
             except SystemExit:
                 pytest.fail(f"{where}: {line!r} does not parse")
             for spec in _specs(args):
-                if zoo.is_name(spec) and spec not in ("random", "heuristic", "search"):
+                if zoo.is_name(spec) and not is_builtin(spec):  # random, heuristic, search, ismcts, ...
                     zoo.resolve(spec)
             checked += 1
     assert checked >= 10
