@@ -71,12 +71,21 @@ def test_rams_pipeline(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_improve_pipeline(tmp_path: Path) -> None:
     settings = Settings(out=tmp_path, progress=False)
-    result = run_benchmark("improve", settings, 0.08, 0.04, options={"shard": 20}, **TINY)
+    result = run_benchmark("improve", settings, 0.02, 0.01, options={"shard": 20}, **TINY)
     check_result(result, tmp_path, "improve", ())
-    info = result["pipeline_info"]
-    assert info["shards"] >= 2 and info["epochs"] >= 2 and len(result["curve"]) >= 2
+    info = result["pipeline_info"]  # how many rounds fit in the time depends on the machine; one always does
+    assert info["shards"] >= len(result["curve"]) and info["epochs"] >= len(result["curve"])
     assert len(list((tmp_path / "improve" / "data").glob("shard-*.npz"))) == info["shards"]
     assert legal_first_move(load_agent(result["saved"]))
+
+
+def test_each_improve_round_collects_a_shard_and_fits_every_shard_so_far(tmp_path: Path) -> None:
+    pipeline = pipeline_class("improve")(Settings(out=tmp_path, progress=False), shard=2)
+    first = pipeline.train_for(0.0)  # no time at all: still one shard and one epoch a round
+    second = pipeline.train_for(0.0)
+    assert (pipeline.shards, pipeline.epochs) == (2, 2)
+    assert 0 < first < second  # the second fit is over both shards
+    assert len(list((tmp_path / "improve" / "data").glob("shard-*.npz"))) == 2
 
 
 @pytest.mark.slow
