@@ -40,6 +40,10 @@ from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig, make_config
 
 SHARED_POLICY = "shared"
 DEFAULT_HIDDEN = (128, 128)
+# The module's hidden activation by name (model_config["activation"]): "relu" is the project's PolicyNet,
+# which warm_start copies in; "tanh", RLlib's own default for MLPs, stays the default so old checkpoints load.
+ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+DEFAULT_ACTIVATION = "tanh"
 # Logit of an illegal action: exp() of it is exactly 0, and it stays finite so that PPO's KL and entropy do too.
 MASKED_LOGIT = -1e9
 
@@ -106,7 +110,7 @@ class RamsMultiAgentEnv(MultiAgentEnv):
 class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
     """Actor-critic MLP on ``obs["observation"]``; the logits of actions outside ``obs["action_mask"]`` are masked.
 
-    ``model_config``: ``{"hidden": [widths of the shared hidden layers]}``.
+    ``model_config``: ``{"hidden": [widths of the shared hidden layers], "activation": "tanh" or "relu"}``.
     """
 
     def setup(self) -> None:
@@ -116,10 +120,11 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
         hidden = tuple(int(h) for h in dict(self.model_config or {}).get("hidden", DEFAULT_HIDDEN))
         if not hidden or min(hidden) < 1:
             raise ValueError(f"model_config['hidden'] must be positive layer widths, got {hidden}")
+        self.activation = activation_name(dict(self.model_config or {}).get("activation", DEFAULT_ACTIVATION))
         layers: list[nn.Module] = []
         width = int(np.prod(space["observation"].shape))
         for h in hidden:
-            layers += [nn.Linear(width, h), nn.Tanh()]
+            layers += [nn.Linear(width, h), ACTIVATIONS[self.activation]()]
             width = h
         self.torso = nn.Sequential(*layers)
         self.pi = nn.Linear(width, int(self.action_space.n))
@@ -144,22 +149,35 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
         return self.vf(embeddings).squeeze(-1)
 
 
+def activation_name(name: Any) -> str:
+    """``name`` if it is one of ``ACTIVATIONS``; ``ValueError`` naming the choices otherwise."""
+    if name not in ACTIVATIONS:
+        raise ValueError(f"model_config['activation'] must be one of {sorted(ACTIVATIONS)}, got {name!r}")
+    return str(name)
+
+
 def shared_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     """Policy mapping: every seat plays the one shared policy."""
     return SHARED_POLICY
 
 
-def ppo_config(env_config: Mapping[str, Any] | None = None, hidden: Sequence[int] = DEFAULT_HIDDEN) -> PPOConfig:
+def ppo_config(
+    env_config: Mapping[str, Any] | None = None,
+    hidden: Sequence[int] = DEFAULT_HIDDEN,
+    activation: str = DEFAULT_ACTIVATION,
+) -> PPOConfig:
     """Multi-agent PPO on Rams with one masked policy shared by every seat; chain further RLlib settings on it.
 
     ``env_config`` holds the keywords of :func:`rams_env.env`; bad ones raise ``ValueError`` here,
-    before Ray starts anything.
+    before Ray starts anything. ``activation="relu"`` builds the module that :func:`warm_start` fills.
     """
     env_config = dict(env_config or {})
     RamsEnv(**env_config)  # validate now rather than inside a remote env runner
+    activation = activation_name(activation)
     # RLlib's env check passes (an illegal action ends the episode), but it resets every env runner's env
     # with seed 42, so that all of them would then play the same deals: it is switched off.
-    module = RLModuleSpec(module_class=MaskedPPOModule, model_config={"hidden": [int(h) for h in hidden]})
+    model_config = {"hidden": [int(h) for h in hidden], "activation": activation}
+    module = RLModuleSpec(module_class=MaskedPPOModule, model_config=model_config)
     return (
         PPOConfig()
         .environment(RamsMultiAgentEnv, env_config=env_config, disable_env_checking=True)
@@ -185,7 +203,8 @@ class RLlibAgent:
         # Plain data to another process (rams eval --workers): the layer widths, the weights, the rules.
         state = {k: v.detach().cpu().numpy() for k, v in self.module.state_dict().items()}
         rules = None if self.config is None else self.config.to_dict()
-        return _rebuild_agent, (_hidden_of(state, "agent"), state, rules)
+        activation = getattr(self.module, "activation", DEFAULT_ACTIVATION)
+        return _rebuild_agent, (_hidden_of(state, "agent"), state, rules, activation)
 
     def act(self, observation: Mapping[str, np.ndarray]) -> int:
         """The greedy action for ``{"observation": ..., "action_mask": ...}``."""
@@ -259,6 +278,34 @@ def build_algo(config: AlgorithmConfig) -> Algorithm:
     return config.build_algo()
 
 
+def warm_start(algo: Algorithm, net: nn.Module, policy: str = SHARED_POLICY) -> None:
+    """Copy a project ``PolicyNet``'s weights into module ``policy`` of a built algorithm: its torso, its
+    policy head as ``pi`` and its value head as ``vf``, in the learner and every env runner.
+
+    The module must have been built by ``ppo_config(..., hidden=H, activation="relu")`` for the net's
+    widths ``H``; it then plays exactly as the net (a checkpoint, a zoo model, the imitation of the
+    heuristic), and PPO goes on from there. ``ValueError`` names what does not match.
+    """
+    module = algo.get_module(policy)
+    if not isinstance(module, MaskedPPOModule):
+        raise ValueError(f"warm_start: module {policy!r} is a {type(module).__name__}, not a MaskedPPOModule")
+    if module.activation != "relu":
+        raise ValueError(
+            f'warm_start: module {policy!r} uses {module.activation}, a PolicyNet ReLU: build it with activation="relu"'
+        )
+    weights = net.state_dict()
+    state = {k: v for k, v in weights.items() if k.startswith("torso.")}
+    for head, target in (("policy_head", "pi"), ("value_head", "vf")):
+        state[f"{target}.weight"], state[f"{target}.bias"] = weights[f"{head}.weight"], weights[f"{head}.bias"]
+    theirs = {k: tuple(v.shape) for k, v in module.state_dict().items()}
+    ours = {k: tuple(v.shape) for k, v in state.items()}
+    if ours != theirs:
+        raise ValueError(f"warm_start: the net's layers {ours} differ from module {policy!r}'s {theirs}")
+    arrays = {k: v.detach().cpu().numpy() for k, v in state.items()}
+    algo.learner_group.set_weights({policy: arrays})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+
+
 # ---------------------------------------------------------------------------- checkpoints as agents
 RULES_FILE = "rams_env_rules.json"
 _MODULE_STATE = "module_state.pkl"
@@ -324,19 +371,19 @@ def _read_pickle(path: Path, unpickler: type[pickle.Unpickler], where: str) -> A
         raise CheckpointError(f"{where!r}: {path.name} is damaged or holds more than weights ({err})") from None
 
 
-def _find_env_config(value: Any, depth: int = 0) -> dict[str, Any] | None:
-    """The first ``"env_config"`` dict in plain data read by ``_PlainUnpickler``."""
+def _find_dict(value: Any, key: str, depth: int = 0) -> dict[str, Any] | None:
+    """The first dict under ``key`` (``"env_config"``, ``"model_config"``) in plain data read by ``_PlainUnpickler``."""
     if depth > 20:
         return None
     if isinstance(value, _Stub):
         value = (value.args, value.kwargs, value.state)
     if isinstance(value, dict):
-        if isinstance(value.get("env_config"), dict):
-            return value["env_config"]
+        if isinstance(value.get(key), dict):
+            return value[key]
         value = list(value.values())
     if isinstance(value, (list, tuple)):
         for item in value:
-            found = _find_env_config(item, depth + 1)
+            found = _find_dict(item, key, depth + 1)
             if found is not None:
                 return found
     return None
@@ -381,7 +428,9 @@ def _hidden_of(state: Mapping[str, Any], where: str) -> list[int]:
     return hidden
 
 
-def _module_from_state(hidden: Sequence[int], state: Mapping[str, np.ndarray]) -> MaskedPPOModule:
+def _module_from_state(
+    hidden: Sequence[int], state: Mapping[str, np.ndarray], activation: str = DEFAULT_ACTIVATION
+) -> MaskedPPOModule:
     env = RamsMultiAgentEnv({})
     # RLModule's constructor logs a deprecation of its own internal RLModuleConfig: not ours to act on.
     quiet = logging.getLogger("ray._common.deprecation")
@@ -391,7 +440,7 @@ def _module_from_state(hidden: Sequence[int], state: Mapping[str, np.ndarray]) -
         module = MaskedPPOModule(
             observation_space=env.observation_spaces["player_0"],
             action_space=env.action_spaces["player_0"],
-            model_config={"hidden": [int(h) for h in hidden]},
+            model_config={"hidden": [int(h) for h in hidden], "activation": activation},
         )
     finally:
         quiet.setLevel(level)
@@ -400,9 +449,12 @@ def _module_from_state(hidden: Sequence[int], state: Mapping[str, np.ndarray]) -
 
 
 def _rebuild_agent(
-    hidden: Sequence[int], state: Mapping[str, np.ndarray], rules: Mapping[str, Any] | None
+    hidden: Sequence[int],
+    state: Mapping[str, np.ndarray],
+    rules: Mapping[str, Any] | None,
+    activation: str = DEFAULT_ACTIVATION,
 ) -> RLlibAgent:
-    return RLlibAgent(_module_from_state(hidden, state), None if rules is None else RulesConfig(**rules))
+    return RLlibAgent(_module_from_state(hidden, state, activation), None if rules is None else RulesConfig(**rules))
 
 
 def is_rllib_checkpoint(path: str | os.PathLike[str]) -> bool:
@@ -440,10 +492,15 @@ def load_rllib_agent(
     if not isinstance(state, dict):
         raise CheckpointError(f"{where!r}: module {policy!r} holds no state dict")
     hidden = _hidden_of(state, where)
+    activation = (_find_dict(described, "model_config") or {}).get("activation", DEFAULT_ACTIVATION)
+    if activation not in ACTIVATIONS:
+        raise CheckpointError(
+            f"{where!r}: module {policy!r} has activation {activation!r}, not one of {sorted(ACTIVATIONS)}"
+        )
     config = _checkpoint_rules(root, where)
     if expect_config is not None and config != expect_config:
         raise RulesMismatchError(rules_mismatch(where, config, expect_config))
-    return RLlibAgent(_module_from_state(hidden, state), config)
+    return RLlibAgent(_module_from_state(hidden, state, activation), config)
 
 
 def _checkpoint_rules(root: Path, where: str) -> RulesConfig:
@@ -454,7 +511,7 @@ def _checkpoint_rules(root: Path, where: str) -> RulesConfig:
             if not isinstance(rules, dict):
                 raise CheckpointError(f"{where!r}: {RULES_FILE} must be a JSON object of rule options")
             return RulesConfig(**rules)
-        env_config = _find_env_config(_read_pickle(root / "class_and_ctor_args.pkl", _PlainUnpickler, where))
+        env_config = _find_dict(_read_pickle(root / "class_and_ctor_args.pkl", _PlainUnpickler, where), "env_config")
         if env_config is None:
             raise CheckpointError(f"{where!r}: no env_config found in the algorithm's configuration")
         return rules_of_env_config(env_config)

@@ -34,8 +34,12 @@ from rams_env.integrations.rllib import (
     init_ray,
     load_rllib_agent,
     ppo_config,
+    warm_start,
 )
+from rams_env.obs.encoding import OBS_SIZE
 from rams_env.policy import CheckpointError
+from rams_env.policy.network import PolicyNet
+from rams_env.rules import NUM_ACTIONS
 
 # Training runs and example scripts of a library: CI runs them, -m 'not slow' skips them.
 pytestmark = pytest.mark.slow
@@ -113,6 +117,73 @@ def test_module_masks_illegal_logits():
     assert torch.all(logits[~legal] == MASKED_LOGIT) and torch.all(logits[legal] > MASKED_LOGIT)
     values = module.compute_values(batch)
     assert values.shape == (1,)
+
+
+def test_module_activation_is_named_and_checked():
+    env = RamsMultiAgentEnv({})
+    spaces = dict(observation_space=env.observation_spaces["player_0"], action_space=env.action_spaces["player_0"])
+    relu = MaskedPPOModule(**spaces, model_config={"hidden": [8], "activation": "relu"})
+    assert relu.activation == "relu" and isinstance(relu.torso[1], torch.nn.ReLU)
+    assert isinstance(MaskedPPOModule(**spaces, model_config={"hidden": [8]}).torso[1], torch.nn.Tanh)
+    with pytest.raises(ValueError, match=r"model_config\['activation'\] must be one of \['relu', 'tanh'\], got 'gelu'"):
+        MaskedPPOModule(**spaces, model_config={"hidden": [8], "activation": "gelu"})
+    with pytest.raises(ValueError, match="got 'gelu'"):
+        ppo_config({}, activation="gelu")
+
+
+def _tiny_algo(hidden: list[int], activation: str):
+    config = (
+        ppo_config({"variant": "mattmar", "num_players": 4}, hidden=hidden, activation=activation)
+        .env_runners(num_env_runners=0, rollout_fragment_length=BATCH)
+        .training(train_batch_size_per_learner=BATCH, minibatch_size=100, num_epochs=1)
+        .debugging(seed=0)
+    )
+    return config.build_algo()
+
+
+def test_warm_start_copies_a_policy_net_into_learner_and_env_runner(local_ray, tmp_path):
+    torch.manual_seed(1)
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(16, 8))
+    algo = _tiny_algo([16, 8], "relu")
+    try:
+        warm_start(algo, net)
+        module = algo.get_module(SHARED_POLICY)  # the env runner's, which samples
+        learned = algo.learner_group.get_weights()[SHARED_POLICY]  # the learner's, which trains
+        ours = net.state_dict()
+        assert np.array_equal(learned["torso.2.weight"], ours["torso.2.weight"].numpy())
+        assert np.array_equal(learned["pi.bias"], ours["policy_head.bias"].numpy())
+        assert np.array_equal(learned["vf.weight"], ours["value_head.weight"].numpy())
+        env = rams_env.env(variant="mattmar", num_players=4)
+        for seed in range(3):
+            env.reset(seed=seed)
+            obs = env.last()[0]
+            batch = {Columns.OBS: {k: torch.as_tensor(v).unsqueeze(0) for k, v in obs.items()}}
+            logits, value = net(torch.as_tensor(obs["observation"], dtype=torch.float32).unsqueeze(0))
+            legal = torch.as_tensor(obs["action_mask"]).bool()
+            theirs = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS][0]
+            assert torch.allclose(theirs[legal], logits[0][legal], atol=1e-5)
+            assert torch.allclose(module.compute_values(batch), value, atol=1e-5)
+        algo.train()  # PPO goes on from the copied weights
+        saved = Path(algo.save_to_path(str(tmp_path / "algo")))
+        trained = {k: v.clone() for k, v in module.state_dict().items()}
+    finally:
+        algo.stop()
+    loaded = load_rllib_agent(saved)  # the activation read back from the checkpoint's module config
+    assert loaded.module.activation == "relu" and isinstance(loaded.module.torso[1], torch.nn.ReLU)
+    assert all(torch.equal(loaded.module.state_dict()[k], v) for k, v in trained.items())
+    again = pickle.loads(pickle.dumps(loaded))  # to an evaluation worker, activation and all
+    assert again.module.activation == "relu"
+
+
+def test_warm_start_refuses_a_tanh_module_and_other_widths(local_ray):
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(16,))
+    for hidden, activation, message in (([16], "tanh", 'build it with activation="relu"'), ([8], "relu", "differ")):
+        algo = _tiny_algo(hidden, activation)
+        try:
+            with pytest.raises(ValueError, match=message):
+                warm_start(algo, net)
+        finally:
+            algo.stop()
 
 
 def test_ppo_trains_a_shared_policy_that_plays_only_legal_actions(local_ray, tmp_path, capsys):
