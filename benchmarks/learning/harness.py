@@ -68,6 +68,25 @@ class Pipeline(Protocol):
     def close(self) -> None: ...
 
 
+def imitate_heuristic(net: Any, settings: Settings, decisions: int) -> int:
+    """The project's imitation warm start (training/imitation.py), in place on the ``PolicyNet`` ``net``:
+    ``decisions`` of the compiled heuristic's whole ramsar (win reward), each seen once; the decisions seen."""
+    from training.imitation import imitate
+
+    config = make_config(settings.variant, settings.num_players)
+    result = imitate(
+        net,
+        config,
+        episode="rams",
+        reward="win",
+        reward_scale=1.0,
+        decisions=int(decisions),
+        seed=settings.seed,
+        progress=settings.progress,
+    )
+    return int(result.decisions)
+
+
 PIPELINES: dict[str, str] = {
     "rams": "benchmarks.learning.rams_ppo:RamsPPO",
     "improve": "benchmarks.learning.improve:Improve",

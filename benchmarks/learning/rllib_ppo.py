@@ -8,6 +8,12 @@ env runner) and learning there too. ``rllib`` plays ``RamsMultiAgentEnv``, every
 each reset) of the Gymnasium wrapper ``RamsGymEnv`` with the compiled heuristic in the other seats: the
 multi-agent env config of rams_env has no opponents, so the opponents live in the env here.
 ``save()`` writes ``algo.save_to_path`` and the rules file, which ``rams eval`` and ``load_agent`` read.
+
+``--set KEY=VALUE``: ``imitation`` (decisions of the project's imitation warm start, training/imitation.py,
+on a ``PolicyNet`` of the same widths, copied into the module by
+:func:`rams_env.integrations.rllib.warm_start` in the first ``train_for``; the module is then a ReLU one,
+else RLlib's Tanh), ``hidden``, ``batch``, ``minibatch``, ``epochs``, ``lr``, ``entropy`` (PPO's
+``entropy_coeff``).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from rams_env.agents import CompiledHeuristicAgent
 from rams_env.envs.gym_env import RamsGymEnv
 from rams_env.integrations.rllib import (
+    DEFAULT_ACTIVATION,
     SHARED_POLICY,
     RLlibAgent,
     build_algo,
@@ -33,7 +40,13 @@ from rams_env.integrations.rllib import (
     ppo_config,
     rules_of_env_config,
     save_rules,
+    warm_start,
 )
+from rams_env.obs import OBS_SIZE
+from rams_env.policy import PolicyNet
+from rams_env.rules.actions import NUM_ACTIONS
+
+from .harness import imitate_heuristic
 
 if TYPE_CHECKING:
     from .harness import Settings
@@ -97,6 +110,8 @@ class RLlibPipeline:
         minibatch: int = 500,
         epochs: int = 4,
         lr: float = 3e-4,
+        entropy: float = 0.0,
+        imitation: int = 0,
     ) -> None:
         self.settings = settings
         torch.set_num_threads(max(1, int(settings.threads)))
@@ -107,13 +122,21 @@ class RLlibPipeline:
             "reward": reward,
         }
         self.rules = rules_of_env_config(self.env_config)
-        config = ppo_config(self.env_config, hidden=hidden)
+        self.hidden, self.imitation, self.imitated = tuple(int(h) for h in hidden), int(imitation), 0
+        activation = "relu" if self.imitation else DEFAULT_ACTIVATION  # a PolicyNet's, to copy it in
+        config = ppo_config(self.env_config, hidden=self.hidden, activation=activation)
         if self.heuristic_opponents:
             config = config.environment(HeuristicTableEnv, env_config=self.env_config)
         config = (
             config.env_runners(num_env_runners=0, rollout_fragment_length="auto")
             .learners(num_learners=0)
-            .training(train_batch_size_per_learner=batch, minibatch_size=minibatch, num_epochs=epochs, lr=lr)
+            .training(
+                train_batch_size_per_learner=batch,
+                minibatch_size=minibatch,
+                num_epochs=epochs,
+                lr=lr,
+                entropy_coeff=entropy,
+            )
             .debugging(seed=settings.seed, log_level="ERROR")
         )
         self.own_ray = not ray.is_initialized()
@@ -123,13 +146,18 @@ class RLlibPipeline:
         self.decisions, self.iterations, self.seconds = 0, 0, 0.0
 
     def train_for(self, seconds: float) -> int:
-        """``algo.train()`` until ``seconds`` have passed (the last iteration finishes); decisions so far."""
+        """The imitation warm start (once, if asked for), then ``algo.train()`` until ``seconds`` have passed
+        (the last iteration finishes); the decisions so far, imitated and sampled."""
         start = time.perf_counter()
+        if self.imitation and not self.imitated:
+            net = PolicyNet(OBS_SIZE, NUM_ACTIONS, self.hidden)
+            self.imitated = imitate_heuristic(net, self.settings, self.imitation)
+            warm_start(self.algo, net)
         while True:
             result = self.algo.train()
             self.iterations += 1
             # One env step is one decision of the learning policy: a seat's in self-play, the learner's here.
-            self.decisions = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            self.decisions = self.imitated + int(result["env_runners"]["num_env_steps_sampled_lifetime"])
             if time.perf_counter() - start >= seconds:
                 break
         self.seconds += time.perf_counter() - start
@@ -149,6 +177,15 @@ class RLlibPipeline:
         saved = Path(self.algo.save_to_path(str(path)))
         save_rules(saved, self.env_config)
         return saved
+
+    def info(self) -> dict[str, Any]:
+        """The decisions by kind and the iterations of ``algo.train()``."""
+        return {
+            "imitation_decisions": self.imitated,
+            "ppo_decisions": self.decisions - self.imitated,
+            "iterations": self.iterations,
+            "activation": self.algo.get_module(SHARED_POLICY).activation,
+        }
 
     def close(self) -> None:
         """Stop the algorithm, and Ray if this pipeline started it."""

@@ -47,9 +47,8 @@ from rams_env.integrations.sb3 import MaskablePPOAgent, warm_start
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
-from training.imitation import imitate
 
-from .harness import OptionError, Settings
+from .harness import OptionError, Settings, imitate_heuristic
 
 DEFAULTS: dict[str, Any] = dict(
     imitation=0,
@@ -105,8 +104,7 @@ class SB3PPO:
         )
         self.rollout = int(self.options["n_steps"]) * int(self.options["n_envs"])
         self.seconds = 0.0
-        self.config, self.seed = config, settings.seed
-        self.progress = settings.progress
+        self.settings = settings
         self.imitated = 0
         self.imitation_seconds = 0.0
 
@@ -115,18 +113,8 @@ class SB3PPO:
         model: its torso into both of SB3's MLPs, its heads into ``action_net`` and ``value_net``."""
         started = time.perf_counter()
         net = PolicyNet(OBS_SIZE, NUM_ACTIONS, tuple(NET["net_arch"]["pi"]))
-        result = imitate(
-            net,
-            self.config,
-            episode="rams",
-            reward="win",
-            reward_scale=1.0,
-            decisions=int(self.options["imitation"]),
-            seed=self.seed,
-            progress=self.progress,
-        )
+        self.imitated = imitate_heuristic(net, self.settings, self.options["imitation"])
         warm_start(self.model, net)
-        self.imitated = result.decisions
         self.imitation_seconds = time.perf_counter() - started
 
     def train_for(self, seconds: float) -> int:

@@ -52,9 +52,8 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
-from training.imitation import imitate
 
-from .harness import OptionError, Settings
+from .harness import OptionError, Settings, imitate_heuristic
 
 DEFAULTS: dict[str, Any] = dict(
     imitation=0,
@@ -204,7 +203,7 @@ class TorchRLPPO:
         self.loss.set_keys(sample_log_prob="action_log_prob", value="state_value")
         self.optimizer = torch.optim.Adam(self.loss.parameters(), lr=o["lr"], eps=1e-5)
         self.decisions = self.updates = self.env_steps = self.imitated = 0
-        self.seed, self.progress = settings.seed, settings.progress
+        self.settings = settings
 
     def update(self) -> None:
         """Collect one batch, turn it into the seats' decisions, GAE, PPO epochs."""
@@ -232,17 +231,7 @@ class TorchRLPPO:
         seats' decisions of the updates)."""
         started = time.perf_counter()
         if self.options["imitation"] and not self.imitated:
-            result = imitate(
-                self.net,
-                self.config,
-                episode="rams",
-                reward="win",
-                reward_scale=1.0,
-                decisions=int(self.options["imitation"]),
-                seed=self.seed,
-                progress=self.progress,
-            )
-            self.imitated = result.decisions
+            self.imitated = imitate_heuristic(self.net, self.settings, self.options["imitation"])
             self.collector.update_policy_weights_()
         while True:
             self.update()

@@ -146,6 +146,19 @@ def test_library_pipelines_run_in_the_harness(name: str, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
+def test_rllib_goes_on_from_the_imitation_of_the_heuristic(tmp_path: Path) -> None:
+    options = {**LIBRARY_PIPELINES["rllib-heuristic"][0], "imitation": 1}  # one imitation chunk, then PPO
+    settings = Settings(out=tmp_path, progress=False)
+    result = run_benchmark("rllib-heuristic", settings, 0.05, 0.05, options=options, **TINY)
+    check_result(result, tmp_path, "rllib-heuristic", ("ray",))
+    info = result["pipeline_info"]
+    assert info["imitation_decisions"] > 0 and info["ppo_decisions"] >= 400 and info["activation"] == "relu"
+    assert result["decisions"] == info["imitation_decisions"] + info["ppo_decisions"]
+    agent = load_agent(result["saved"], expect_config=rams_env.make_config("mattmar", 4))
+    assert agent.module.activation == "relu" and legal_first_move(agent)
+
+
+@pytest.mark.slow
 def test_command_line(tmp_path: Path) -> None:
     argv = ["rams", "--minutes", "0.02", "--eval-decks", "2", "--final-decks", "2", "--out", str(tmp_path)]
     argv += ["--set", "imitation=1", "--set", "num_games=16", "--no-progress"]
