@@ -8,6 +8,13 @@ the greedy policy plays a fixed set of duplicate deals against ``--baseline`` (t
 shows its advantage, which moves as the policy learns; the self-play return of a zero-sum game does
 not), and at the end a larger set. ``--checkpoint DIR`` saves the algorithm; ``rams eval DIR`` then
 evaluates its policy beside any other agent.
+
+Settings that learn (docs/benchmarks.md): from a random policy, PPO does not learn whole ramsar in
+minutes in any library. ``--init-from`` copies a trained policy (a zoo name such as ``mattmar-4p``, or
+a checkpoint) into the module before it learns (``rams_env.integrations.rllib.warm_start``; the module
+takes its widths and ReLU), and then trains with a learning rate of 1e-4 and an entropy bonus of 0.003,
+which keep the policy it starts from. ``gamma`` is 1: the one reward of a rams comes at its end.
+For example: ``--episode rams --init-from mattmar-4p --baseline heuristic``.
 """
 
 from __future__ import annotations
@@ -18,8 +25,18 @@ import time
 import ray
 
 import rams_env
+from rams_env.agents import load_agent
 from rams_env.eval import AGENT_SPEC_HELP, Evaluation, agent_source, evaluate
-from rams_env.integrations.rllib import SHARED_POLICY, RLlibAgent, build_algo, init_ray, ppo_config, save_rules
+from rams_env.integrations.rllib import (
+    DEFAULT_ACTIVATION,
+    SHARED_POLICY,
+    RLlibAgent,
+    build_algo,
+    init_ray,
+    ppo_config,
+    save_rules,
+    warm_start,
+)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -36,6 +53,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--minibatch", type=int, default=100, help="SGD minibatch size")
     parser.add_argument("--epochs", type=int, default=2, help="SGD epochs per iteration")
     parser.add_argument("--hidden", type=int, nargs="+", default=[64], help="hidden layer widths")
+    parser.add_argument(
+        "--init-from", default=None, help="a trained policy the module starts from (zoo name or path; sets --hidden)"
+    )
     parser.add_argument(
         "--env-runners",
         type=int,
@@ -81,10 +101,19 @@ def main(argv: list[str] | None = None) -> Evaluation:
     args = parse_args(argv)
     env_config = {"variant": args.variant, "num_players": args.num_players, "episode": args.episode}
     rules = rams_env.make_config(args.variant, args.num_players)
+    start = load_agent(args.init_from, expect_config=rules) if args.init_from else None
+    hidden, activation = (list(start.net.hidden), "relu") if start is not None else (args.hidden, DEFAULT_ACTIVATION)
+    warm = {"lr": 1e-4, "entropy_coeff": 0.003} if start is not None else {}
     config = (
-        ppo_config(env_config, hidden=args.hidden)
+        ppo_config(env_config, hidden=hidden, activation=activation)
         .env_runners(num_env_runners=args.env_runners, rollout_fragment_length="auto")
-        .training(train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch, num_epochs=args.epochs)
+        .training(
+            train_batch_size_per_learner=args.batch,
+            minibatch_size=args.minibatch,
+            num_epochs=args.epochs,
+            gamma=1.0,
+            **warm,
+        )
         .debugging(seed=args.seed)
     )
     print(init_ray(args.address, num_cpus=args.num_cpus))
@@ -93,6 +122,9 @@ def main(argv: list[str] | None = None) -> Evaluation:
             algo = build_algo(config)
         except RuntimeError as err:
             raise SystemExit(f"rllib_ppo.py: error: {err}") from None
+        if start is not None:
+            warm_start(algo, start.net)  # the module now plays as the policy it starts from
+            print(f"starting from {args.init_from} ({'x'.join(map(str, hidden))}, ReLU)")
         for i in range(1, args.iterations + 1):
             start = time.perf_counter()
             result = algo.train()

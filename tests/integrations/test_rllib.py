@@ -367,3 +367,15 @@ def test_example_trains_locally_shows_a_moving_evaluation_and_saves_an_agent(tmp
     assert "mean return per seat" not in out
     agent = load_agent(checkpoint)  # the rules come from the rams_env_rules.json the example wrote
     assert (agent.variant, agent.num_players) == ("rams32", 3) and (checkpoint / rllib.RULES_FILE).is_file()
+
+
+def test_example_starts_from_a_zoo_policy(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    main = runpy.run_path(str(EXAMPLE))["main"]
+    checkpoint = tmp_path / "warm"
+    argv = ["--iterations", "1", "--batch", str(BATCH), "--num-cpus", "1", "--decks", "2", "--eval-decks", "2"]
+    main([*argv, "--init-from", "mattmar-4p", "--checkpoint", str(checkpoint)])
+    zoo = load_agent("mattmar-4p")
+    assert f"starting from mattmar-4p ({'x'.join(map(str, zoo.net.hidden))}, ReLU)" in capsys.readouterr().out
+    agent = load_agent(checkpoint)
+    assert agent.module.activation == "relu" and agent.module.torso[0].out_features == zoo.net.hidden[0]
