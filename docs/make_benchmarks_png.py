@@ -1,9 +1,11 @@
-"""Draw docs/benchmarks.png, the learning benchmark's curves: ``python docs/make_benchmarks_png.py``.
+"""Draw the learning benchmark's curves: ``python docs/make_benchmarks_png.py``.
 
 Each ``docs/benchmarks/<label>.json`` is the ``result.json`` of one ``python -m benchmarks.learning``
-run (``--add LABEL RESULT_JSON`` copies one in). The left panel plots the whole-ramsar win share against
-three heuristics by training minutes, the right by decisions trained on (log scale): the periodic
-evaluations on the choosing set; the final figures on the report set are in docs/benchmarks.md.
+run (``--add LABEL RESULT_JSON`` copies one in). One figure per budget: ``docs/benchmarks.png`` for the
+4-minute runs, ``docs/benchmarks-30min.png`` for the 30-minute ones. The left panel plots the
+whole-ramsar win share against three heuristics by training minutes, the right by decisions trained on
+(log scale): the periodic evaluations on the choosing set; the final figures on the report set are in
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -28,19 +30,24 @@ def results() -> dict[str, dict[str, Any]]:
     return {path.stem: json.loads(path.read_text()) for path in sorted(FOLDER.glob("*.json"))}
 
 
-def draw(target: Path) -> Path:
-    """The two panels with each curve's 95% intervals and the fair share."""
+def figure_name(minutes: float) -> str:
+    """The figure of the runs of ``minutes``: ``benchmarks.png`` for 4, ``benchmarks-30min.png`` otherwise."""
+    return "benchmarks.png" if minutes == 4 else f"benchmarks-{minutes:g}min.png"
+
+
+def draw(target: Path, runs: dict[str, dict[str, Any]], minutes: float) -> Path:
+    """The two panels of ``runs`` (all of ``minutes``), with each curve's 95% intervals and the fair share."""
     fig, (by_time, by_decisions) = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
     fair = 0.25
-    for k, (label, result) in enumerate(results().items()):
+    for k, (label, result) in enumerate(runs.items()):
         curve = result["curve"]
         fair = result["final"]["fair_share"]
-        minutes = [r["train_minutes"] for r in curve]
+        trained = [r["train_minutes"] for r in curve]
         decisions = [max(1, r["decisions"]) for r in curve]
         share = [r["win_rate"] for r in curve]
         low = [r["win_rate_ci"][0] for r in curve]
         high = [r["win_rate_ci"][1] for r in curve]
-        for ax, x in ((by_time, minutes), (by_decisions, decisions)):
+        for ax, x in ((by_time, trained), (by_decisions, decisions)):
             ax.plot(x, share, marker="o", color=f"C{k}", label=label)
             ax.fill_between(x, low, high, color=f"C{k}", alpha=0.12)
     for ax in (by_time, by_decisions):
@@ -52,11 +59,20 @@ def draw(target: Path) -> Path:
     by_time.set_ylabel("win share vs three heuristics (fair 0.25)")
     by_time.set_title("whole ramsar, 200 per point (deal set 7200001)", fontsize=10)
     by_decisions.legend(fontsize=8, loc="upper left")
-    fig.suptitle("mattmar, 4 players: each pipeline for 4 minutes on one core of the 2-core machine", fontsize=11)
+    title = f"mattmar, 4 players: each pipeline for {minutes:g} minutes on one core of the 2-core machine"
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     fig.savefig(target, dpi=100)
     plt.close(fig)
     return target
+
+
+def by_budget() -> dict[float, dict[str, dict[str, Any]]]:
+    """The results grouped by their minutes of training, shortest budget first."""
+    groups: dict[float, dict[str, dict[str, Any]]] = {}
+    for label, result in results().items():
+        groups.setdefault(float(result["minutes"]), {})[label] = result
+    return dict(sorted(groups.items()))
 
 
 def table_rows() -> list[str]:
@@ -67,7 +83,8 @@ def table_rows() -> list[str]:
         low, high = final["win_rate_ci"]
         first = result["curve"][0]
         rows.append(
-            f"| `{label}` | `{result['pipeline']}` | {result['decisions']:,} | {result['decisions_per_s']:,.0f} "
+            f"| `{label}` | `{result['pipeline']}` | {result['minutes']:g} | {result['decisions']:,} "
+            f"| {result['decisions_per_s']:,.0f} "
             f"| {first['win_rate']:.3f} | {final['win_rate']:.3f} [{low:.3f}, {high:.3f}] "
             f"| {final['points_per_deal_vs_baseline']:+.2f} |"
         )
@@ -84,7 +101,8 @@ def main() -> None:
         shutil.copyfile(args.add[1], FOLDER / f"{args.add[0]}.json")
     if args.table:
         print("\n".join(table_rows()))
-    print(draw(HERE / "benchmarks.png"))
+    for minutes, runs in by_budget().items():
+        print(draw(HERE / figure_name(minutes), runs, minutes))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ def test_every_row_of_the_benchmark_table_is_its_result() -> None:
         assert f"{final['win_rate']:.3f} [{low:.3f}, {high:.3f}]" in cells, label
         assert f"{result['decisions']:,}" in cells and f"{result['decisions_per_s']:,.0f}" in cells, label
         assert f"{final['points_per_deal_vs_baseline']:+.2f}" in cells, label
-        assert row[1] == f"`{result['pipeline']}`"
+        assert row[1] == f"`{result['pipeline']}`" and row[2] == f"{result['minutes']:g}", label
         seen.add(result["pipeline"])
     assert seen == PIPELINES, f"pipelines without a figure: {sorted(PIPELINES - seen)}"
 
