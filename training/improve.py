@@ -387,9 +387,11 @@ def train(
     seed: int,
     held_out: float,
     device: str = "cpu",
+    progress: bool = True,
 ) -> dict[str, Any]:
     """Fit ``net`` to the centred action values of ``data`` (module docstring); a share ``held_out`` of
-    the ramsar is kept out of training and measured. Returns the losses and the held-out regrets."""
+    the ramsar is kept out of training and measured (``progress``: a bar over the epochs). Returns the
+    losses and the held-out regrets."""
     torch.manual_seed(seed)
     rams = data["rams"]
     rng = np.random.default_rng(seed)
@@ -408,7 +410,7 @@ def train(
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs * (-(-len(train_idx) // 1024)))
     losses = []
-    for _ in tqdm(range(epochs), desc="train", unit="epoch"):
+    for _ in tqdm(range(epochs), desc="train", unit="epoch", disable=not progress):
         order = train_idx[rng.permutation(len(train_idx))]
         total = 0.0
         for start in range(0, len(order), 1024):

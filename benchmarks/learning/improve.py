@@ -100,7 +100,9 @@ class Improve:
                 epochs = max(1, epochs)
             began = time.perf_counter()
             seed = self.settings.seed + self.epochs
-            self.report = train(data, self.net, epochs, o["lr"], o["scale"], seed, o["held_out"])
+            self.report = train(
+                data, self.net, epochs, o["lr"], o["scale"], seed, o["held_out"], progress=self.settings.progress
+            )
             self.epoch_seconds_per_decision = (time.perf_counter() - began) / (epochs * self.decisions)
             self.epochs += epochs
             fitted = True

@@ -79,13 +79,16 @@ def test_improve_pipeline(tmp_path: Path) -> None:
     assert legal_first_move(load_agent(result["saved"]))
 
 
-def test_each_improve_round_collects_a_shard_and_fits_every_shard_so_far(tmp_path: Path) -> None:
+def test_each_improve_round_collects_a_shard_and_fits_every_shard_so_far(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pipeline = pipeline_class("improve")(Settings(out=tmp_path, progress=False), shard=2)
     first = pipeline.train_for(0.0)  # no time at all: still one shard and one epoch a round
     second = pipeline.train_for(0.0)
     assert (pipeline.shards, pipeline.epochs) == (2, 2)
     assert 0 < first < second  # the second fit is over both shards
     assert len(list((tmp_path / "improve" / "data").glob("shard-*.npz"))) == 2
+    assert "epoch" not in capsys.readouterr().err  # progress=False: no bar of the fit either
 
 
 @pytest.mark.slow
