@@ -101,9 +101,9 @@ def main(argv: list[str] | None = None) -> Evaluation:
     args = parse_args(argv)
     env_config = {"variant": args.variant, "num_players": args.num_players, "episode": args.episode}
     rules = rams_env.make_config(args.variant, args.num_players)
-    start = load_agent(args.init_from, expect_config=rules) if args.init_from else None
-    hidden, activation = (list(start.net.hidden), "relu") if start is not None else (args.hidden, DEFAULT_ACTIVATION)
-    warm = {"lr": 1e-4, "entropy_coeff": 0.003} if start is not None else {}
+    initial = load_agent(args.init_from, expect_config=rules) if args.init_from else None
+    hidden, activation = (args.hidden, DEFAULT_ACTIVATION) if initial is None else (list(initial.net.hidden), "relu")
+    warm = {"lr": 1e-4, "entropy_coeff": 0.003} if initial is not None else {}
     config = (
         ppo_config(env_config, hidden=hidden, activation=activation)
         .env_runners(num_env_runners=args.env_runners, rollout_fragment_length="auto")
@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> Evaluation:
             algo = build_algo(config)
         except RuntimeError as err:
             raise SystemExit(f"rllib_ppo.py: error: {err}") from None
-        if start is not None:
-            warm_start(algo, start.net)  # the module now plays as the policy it starts from
+        if initial is not None:
+            warm_start(algo, initial.net)  # the module now plays as the policy it starts from
             print(f"starting from {args.init_from} ({'x'.join(map(str, hidden))}, ReLU)")
         for i in range(1, args.iterations + 1):
             start = time.perf_counter()

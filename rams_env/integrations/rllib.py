@@ -492,11 +492,11 @@ def load_rllib_agent(
     if not isinstance(state, dict):
         raise CheckpointError(f"{where!r}: module {policy!r} holds no state dict")
     hidden = _hidden_of(state, where)
-    activation = (_find_dict(described, "model_config") or {}).get("activation", DEFAULT_ACTIVATION)
-    if activation not in ACTIVATIONS:
-        raise CheckpointError(
-            f"{where!r}: module {policy!r} has activation {activation!r}, not one of {sorted(ACTIVATIONS)}"
-        )
+    model_config = _find_dict(described, "model_config") or {}
+    try:
+        activation = activation_name(model_config.get("activation", DEFAULT_ACTIVATION))
+    except ValueError as err:
+        raise CheckpointError(f"{where!r}: module {policy!r}: {err}") from None
     config = _checkpoint_rules(root, where)
     if expect_config is not None and config != expect_config:
         raise RulesMismatchError(rules_mismatch(where, config, expect_config))
