@@ -25,7 +25,7 @@ from .rules import apply, new_game_with
 
 
 @jit
-def _apply_scored(s: np.ndarray, c: np.ndarray, action: int, rewards: np.ndarray) -> None:
+def apply_scored(s: np.ndarray, c: np.ndarray, action: int, rewards: np.ndarray) -> None:
     """Apply ``action``, adding the score decreases to ``rewards`` (points rewards)."""
     n = c[C_PLAYERS]
     points = c[C_WIN] == 0
@@ -61,7 +61,7 @@ def _advance(
         seat = s[CURRENT]
         encode(s, c, seat, scratch)
         action = heuristic_action(scratch, c, s[LEGAL], hrngs[seat], work, iwork)
-        _apply_scored(s, c, action, carry if ended else rewards)
+        apply_scored(s, c, action, carry if ended else rewards)
         if s[PHASE] >= DEAL_OVER and next_deal_or_end(s, c, rngs[1]):
             if ended:  # a whole episode without a controlled decision
                 skipped += 1
@@ -148,7 +148,7 @@ def step_versus(
         for seat in range(n):
             rewards[i, seat] = carry[i, seat]
             carry[i, seat] = 0.0
-        _apply_scored(s, c, actions[i], rewards[i])
+        apply_scored(s, c, actions[i], rewards[i])
         ended = False
         if s[PHASE] >= DEAL_OVER and next_deal_or_end(s, c, rngs[i, 1]):
             if c[C_WIN]:

@@ -18,6 +18,7 @@ from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.episode import check_episode
 from ..rules.spec import check_seed
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
+from .contracts import Backend
 from .render import render_table
 
 ILLEGAL_ACTION = ("raise", "terminate")
@@ -96,7 +97,7 @@ class RamsEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         if engine == "compiled":
-            self._backend: CompiledBackend | ReferenceBackend = CompiledBackend(self.config, episode, reward)
+            self._backend: Backend = CompiledBackend(self.config, episode, reward)
         else:
             self._backend = ReferenceBackend(self.config, episode)
         self.engine = engine

@@ -21,6 +21,7 @@ from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError
 from ..rules.actions import NUM_ACTIONS
 from ..rules.spec import SeedError
+from .contracts import AutoresetMode
 from .heuristic_seats import seat_masks
 from .vector import BatchedRamsEnv, BatchStep, ReferenceBatchedRamsEnv, checked_actions, game_seeds
 
@@ -32,6 +33,7 @@ def _shared_fields(num_games: int, num_players: int) -> list[tuple[tuple[int, ..
         ((num_games, NUM_ACTIONS), np.int8),
         ((num_games,), np.int64),
         ((num_games, num_players), np.float32),
+        ((num_games,), np.bool_),
         ((num_games,), np.bool_),
     ]
 
@@ -116,7 +118,10 @@ class SubprocBatchedRamsEnv:
     Errors behave as in-process: every action is checked before any worker steps, so an illegal
     action steps no game and is reported with the game's index in the whole batch. A worker that
     dies closes the env; later calls raise ``RuntimeError`` saying which worker it was.
+    Fits :class:`~rams_env.envs.contracts.BatchedEnv` (same-step autoreset).
     """
+
+    autoreset_mode: AutoresetMode = AutoresetMode.SAME_STEP
 
     def __init__(
         self,

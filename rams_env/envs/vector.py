@@ -11,10 +11,11 @@ multi-core machines.
 
 Each call returns a :class:`BatchStep` describing, for every game, the decision now due: the
 acting seat, its observation and mask. ``rewards[i, s]`` is what seat ``s`` of game ``i`` earned
-from the action just applied (score decreases, or the ``win`` rewards at the end), ``done[i]``
+from the action just applied (score decreases, or the ``win`` rewards at the end), ``terminated[i]``
 says that action ended the episode; the game has then been reset (seeded) and the observation
-is the first decision of its next episode. Episodes that end before any decision (russian: a
-player going out on jacks at the first deal) are skipped on reset.
+is the first decision of its next episode (same-step autoreset, declared by ``autoreset_mode``;
+``terminated`` and ``truncated`` are apart, and ``truncated`` is always False). Episodes that end
+before any decision (russian: a player going out on jacks at the first deal) are skipped on reset.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..rules.actions import NUM_ACTIONS
 from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
 from ..rules.spec import require_seed
+from .contracts import AutoresetMode
 from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
 
 
@@ -44,7 +46,13 @@ class BatchStep:
     action_masks: np.ndarray  # int8 (N, 60)
     seats: np.ndarray  # int64 (N,): the seat to act
     rewards: np.ndarray  # float32 (N, num_players): each seat's reward from the last action
-    done: np.ndarray  # bool (N,): the last action ended the episode (the game was reset)
+    terminated: np.ndarray  # bool (N,): the last action ended the episode (the game was reset: same-step autoreset)
+    truncated: np.ndarray  # bool (N,): always False (Rams episodes are bounded); kept apart from ``terminated``
+
+    @property
+    def done(self) -> np.ndarray:
+        """``terminated | truncated``: the episode of game ``i`` ended at the last action."""
+        return self.terminated | self.truncated if self.truncated.any() else self.terminated
 
 
 def game_seeds(seed: int | None, num_games: int) -> list[int]:
@@ -60,6 +68,7 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
         np.empty((num_games, NUM_ACTIONS), np.int8),
         np.empty(num_games, np.int64),
         np.zeros((num_games, num_players), np.float32),
+        np.zeros(num_games, bool),
         np.zeros(num_games, bool),
     )
 
@@ -92,7 +101,10 @@ def checked_actions(actions: Any, num_games: int) -> np.ndarray:
 
 
 class _Batch:
-    """What both in-process batched envs check and hold: the games' configuration and seed."""
+    """What both in-process batched envs check and hold: the games' configuration and seed
+    (both fit :class:`~rams_env.envs.contracts.BatchedEnv`)."""
+
+    autoreset_mode: AutoresetMode = AutoresetMode.SAME_STEP
 
     def __init__(
         self,
@@ -202,7 +214,7 @@ class BatchedRamsEnv(_Batch):
         seeds = _checked_seeds(seeds, self.num_games)
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
-        out.done.fill(False)
+        out.terminated.fill(False)
         seed_array = np.asarray(seeds, np.uint64).astype(np.int64)
         versus = self._versus
         if versus is None:
@@ -252,7 +264,7 @@ class BatchedRamsEnv(_Batch):
                 out.action_masks,
                 out.seats,
                 out.rewards,
-                out.done,
+                out.terminated,
             )
         else:
             bad, skipped = step_versus(
@@ -267,7 +279,7 @@ class BatchedRamsEnv(_Batch):
                 out.action_masks,
                 out.seats,
                 out.rewards,
-                out.done,
+                out.terminated,
                 versus.carry,
                 versus.work,
                 versus.iwork,
@@ -309,7 +321,7 @@ class ReferenceBatchedRamsEnv(_Batch):
         self.games = [self._new_game(i) for i in range(self.num_games)]
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
-        out.done.fill(False)
+        out.terminated.fill(False)
         for i in range(self.num_games):
             self._observe(i, out)
         return out
@@ -341,7 +353,7 @@ class ReferenceBatchedRamsEnv(_Batch):
                 raise IllegalActionError(f"game {self._first_game + i}: {self._illegal(i, action)}")
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
-        out.done.fill(False)
+        out.terminated.fill(False)
         points = self.reward_kind == "points"
         for i, action in enumerate(action_list):
             game = self.games[i]
@@ -353,7 +365,7 @@ class ReferenceBatchedRamsEnv(_Batch):
             if game.phase >= Phase.DEAL_OVER and next_deal_or_end(game, self.episode):
                 if not points:
                     out.rewards[i] += win_rewards(game)
-                out.done[i] = True
+                out.terminated[i] = True
                 self.games[i] = self._new_game(i)
             self._observe(i, out)
         return out
