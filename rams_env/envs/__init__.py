@@ -1,4 +1,4 @@
-"""The environments: Rams as a PettingZoo AEC env, a Gymnasium env and batched envs for training.
+r"""The environments: Rams as a PettingZoo AEC env, a Gymnasium env and batched envs for training.
 
 What lives here, one job a module:
 
@@ -8,6 +8,9 @@ What lives here, one job a module:
   ``rams_env/Rams-v1``;
 - :mod:`~rams_env.envs.vector` and :mod:`~rams_env.envs.subproc`: many games stepped together
   (in process, or split over worker processes);
+- :mod:`~rams_env.envs.gym_vector`: :class:`RamsVectorEnv`, one learning seat a game as a Gymnasium
+  vector env over the compiled engine (``gymnasium.make_vec("rams_env/RamsVec-v1")``);
+- :mod:`~rams_env.envs.contracts`: the ``Protocol``\ s of an AEC backend and of a batched env;
 - :mod:`~rams_env.envs.backends`: the two engines an AEC env can run (compiled, reference);
 - :mod:`~rams_env.envs.episode`: the episode rules of :mod:`rams_env.rules.episode` (when an episode
   ends and what ``reward="win"`` pays, the one home of those rules for every env, the server and
@@ -30,7 +33,7 @@ from typing import Any
 from ..rules.episode import EPISODES, REWARDS, EpisodeKind, check_episode, episode_ends, next_deal_or_end, win_rewards
 from .aec import RamsEnv, env, raw_env
 from .backends import ENGINES, GameMirror
-from .gym_env import ENV_ID, RamsGymEnv
+from .gym_env import ENV_ID, VECTOR_ENV_ID, RamsGymEnv
 from .render import render_table
 
 # The batched envs are loaded on first use: their heuristic seats import the compiled heuristic,
@@ -40,6 +43,7 @@ _LAZY = {
     "BatchedRamsEnv": "vector",
     "ReferenceBatchedRamsEnv": "vector",
     "SubprocBatchedRamsEnv": "subproc",
+    "RamsVectorEnv": "gym_vector",
     "game_seeds": "vector",
     "heuristic_seed": "heuristic_seats",
 }
@@ -49,12 +53,14 @@ __all__ = [
     "ENV_ID",
     "EPISODES",
     "REWARDS",
+    "VECTOR_ENV_ID",
     "BatchStep",
     "BatchedRamsEnv",
     "EpisodeKind",
     "GameMirror",
     "RamsEnv",
     "RamsGymEnv",
+    "RamsVectorEnv",
     "ReferenceBatchedRamsEnv",
     "SubprocBatchedRamsEnv",
     "check_episode",

@@ -26,6 +26,11 @@ from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int
 from .backends import action_id
 
 ENV_ID = "rams_env/Rams-v1"
+# The vector id: gymnasium.make_vec(VECTOR_ENV_ID, num_envs=N) builds rams_env.envs.gym_vector.RamsVectorEnv (its
+# vector entry point), gymnasium.make(VECTOR_ENV_ID) one RamsGymEnv. A separate id, as a vector entry point makes
+# make_vec refuse a spec's additional wrappers, and ENV_ID has one (ActionMasks).
+VECTOR_ENV_ID = "rams_env/RamsVec-v1"
+VECTOR_ENTRY_POINT = "rams_env.envs.gym_vector:RamsVectorEnv"
 # reset() with options deals again from the same options while the episode ends before the
 # learner's first decision; after this many deals it gives up (ValueError).
 OPTION_DEALS = 100
@@ -287,9 +292,12 @@ ENTRY_POINT = "rams_env.envs.gym_env:RamsGymEnv"
 
 
 def _register() -> None:
-    """Register :data:`ENV_ID` (``import rams_env`` imports this module, so importing it registers the id)."""
+    """Register :data:`ENV_ID` and :data:`VECTOR_ENV_ID` (``import rams_env`` imports this module, so importing it
+    registers both; the vector env's module is imported only by ``make_vec``)."""
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+    if VECTOR_ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=VECTOR_ENV_ID, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT)
 
 
 def _wrap_made_envs() -> None:

@@ -72,10 +72,9 @@ from ..rules.episode import check_episode
 from ..rules.phases import illegal_message
 from ..rules.spec import check_seed
 from .aec import OBS_HIGH, OBS_LOW, seat_int
-from .gym_env import opponent_seed
+from .gym_env import VECTOR_ENV_ID, opponent_seed  # noqa: F401  (the id make_vec builds this env for)
 from .vector import checked_actions, game_seeds
 
-VECTOR_ENV_ID = "rams_env/RamsVec-v1"
 COMPILED_OPPONENTS = {"heuristic": HEURISTIC, "random": RANDOM}
 OBSERVATION_MODES = ("array", "dict")
 _MODES = {mode.value: mode for mode in AutoresetMode}
@@ -131,7 +130,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         variant: str = "mattmar",
         num_players: int = 4,
         learner_seat: int | str = 0,
-        opponents: Any = "heuristic",
+        opponents: Any = "random",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         observation_mode: str = "array",
         illegal_action: str = "terminate",
@@ -292,7 +291,9 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
             raise RuntimeError("call reset() before reset(options={'reset_mask': ...})")
         mask = np.asarray(mask)
         if mask.dtype != bool or mask.shape != (self.num_envs,):
-            raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},), got {mask.dtype} {mask.shape}")
+            raise ValueError(
+                f"reset_mask must be a bool array of shape ({self.num_envs},), got {mask.dtype} {mask.shape}"
+            )
         games = np.flatnonzero(mask)
         self._restart(games)
         commands = np.where(mask, RESTART, HOLD).astype(np.int64)
@@ -424,16 +425,3 @@ def _seed_episodes(rngs: np.ndarray, seeds: np.ndarray) -> None:
     """Seed every game's episode generator (``random.Random(seed)``)."""
     for i, seed in enumerate(seeds):
         mt_seed(rngs[i, 0], seed)
-
-
-def _register() -> None:
-    """Register :data:`VECTOR_ENV_ID`: its ``make`` is one ``RamsGymEnv``, its ``make_vec`` a ``RamsVectorEnv``."""
-    if VECTOR_ENV_ID not in gymnasium.registry:
-        gymnasium.register(
-            id=VECTOR_ENV_ID,
-            entry_point="rams_env.envs.gym_env:RamsGymEnv",
-            vector_entry_point="rams_env.envs.gym_vector:RamsVectorEnv",
-        )
-
-
-_register()
