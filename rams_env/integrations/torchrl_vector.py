@@ -1,0 +1,123 @@
+"""TorchRL: ``RamsBatchedEnv``, a batched ``EnvBase`` (``batch_size=[N]``) over the compiled vector env.
+
+One learning seat a game against opponents played inside the step (:class:`RamsVectorEnv`); TorchRL's
+collectors reset finished games through its partial resets (``"_reset"``), which the vector env runs as
+``reset(options={"reset_mask": ...})`` with its autoreset disabled. The keys: ``"observation"`` (float32,
+``(N, OBS_SIZE)``), ``"action_mask"`` (bool, ``(N, 60)``), ``"action"`` (int64 ids), ``"reward"``,
+``"done"``, ``"terminated"`` and ``"truncated"`` (``(N, 1)``; ``truncated`` is always False).
+:func:`masked_actor` is a policy over those keys that never samples an illegal action. Needs the
+``rams_env[torchrl]`` extra.
+
+    from torchrl.collectors import Collector
+    env = RamsBatchedEnv(64, opponents="heuristic", episode="rams", reward="win")
+    collector = Collector(env, masked_actor(env), frames_per_batch=4096, total_frames=-1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium.vector import AutoresetMode
+from tensordict import TensorDict, TensorDictBase
+from tensordict.nn import TensorDictModule
+from torch import nn
+from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
+from torchrl.envs import EnvBase
+from torchrl.modules import MaskedCategorical, ProbabilisticActor
+
+from ..envs.aec import OBS_HIGH, OBS_LOW
+from ..envs.gym_vector import RamsVectorEnv
+from ..obs.encoding import OBS_SIZE
+from ..rules.actions import NUM_ACTIONS
+
+
+class RamsBatchedEnv(EnvBase):
+    """``num_envs`` Rams games as one TorchRL env of batch size ``[num_envs]``; keywords go to
+    :class:`RamsVectorEnv` (``variant``, ``num_players``, ``opponents``, ``episode``, ``reward``...)."""
+
+    def __init__(self, num_envs: int = 8, device: str | torch.device = "cpu", **kwargs: Any) -> None:
+        if "autoreset_mode" in kwargs or "observation_mode" in kwargs:
+            raise ValueError("RamsBatchedEnv runs the vector env with its autoreset disabled and array observations")
+        venv = RamsVectorEnv(num_envs, autoreset_mode=AutoresetMode.DISABLED, **kwargs)
+        super().__init__(device=device, batch_size=torch.Size([venv.num_envs]))
+        self.venv = venv
+        n = venv.num_envs
+        self.observation_spec = Composite(
+            observation=Bounded(OBS_LOW, OBS_HIGH, (n, OBS_SIZE), dtype=torch.float32, device=device),
+            action_mask=Binary(n=NUM_ACTIONS, shape=(n, NUM_ACTIONS), dtype=torch.bool, device=device),
+            shape=(n,),
+            device=device,
+        )
+        self.action_spec = Categorical(NUM_ACTIONS, shape=(n,), dtype=torch.int64, device=device)
+        self.reward_spec = Unbounded(shape=(n, 1), dtype=torch.float32, device=device)
+        self.done_spec = Composite(
+            done=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
+            terminated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
+            truncated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
+            shape=(n,),
+            device=device,
+        )
+        self._next_seed: int | None = None
+        self._no_done = torch.zeros((n, 1), dtype=torch.bool, device=device)
+
+    def _outputs(self, observations: np.ndarray, masks: np.ndarray, **extra: torch.Tensor) -> TensorDict:
+        return TensorDict(
+            {
+                "observation": torch.from_numpy(observations).to(self.device),
+                "action_mask": torch.from_numpy(masks.astype(bool)).to(self.device),
+                **extra,
+            },
+            batch_size=self.batch_size,
+            device=self.device,
+        )
+
+    def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
+        partial = tensordict is not None and "_reset" in tensordict.keys()
+        if partial:
+            mask = tensordict.get("_reset").reshape(self.venv.num_envs).cpu().numpy().astype(bool)
+            observations, info = self.venv.reset(options={"reset_mask": mask})
+        else:
+            observations, info = self.venv.reset(seed=self._next_seed)
+            self._next_seed = None
+        no_done = self._no_done.clone()
+        return self._outputs(observations, info["action_mask"], done=no_done, terminated=no_done, truncated=no_done)
+
+    def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
+        actions = tensordict.get("action").reshape(self.venv.num_envs).cpu().numpy().astype(np.int64)
+        observations, rewards, terminated, truncated, info = self.venv.step(actions)
+        column = self.venv.num_envs, 1
+        return self._outputs(
+            observations,
+            info["action_mask"],
+            reward=torch.from_numpy(rewards).reshape(column).to(self.device),
+            done=torch.from_numpy(terminated | truncated).reshape(column).to(self.device),
+            terminated=torch.from_numpy(terminated).reshape(column).to(self.device),
+            truncated=torch.from_numpy(truncated).reshape(column).to(self.device),
+        )
+
+    def _set_seed(self, seed: int | None) -> None:
+        """The seed of the next full reset (the vector env derives one per game from it)."""
+        self._next_seed = seed
+
+
+def masked_actor(env: RamsBatchedEnv, hidden: Sequence[int] = (256, 256)) -> ProbabilisticActor:
+    """A ReLU MLP policy from ``"observation"`` to logits, sampled by ``MaskedCategorical`` under
+    ``"action_mask"`` (writes ``"action"`` and ``"action_log_prob"``)."""
+    layers: list[nn.Module] = []
+    width = OBS_SIZE
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    layers.append(nn.Linear(width, NUM_ACTIONS))
+    module = TensorDictModule(nn.Sequential(*layers), in_keys=["observation"], out_keys=["logits"])
+    return ProbabilisticActor(
+        module,
+        in_keys={"logits": "logits", "mask": "action_mask"},
+        out_keys=["action"],
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+        spec=env.action_spec,
+    )
