@@ -46,7 +46,7 @@ class RamsVecEnv(VecEnv):
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return observations
 
-    def seed(self, seed: int | None = None) -> Sequence[None | int]:
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """The seed of the next ``reset()``: one seed for the vector env (it derives one per game)."""
         self._seeds = [seed] + [None] * (self.num_envs - 1)
         return self._seeds
