@@ -149,14 +149,20 @@ def _saved_args(run_dir: Path) -> dict[str, Any]:
 def check_run_dir(run_dir: str) -> None:
     """``CommandError`` naming ``--run-dir`` for a folder that cannot be made or used (before any work)."""
     try:
-        jsoncheck.check_path(run_dir, "--run-dir")
+        check_folder(run_dir, "--run-dir")
     except ValueError as err:
         raise CommandError(str(err)) from None
-    path = Path(run_dir)
-    for folder in (path, *path.parents):
-        if os.path.lexists(folder):
-            if not os.path.isdir(folder):
-                raise CommandError(f"--run-dir {run_dir}: {folder} is a file, not a folder")
+
+
+def check_folder(folder: str | os.PathLike[str], option: str) -> None:
+    """``ValueError`` naming ``option`` for a folder that cannot be made or used: a bad path, or a file
+    where it or a folder above it would be (checked before any work, so no ``NotADirectoryError`` later)."""
+    jsoncheck.check_path(str(folder), option)
+    path = Path(folder)
+    for above in (path, *path.parents):
+        if os.path.lexists(above):
+            if not os.path.isdir(above):
+                raise ValueError(f"{option} {folder}: {above} is a file, not a folder")
             break
 
 
