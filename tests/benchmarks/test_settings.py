@@ -4,6 +4,7 @@ the folders, and a refused run beside an earlier one, which is left exactly as i
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -97,7 +98,7 @@ def earlier(tmp_path: Path) -> Path:
     for name in PIPELINES:
         folder = out / name
         folder.mkdir(parents=True)
-        (folder / "result.json").write_text('{"pipeline": "%s"}\n' % name)
+        (folder / "result.json").write_text(json.dumps({"pipeline": name}) + "\n")
         (folder / "curve.csv").write_text("train_minutes,decisions\n1.0,100\n")
     (out / "rams" / "trainer").mkdir()
     (out / "rams" / "trainer" / "args.json").write_text("{}\n")
