@@ -24,6 +24,7 @@ from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.apps.command import Command, CommandError
 from rams_env.eval import agent_source, evaluate
+from rams_env.rules.spec import SeedError, check_seed
 
 from .config import FIELD_TYPES, TrainArgs
 from .logs import plot_learning_curves
@@ -122,16 +123,21 @@ def args_from(namespace: argparse.Namespace) -> TrainArgs:
     if "run_dir" not in values:
         variant = values.get("variant", TrainArgs.variant)
         values["run_dir"] = f"runs/{namespace.recipe}-{variant}-{time.strftime('%Y%m%d-%H%M%S')}"
-    _check_run_dir(str(values["run_dir"]))
+    check_run_dir(str(values["run_dir"]))
     try:
-        return TrainArgs(**values)
+        args = TrainArgs(**values)
     except (TypeError, ValueError) as err:
         raise CommandError(str(err)) from None
+    try:  # the final evaluation plays the deal set after the periodic ones'
+        check_seed(args.eval_seed + 1, "--eval-seed + 1 (the final evaluation's deal set)")
+    except SeedError as err:
+        raise CommandError(str(err)) from None
+    return args
 
 
 def _saved_args(run_dir: Path) -> dict[str, Any]:
     """The arguments a run was started with (its ``args.json``, every field's type checked)."""
-    _check_run_dir(str(run_dir))
+    check_run_dir(str(run_dir))
     try:
         return read_run_args(run_dir)
     except FileNotFoundError:
@@ -140,17 +146,23 @@ def _saved_args(run_dir: Path) -> dict[str, Any]:
         raise CommandError(str(err)) from None
 
 
-def _check_run_dir(run_dir: str) -> None:
+def check_run_dir(run_dir: str) -> None:
     """``CommandError`` naming ``--run-dir`` for a folder that cannot be made or used (before any work)."""
     try:
-        jsoncheck.check_path(run_dir, "--run-dir")
+        check_folder(run_dir, "--run-dir")
     except ValueError as err:
         raise CommandError(str(err)) from None
-    path = Path(run_dir)
-    for folder in (path, *path.parents):
-        if os.path.lexists(folder):
-            if not os.path.isdir(folder):
-                raise CommandError(f"--run-dir {run_dir}: {folder} is a file, not a folder")
+
+
+def check_folder(folder: str | os.PathLike[str], option: str) -> None:
+    """``ValueError`` naming ``option`` for a folder that cannot be made or used: a bad path, or a file
+    where it or a folder above it would be (checked before any work, so no ``NotADirectoryError`` later)."""
+    jsoncheck.check_path(str(folder), option)
+    path = Path(folder)
+    for above in (path, *path.parents):
+        if os.path.lexists(above):
+            if not os.path.isdir(above):
+                raise ValueError(f"{option} {folder}: {above} is a file, not a folder")
             break
 
 

@@ -25,15 +25,15 @@ it. The ``full`` recipe of training/cli.py is the two-stage run of the shipped p
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
+from rams_env.apps.cli.options import MAX_THREADS
 from rams_env.envs.episode import check_episode
 from rams_env.rules import make_config
 
 from . import options
-from .options import FieldType, arg, field_types
+from .options import SEED, FieldType, arg, check_fields, field_types
 
 PRECISIONS = ("auto", "bf16", "fp32")
 ALGORITHMS = ("ppo", "dmc")
@@ -65,44 +65,62 @@ class TrainArgs:
         "DouZero: the action head learns each action's Monte-Carlo return and is played epsilon-greedily)",
     )
     epsilon: float = arg(
-        0.01, "dmc: share of the decisions played uniformly at random among the legal ones (exploration)"
+        0.01,
+        "dmc: share of the decisions played uniformly at random among the legal ones (exploration)",
+        low=0,
+        high=1,
     )
-    total_steps: int = arg(200_000, "learner decisions to train on (the run stops after the update that passes it)")
+    total_steps: int = arg(
+        200_000, "learner decisions to train on (the run stops after the update that passes it)", low=1
+    )
     max_minutes: float = arg(
         0.0,
         "minutes of training (imitation, collection and learning; evaluations left out) after which the run "
         "stops at the end of an update, whichever of it and total_steps comes first (0: no limit)",
+        low=0,
     )
-    num_games: int = arg(128, "games stepped together by the batched env")
-    workers: int = arg(1, "env processes (1 steps the compiled env in this process)")
-    episodes_per_game: int = arg(2, "complete episodes each game contributes to one update")
-    hidden: tuple[int, ...] = arg((256, 256), "hidden layer widths of the policy/value MLP")
-    lr: float = arg(3e-4, "Adam learning rate")
-    gamma: float = arg(1.0, "discount per decision of a seat")
-    gae_lambda: float = arg(0.95, "GAE lambda")
-    clip: float = arg(0.2, "PPO ratio clip")
-    epochs: int = arg(3, "passes over each update's samples")
-    minibatch: int = arg(1024, "samples per gradient step")
-    ent_coef: float = arg(0.01, "entropy bonus (entropy over legal actions only)")
-    vf_coef: float = arg(0.5, "value loss weight")
-    max_grad_norm: float = arg(0.5, "gradient clipping")
+    num_games: int = arg(128, "games stepped together by the batched env", low=1)
+    workers: int = arg(1, "env processes (1 steps the compiled env in this process)", low=1)
+    episodes_per_game: int = arg(2, "complete episodes each game contributes to one update", low=1)
+    hidden: tuple[int, ...] = arg((256, 256), "hidden layer widths of the policy/value MLP", low=1)
+    lr: float = arg(3e-4, "Adam learning rate", low=0, open_low=True)
+    gamma: float = arg(1.0, "discount per decision of a seat", low=0, high=1)
+    gae_lambda: float = arg(0.95, "GAE lambda", low=0, high=1)
+    clip: float = arg(0.2, "PPO ratio clip", low=0, open_low=True)
+    epochs: int = arg(3, "passes over each update's samples", low=1)
+    minibatch: int = arg(1024, "samples per gradient step", low=1)
+    ent_coef: float = arg(0.01, "entropy bonus (entropy over legal actions only)", low=0)
+    vf_coef: float = arg(0.5, "value loss weight", low=0)
+    max_grad_norm: float = arg(0.5, "gradient clipping", low=0)
     reward_scale: float | None = arg(
-        None, "rewards are multiplied by this before training; default 1 for win, 2 / start score for points"
+        None,
+        "rewards are multiplied by this before training; default 1 for win, 2 / start score for points",
+        low=0,
+        open_low=True,
     )
     points_weight: float = arg(
-        0.0, "with reward=win: add this x (score decrease / start score) at every scoring step, a shaping of the race"
+        0.0,
+        "with reward=win: add this x (score decrease / start score) at every scoring step, a shaping of the race",
+        low=0,
     )
     equity_shaping: bool = arg(
         False,
         "with reward=win and episode=rams: each deal also pays the change of the learner's chance to win the "
         "rams (rams_env.equity), a potential-based shaping that keeps the win reward's optimum (training/shaping.py)",
     )
-    pool_fraction: float = arg(0.2, "share of episodes in which the learner plays one seat against a pool snapshot")
+    pool_fraction: float = arg(
+        0.2, "share of episodes in which the learner plays one seat against a pool snapshot", low=0, high=1
+    )
     heuristic_fraction: float = arg(
-        0.0, "share of episodes in which the learner plays one seat against HeuristicAgent in the others"
+        0.0,
+        "share of episodes in which the learner plays one seat against HeuristicAgent in the others",
+        low=0,
+        high=1,
     )
     heuristic_after: int = arg(
-        0, "learner decisions of self-play before heuristic_fraction applies (0: from the start)"
+        0,
+        "learner decisions of self-play before heuristic_fraction applies (0: from the start)",
+        low=0,
     )
     compiled_heuristic: bool = arg(
         True,
@@ -113,9 +131,13 @@ class TrainArgs:
         1,
         "with compiled_heuristic false: processes that play the heuristic opponents' decisions, this one and "
         "the rest as helpers (the games depend on the number)",
+        low=1,
     )
     random_fraction: float = arg(
-        0.0, "share of episodes in which the learner plays one seat against random legal moves in the others"
+        0.0,
+        "share of episodes in which the learner plays one seat against random legal moves in the others",
+        low=0,
+        high=1,
     )
     target: str = arg(
         "",
@@ -125,40 +147,50 @@ class TrainArgs:
         "pool is not used ('': none, the opponents of the fractions above)",
     )
     late_lr: float | None = arg(
-        None, "learning rate from heuristic_after on (unset: lr), the second stage of a two-stage run"
+        None,
+        "learning rate from heuristic_after on (unset: lr), the second stage of a two-stage run",
+        low=0,
+        open_low=True,
     )
-    late_ent_coef: float | None = arg(None, "entropy bonus from heuristic_after on (unset: ent_coef)")
+    late_ent_coef: float | None = arg(None, "entropy bonus from heuristic_after on (unset: ent_coef)", low=0)
     late_points_weight: float | None = arg(
-        None, "points_weight from heuristic_after on (unset: points_weight; 0 ends the run on the pure win reward)"
+        None,
+        "points_weight from heuristic_after on (unset: points_weight; 0 ends the run on the pure win reward)",
+        low=0,
     )
     privileged_critic: bool = arg(
         False, "advantages from a separate value network that also sees the other hands (training only)"
     )
     critic_warmup: int = arg(
-        0, "first updates of the run that train only the privileged critic (the policy left as it is)"
+        0,
+        "first updates of the run that train only the privileged critic (the policy left as it is)",
+        low=0,
     )
-    pool_size: int = arg(8, "snapshots kept in the opponent pool (oldest dropped)")
-    snapshot_every: int = arg(10, "updates between snapshots added to the pool")
-    eval_every: int = arg(10, "updates between evaluations (0: only at the end)")
-    eval_decks: int = arg(100, "decks of each periodic duplicate evaluation (a fixed deal set)")
-    eval_seed: int = arg(20261129, "seed of the evaluation deal set")
-    checkpoint_every: int = arg(5, "updates between checkpoints")
-    keep_last: int = arg(3, "rolling checkpoints kept (plus the best by evaluation)")
+    pool_size: int = arg(8, "snapshots kept in the opponent pool (oldest dropped)", low=1)
+    snapshot_every: int = arg(10, "updates between snapshots added to the pool", low=0)
+    eval_every: int = arg(10, "updates between evaluations (0: only at the end)", low=0)
+    eval_decks: int = arg(100, "decks of each periodic duplicate evaluation (a fixed deal set)", low=1)
+    eval_seed: int = arg(20261129, "seed of the evaluation deal set", check=SEED)
+    checkpoint_every: int = arg(5, "updates between checkpoints", low=1)
+    keep_last: int = arg(3, "rolling checkpoints kept (plus the best by evaluation)", low=1)
     run_dir: str = arg("runs/quick", "folder of the run: checkpoints, pool, logs, plots")
     resume: bool = arg(False, "continue the run in run_dir from its latest checkpoint")
     imitation: int = arg(
         0,
         "decisions of the compiled heuristic's own play that the network imitates (its actions and the seats' "
         "returns) before the first update, a warm start (training/imitation.py; 0: none)",
+        low=0,
     )
-    imitation_lr: float = arg(1e-3, "Adam learning rate of the imitation warm start")
+    imitation_lr: float = arg(1e-3, "Adam learning rate of the imitation warm start", low=0, open_low=True)
     init_from: str = arg(
         "",
         "checkpoint whose weights start the run (any preset; an older encoder whose layout is a prefix of this one)",
     )
-    seed: int = arg(0, "seed of everything random in the run")
+    seed: int = arg(0, "seed of everything random in the run", check=SEED)
     device: str = arg("cpu", "torch device for the network (cuda where torch sees a GPU)")
-    threads: int = arg(0, "torch CPU threads; 0: the cores left by the env worker processes (at least 1)")
+    threads: int = arg(
+        0, "torch CPU threads; 0: the cores left by the env worker processes (at least 1)", low=0, high=MAX_THREADS
+    )
     precision: str = arg(
         "auto",
         "bf16: hidden layers under bfloat16 autocast (heads, weights float32); fp32; auto: bf16 where it is fast",
@@ -169,26 +201,12 @@ class TrainArgs:
         """Check every argument before any work starts; ``ValueError`` names the first bad one."""
         import torch  # the device check; the rest of this module needs no torch
 
-        positive = ("total_steps", "num_games", "workers", "heuristic_processes", "episodes_per_game", "epochs")
-        positive += ("minibatch", "pool_size", "checkpoint_every", "keep_last", "eval_decks")
-        for name in positive:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("eval_every", "snapshot_every", "threads", "heuristic_after", "critic_warmup", "imitation"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an integer >= 0 (0: {_ZERO_MEANS[name]}), got {value!r}")
-        for name in ("pool_fraction", "heuristic_fraction", "random_fraction", "gamma", "gae_lambda", "epsilon"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+        check_fields(self)  # each field's type and range, declared with it (training/options.py)
         if self.heuristic_fraction + self.random_fraction > 1.0:
             raise ValueError(
                 f"heuristic_fraction + random_fraction must be at most 1, got "
                 f"{self.heuristic_fraction!r} + {self.random_fraction!r}"
             )
-        if not 0.0 <= self.max_minutes < math.inf:
-            raise ValueError(f"max_minutes must be >= 0 (0: no limit), got {self.max_minutes!r}")
         if self.target and (self.heuristic_fraction or self.random_fraction or self.heuristic_after):
             raise ValueError(
                 f"target {self.target!r} plays every episode's other seats: heuristic_fraction, random_fraction "
@@ -198,19 +216,6 @@ class TrainArgs:
             raise ValueError(f"target {self.target!r} plays one table size: table_sizes must be empty")
         if self.imitation and self.init_from:
             raise ValueError("imitation and init_from both give the starting weights: set one of them")
-        for name in ("lr", "clip", "imitation_lr"):
-            if not getattr(self, name) > 0.0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
-        if self.late_lr is not None and not self.late_lr > 0.0:
-            raise ValueError(f"late_lr must be positive (or unset for lr), got {self.late_lr!r}")
-        for name in ("ent_coef", "vf_coef", "max_grad_norm", "points_weight", "late_ent_coef", "late_points_weight"):
-            value = getattr(self, name)
-            if value is not None and not value >= 0.0:
-                raise ValueError(f"{name} must be >= 0, got {value!r}")
-        if self.reward_scale is not None and not self.reward_scale > 0.0:
-            raise ValueError(f"reward_scale must be positive (or unset for the default), got {self.reward_scale!r}")
-        if not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"hidden must be positive layer widths, got {self.hidden!r}")
         try:
             torch.device(self.device)
         except RuntimeError as err:
@@ -238,16 +243,6 @@ class TrainArgs:
     def sizes(self) -> tuple[int, ...]:
         """Every table size the run trains for, ``num_players`` first."""
         return (self.num_players, *self.table_sizes)
-
-
-_ZERO_MEANS = {
-    "eval_every": "only at the end",
-    "snapshot_every": "no pool",
-    "threads": "automatic",
-    "heuristic_after": "from the start",
-    "critic_warmup": "none",
-    "imitation": "none",
-}
 
 
 # ------------------------------------------------------------------------------- stages

@@ -26,6 +26,7 @@ from rams_env.envs import BatchedRamsEnv, BatchStep
 from rams_env.envs.vector import game_seeds
 from rams_env.policy import MaskedCategorical, PolicyNet
 from rams_env.rules import RulesConfig
+from rams_env.rules.spec import wrap_seed
 
 from .ppo import minibatches
 
@@ -70,7 +71,7 @@ class HeuristicLabeller:
         self.config_vector = compiled.config_array(config, "deal", "points")
         players = config.num_players
         # one generator per seat of each game, as HeuristicAgent(seed=...) draws its own
-        self.mts = np.stack([mt_state(s) for s in game_seeds(seed + 1, num_games * players)])
+        self.mts = np.stack([mt_state(s) for s in game_seeds(wrap_seed(seed + 1), num_games * players)])
         self.mts = self.mts.reshape(num_games, players, -1)
         self.workspace = make_workspace()
         self.reward_scale = reward_scale

@@ -1,8 +1,9 @@
 """One builder of command-line options from a dataclass of arguments, for every training script.
 
-A script declares its arguments as a dataclass whose fields are made by :func:`arg` (a default and a
-one-line documentation, which is the option's ``--help``) and whose ``__post_init__`` checks them
-(``ValueError`` naming the option); :func:`add_options` gives it one option per field, and
+A script declares its arguments as a dataclass whose fields are made by :func:`arg` (a default, a
+one-line documentation, which is the option's ``--help``, and the :class:`Range` of a number or
+``check=SEED``) and whose ``__post_init__`` checks them (:func:`check_fields` for every type and range,
+then what relates fields; ``ValueError`` naming the option); :func:`add_options` gives it one option per field, and
 :func:`parse` reads a command line into it (a bad value is ``parser.error``, exit status 2). Field
 types are those :func:`field_type` reads: bool, int, float, str, ``tuple[int, ...]``, each optionally
 ``| None`` (``TrainArgs`` of :mod:`training.config`, ``ImproveArgs`` of :mod:`training.improve`, ...).
@@ -12,20 +13,66 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from rams_env.keyvalue import parse_bool
+from rams_env.rules.spec import require_seed
 
 REQUIRED: Any = dataclasses.MISSING
 """the default of a field the command line must give (the dataclass needs ``kw_only=True``)"""
 
 
-def arg(default: Any, doc: str) -> Any:
-    """A field of an arguments dataclass: its default (or :data:`REQUIRED`) and its documentation."""
-    return dataclasses.field(default=default, metadata={"doc": doc})
+class Range(NamedTuple):
+    """The values a number (or each int of a ``tuple[int, ...]``) may take: from ``low`` to ``high``
+    (None: no bound), each bound included unless ``open_low`` / ``open_high``. Floats are finite."""
+
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+
+    def __contains__(self, value: Any) -> bool:
+        if self.low is not None and (value <= self.low if self.open_low else value < self.low):
+            return False
+        return self.high is None or (value < self.high if self.open_high else value <= self.high)
+
+    def text(self) -> str:
+        """The range as an interval: ``[0, 1]``, ``(0, inf)``, ``[1, 1024]``."""
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        left = "(" if self.open_low or self.low is None else "["
+        right = ")" if self.open_high or self.high is None else "]"
+        return f"{left}{low}, {high}{right}"
+
+
+SEED = "seed"
+"""the ``check`` of a field that is a seed: :func:`rams_env.rules.spec.check_seed`, the one seed rule"""
+
+
+def arg(
+    default: Any,
+    doc: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+    check: str | None = None,
+) -> Any:
+    """A field of an arguments dataclass: its default (or :data:`REQUIRED`), its documentation, and the
+    :class:`Range` of its values (``low``/``high``; :func:`check_fields` checks it) or ``check=SEED``."""
+    metadata: dict[str, Any] = {"doc": doc}
+    if low is not None or high is not None:
+        metadata["range"] = Range(low, high, open_low, open_high)
+    if check is not None:
+        if check != SEED:
+            raise TypeError(f"arg(check=...) takes {SEED!r}, got {check!r}")
+        metadata["check"] = check
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 class FieldType(NamedTuple):
@@ -67,6 +114,67 @@ def field_types(cls: type) -> dict[str, FieldType]:
         except TypeError as err:
             raise TypeError(f"{cls.__name__}.{f.name}: {err}") from None
     return found
+
+
+def describe(kind: FieldType, bounds: Range | None = None, check: str | None = None) -> str:
+    """What a field takes, in words: ``a positive integer``, ``a number in [0, 1]``, ``a seed``."""
+    if check == SEED:
+        text = "a seed (an integer from 0 to 2**64 - 1)"
+    elif kind.base is bool:
+        text = "true or false"
+    elif kind.base is str:
+        text = "a string"
+    else:
+        what = {int: "an integer", float: "a number", tuple: "integers joined by commas"}[kind.base]
+        if bounds is None:
+            text = what
+        elif kind.base is not float and bounds == Range(1):
+            text = "a positive integer" if kind.base is int else "positive integers joined by commas"
+        elif bounds.high is None and bounds.low is not None:
+            text = f"{what} {'>' if bounds.open_low else '>='} {bounds.low:g}"
+        else:
+            text = f"{what} in {bounds.text()}"
+    return f"{text} or unset" if kind.optional else text
+
+
+def _fits(kind: FieldType, bounds: Range | None, value: Any) -> bool:
+    """Whether ``value`` is of ``kind`` (an int for a float too, never a bool for a number) within ``bounds``."""
+    if value is None:
+        return kind.optional
+    if kind.base is bool or kind.base is str:
+        return isinstance(value, kind.base)
+    if kind.base is tuple:
+        items = list(value) if isinstance(value, (list, tuple)) else None
+        if items is None or (bounds is not None and not items):  # widths with a range: at least one
+            return False
+        return all(_fits(FieldType(int, False), bounds, v) for v in items)
+    if isinstance(value, bool) or not isinstance(value, int if kind.base is int else (int, float)):
+        return False
+    if kind.base is float and not math.isfinite(value):
+        return False
+    return bounds is None or value in bounds
+
+
+def check_field(name: str, kind: FieldType, metadata: Any, value: Any, label: str | None = None) -> None:
+    """``ValueError`` (``SeedError`` for a seed) naming ``label`` (default ``name``) unless ``value`` is what
+    the field of ``kind`` and ``metadata`` takes (:func:`arg`)."""
+    label = label or name
+    if metadata.get("check") == SEED:
+        if value is None and kind.optional:
+            return
+        require_seed(value, label)
+        return
+    bounds = metadata.get("range")
+    if not _fits(kind, bounds, value):
+        raise ValueError(f"{label} must be {describe(kind, bounds)}, got {value!r}")
+
+
+def check_fields(obj: Any, label: Callable[[str], str] | None = None) -> None:
+    """Check every field of the dataclass instance ``obj`` against its type and its :func:`arg` range
+    (``label(name)`` names it in the message; default the field's name); the first bad one raises."""
+    kinds = field_types(type(obj))
+    for f in dataclasses.fields(obj):
+        check_field(f.name, kinds[f.name], f.metadata, getattr(obj, f.name), label(f.name) if label else None)
 
 
 def field_docs(cls: type) -> dict[str, str]:

@@ -15,18 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rams_env.rules import make_config
+from .harness import EVAL_SEED, FINAL_SEED, PIPELINES, OptionError, Settings, check_run, run_benchmark
+from .schemas import settings_help
 
-from .harness import (
-    EVAL_SEED,
-    FINAL_SEED,
-    PIPELINES,
-    OptionError,
-    Settings,
-    check_arguments,
-    pipeline_class,
-    run_benchmark,
-)
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Defaults after each option's help, and the settings' lines (the epilog) as they are."""
 
 
 def option_value(text: str) -> Any:
@@ -41,10 +35,13 @@ def option_value(text: str) -> Any:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (module docstring)."""
+    argv = sys.argv[1:] if argv is None else argv
+    named = [a for a in argv if a in PIPELINES]  # PIPELINE --help: that pipeline's settings only
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.learning",
         description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
+        epilog="\n\n".join(settings_help(name) for name in (named[:1] or PIPELINES)),
     )
     parser.add_argument("pipeline", help=f"the pipeline to train: {', '.join(PIPELINES)}")
     parser.add_argument("--minutes", type=float, required=True, help="wall time of training (evaluations not counted)")
@@ -63,7 +60,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a pipeline's own setting (repeatable; each pipeline's module docstring lists them)",
+        help="a pipeline's own setting (repeatable; listed below, with what each takes)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
@@ -90,18 +87,29 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark of the command line; 2 with a message for bad settings."""
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    settings = Settings(
-        variant=args.variant,
-        num_players=args.num_players,
-        seed=args.seed,
-        threads=args.threads,
-        out=args.out,
-        progress=not args.no_progress,
-    )
-    try:  # the settings, checked before any work: a bad one is a message, not a traceback
-        check_arguments(args.minutes, args.eval_every, args.eval_decks, args.final_decks)
-        pipeline_class(args.pipeline)
-        make_config(args.variant, args.num_players)
+    try:  # everything, checked before any work or file: a bad one is a message, not a traceback
+        settings = Settings(
+            variant=args.variant,
+            num_players=args.num_players,
+            seed=args.seed,
+            threads=args.threads,
+            out=args.out,
+            progress=not args.no_progress,
+        )
+        check_run(
+            args.pipeline,
+            settings,
+            args.minutes,
+            args.eval_every,
+            args.eval_decks,
+            args.final_decks,
+            args.eval_seed,
+            args.final_seed,
+            args.options,
+        )
+    except OptionError as err:
+        print(f"python -m benchmarks.learning: error: --set: {err}", file=sys.stderr)
+        return 2
     except ValueError as err:
         print(f"python -m benchmarks.learning: error: {err}", file=sys.stderr)
         return 2

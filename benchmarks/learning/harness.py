@@ -24,8 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from rams_env.apps.cli.options import MAX_THREADS
 from rams_env.eval import agent_source, evaluate
 from rams_env.rules import make_config
+from rams_env.rules.spec import check_seed, wrap_seed
+from training.checks import rules
+from training.cli import check_folder
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,14 @@ class Settings:
     out: Path = Path("runs/learning")
     """the pipeline writes its files under ``out / name``"""
     progress: bool = True
+
+    def __post_init__(self) -> None:
+        """Check every setting as the command line names it (``ValueError``), before any work."""
+        check_seed(self.seed, "--seed")
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"--threads must be an integer from 1 to {MAX_THREADS}, got {self.threads!r}")
+        rules(self.variant, self.num_players)
+        check_folder(self.out, "--out")
 
 
 class OptionError(ValueError):
@@ -81,7 +93,7 @@ def imitate_heuristic(net: Any, settings: Settings, decisions: int) -> int:
         reward="win",
         reward_scale=1.0,
         decisions=int(decisions),
-        seed=settings.seed,
+        seed=wrap_seed(settings.seed),
         progress=settings.progress,
     )
     return int(result.decisions)
@@ -236,7 +248,14 @@ def curve_csv(curve: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def check_arguments(minutes: float, eval_every_minutes: float, eval_decks: int, final_decks: int) -> None:
+def check_arguments(
+    minutes: float,
+    eval_every_minutes: float,
+    eval_decks: int,
+    final_decks: int,
+    eval_seed: int = EVAL_SEED,
+    final_seed: int = FINAL_SEED,
+) -> None:
     """``ValueError`` naming the first bad benchmark argument (as the command line spells it)."""
     for option, value in (("--minutes", minutes), ("--eval-every", eval_every_minutes)):
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
@@ -244,6 +263,34 @@ def check_arguments(minutes: float, eval_every_minutes: float, eval_decks: int, 
     for option, value in (("--eval-decks", eval_decks), ("--final-decks", final_decks)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{option} must be a positive integer, got {value!r}")
+    check_seed(eval_seed, "--eval-seed")
+    check_seed(final_seed, "--final-seed")
+    if eval_seed is None or final_seed is None:
+        raise ValueError("--eval-seed and --final-seed must be given (a deal set is a seed)")
+
+
+def check_run(
+    name: str,
+    settings: Settings,
+    minutes: float,
+    eval_every_minutes: float,
+    eval_decks: int,
+    final_decks: int,
+    eval_seed: int = EVAL_SEED,
+    final_seed: int = FINAL_SEED,
+    options: Mapping[str, Any] | None = None,
+) -> type:
+    """Every check of a run before any work or file: the arguments, the pipeline (imported now), its
+    folder and its settings (:func:`benchmarks.learning.schemas.check_options`); the pipeline's class.
+    ``ValueError`` (:class:`OptionError` for a setting) naming the first bad one."""
+    from .schemas import check_options
+
+    check_arguments(minutes, eval_every_minutes, eval_decks, final_decks, eval_seed, final_seed)
+    if name not in PIPELINES:
+        raise ValueError(f"unknown pipeline {name!r}; choose one of {', '.join(PIPELINES)}")
+    check_folder(Path(settings.out) / name, "--out")
+    check_options(name, options or {}, settings)
+    return pipeline_class(name)  # last: importing a library (Ray) takes seconds
 
 
 def run_benchmark(
@@ -265,9 +312,9 @@ def run_benchmark(
     imitation for a smoke test); ``command`` is recorded in the result. Returns the result written to
     ``settings.out / name / "result.json"``.
     """
-    check_arguments(minutes, eval_every_minutes, eval_decks, final_decks)
-    cls = pipeline_class(name)
-    make_config(settings.variant, settings.num_players)  # ValueError naming bad rules, before any work
+    cls = check_run(
+        name, settings, minutes, eval_every_minutes, eval_decks, final_decks, eval_seed, final_seed, options
+    )
     import torch  # every pipeline trains a torch network
 
     torch.set_num_threads(settings.threads)

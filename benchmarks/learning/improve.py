@@ -13,8 +13,8 @@ an optimizer passed in would make the split exact.
 
 Decisions: the recorded decisions the network is fitted to (each with every legal action's value), not
 counting the epochs over them. ``--set KEY=VALUE``: ``shard`` (ramsar per shard), ``explore``,
-``record``, ``random_start``, ``lr``, ``scale``, ``held_out`` (as in ``python -m training.improve``)
-and ``collect_share``.
+``record``, ``random_start``, ``lr``, ``scale``, ``held_out`` (as in ``python -m training.improve``, with
+its ranges) and ``collect_share``: :class:`benchmarks.learning.schemas.ImproveSettings`.
 """
 
 from __future__ import annotations
@@ -30,14 +30,12 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.spec import wrap_seed
 from training.improve import collect_shard, read_shards, train, write_shard
 from training.shards import SHARD
 
-from .harness import OptionError, Settings
-
-DEFAULTS: dict[str, float] = dict(
-    shard=200, explore=0.05, record=0.5, random_start=0.3, lr=1e-3, scale=100.0, held_out=0.05, collect_share=0.3
-)
+from .harness import Settings
+from .schemas import check_options
 
 
 class Improve:
@@ -46,16 +44,7 @@ class Improve:
     name = "improve"
 
     def __init__(self, settings: Settings, **options: Any) -> None:
-        unknown = sorted(set(options) - set(DEFAULTS))
-        if unknown:
-            raise OptionError(
-                f"improve pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})"
-            )
-        self.options = {**DEFAULTS, **options}
-        if not 0.0 < self.options["collect_share"] < 1.0:
-            raise OptionError(
-                f"improve pipeline: collect_share must lie in (0, 1), got {self.options['collect_share']}"
-            )
+        self.options = check_options(self.name, options, settings)  # before any file
         self.settings = settings
         self.config = make_config(settings.variant, settings.num_players)
         self.folder = Path(settings.out) / self.name
@@ -74,7 +63,7 @@ class Improve:
         started = time.perf_counter()
         o = self.options
         while True:
-            seed = self.settings.seed * 100003 + self.shards
+            seed = wrap_seed(self.settings.seed * 100003 + self.shards)
             shard = collect_shard(self.config, int(o["shard"]), seed, o["explore"], o["record"], o["random_start"])
             write_shard(self.data_dir / SHARD.format(self.shards), shard)
             self.shards += 1
@@ -99,7 +88,7 @@ class Improve:
                     break
                 epochs = max(1, epochs)
             began = time.perf_counter()
-            seed = self.settings.seed + self.epochs
+            seed = wrap_seed(self.settings.seed + self.epochs)
             self.report = train(
                 data, self.net, epochs, o["lr"], o["scale"], seed, o["held_out"], progress=self.settings.progress
             )

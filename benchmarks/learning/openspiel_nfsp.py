@@ -9,15 +9,16 @@ greedy legal play, and ``save()`` writes it with
 
 The environment hands NFSP each information state as a float32 array rather than a list of Python
 floats, so that the replay and reservoir buffers hold about 4.6 KB per state instead of about 37 KB.
+
+``--set KEY=VALUE``: :class:`benchmarks.learning.schemas.OpenSpielSettings`.
 """
 
 from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyspiel
@@ -29,6 +30,9 @@ from rams_env.agents.neural import PolicyAgent
 from rams_env.integrations import openspiel as rams_openspiel
 from rams_env.integrations.openspiel.policy_file import SUFFIX, nfsp_policy_agent, save_nfsp_policy
 from rams_env.rules import make_config
+from rams_env.rules.spec import wrap_seed
+
+from .schemas import check_options
 
 if TYPE_CHECKING:
     from .harness import Settings
@@ -49,51 +53,39 @@ class OpenSpielPipeline:
 
     name = "openspiel"
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        episode: str = "rams",
-        reward: str = "win",
-        hidden: Sequence[int] = (256, 256),
-        replay_capacity: int = 20_000,
-        reservoir_capacity: int = 50_000,
-        batch_size: int = 128,
-        learn_every: int = 64,
-        min_buffer: int = 1000,
-        anticipatory: float = 0.1,
-        rl_lr: float = 0.01,
-        sl_lr: float = 0.01,
-    ) -> None:
+    def __init__(self, settings: Settings, **options: Any) -> None:
+        o = check_options(self.name, options, settings)  # before any work: OpenSpielSettings
+        episode, reward, hidden = o["episode"], o["reward"], o["hidden"]
         self.settings = settings
         torch.set_num_threads(max(1, int(settings.threads)))
         self.hidden = [int(h) for h in hidden]
         self.config = make_config(settings.variant, settings.num_players)
         params = {"variant": settings.variant, "players": settings.num_players, "episode": episode, "reward": reward}
         game = pyspiel.load_game(rams_openspiel.SHORT_NAME, params)
-        self.env = ArrayEnvironment(game, seed=settings.seed)
+        self.env = ArrayEnvironment(game, seed=wrap_seed(settings.seed, 32))
         size = self.env.observation_spec()["info_state"][0]
         actions = self.env.action_spec()["num_actions"]
-        np.random.seed(settings.seed)  # NFSP samples its actions and its mode from numpy's global generator
+        # NFSP samples its actions and its mode from numpy's global generator
+        np.random.seed(wrap_seed(settings.seed, 32))
         self.agents = [
             nfsp.NFSP(
                 seat,
                 size,
                 actions,
                 self.hidden,
-                reservoir_buffer_capacity=reservoir_capacity,
-                anticipatory_param=anticipatory,
-                batch_size=batch_size,
-                rl_learning_rate=rl_lr,
-                sl_learning_rate=sl_lr,
-                min_buffer_size_to_learn=min_buffer,
-                learn_every=learn_every,
+                reservoir_buffer_capacity=o["reservoir_capacity"],
+                anticipatory_param=o["anticipatory"],
+                batch_size=o["batch_size"],
+                rl_learning_rate=o["rl_lr"],
+                sl_learning_rate=o["sl_lr"],
+                min_buffer_size_to_learn=o["min_buffer"],
+                learn_every=o["learn_every"],
                 optimizer_str="sgd",
-                replay_buffer_capacity=replay_capacity,
+                replay_buffer_capacity=o["replay_capacity"],
                 epsilon_start=0.06,
                 epsilon_end=0.001,
                 epsilon_decay_duration=1_000_000,
-                seed=settings.seed + seat,
+                seed=wrap_seed(settings.seed + seat, 32),
             )
             for seat in range(settings.num_players)
         ]

@@ -6,8 +6,9 @@ the imitation first (as ``Trainer.run`` does), then ``Trainer.train_update`` unt
 The decisions it reports are both kinds: the heuristic's decisions the network imitated and the
 learner's PPO decisions, since the network learned from each; ``info()`` gives them apart.
 
-``--set KEY=VALUE`` overrides any :class:`training.config.TrainArgs` field of the recipe (say
-``imitation=20000 num_games=16`` for a smoke test).
+``--set KEY=VALUE`` overrides any :class:`training.config.TrainArgs` field of the recipe but those the
+harness sets (say ``imitation=20000 num_games=16`` for a smoke test): the schema of
+:mod:`benchmarks.learning.schemas`, checked before any file is written.
 """
 
 from __future__ import annotations
@@ -20,14 +21,11 @@ from typing import Any
 
 from rams_env.agents.neural import PolicyAgent
 from rams_env.policy import make_checkpoint, save_checkpoint
-from training.cli import RECIPES
-from training.config import TrainArgs
 from training.run import Trainer
 
-from .harness import OptionError, Settings
-
-RECIPE = "quick"
-UNBOUNDED = 10**15  # total_steps: train_update evaluates and checkpoints once steps pass it, so never
+from .harness import Settings
+from .schemas import RAMS_RECIPE as RECIPE
+from .schemas import check_options, rams_train_args
 
 
 class RamsPPO:
@@ -36,28 +34,11 @@ class RamsPPO:
     name = "rams"
 
     def __init__(self, settings: Settings, **options: Any) -> None:
-        fields = {f.name for f in dataclasses.fields(TrainArgs)}
-        unknown = sorted(set(options) - fields)
-        if unknown:
-            raise OptionError(f"rams pipeline: unknown option(s) {', '.join(unknown)} (any TrainArgs field)")
         self.folder = Path(settings.out) / self.name
-        run_dir = self.folder / "trainer"
-        if (run_dir / "args.json").exists():  # an earlier benchmark's run: this one replaces it
+        self.args = rams_train_args(settings, check_options(self.name, options, settings))  # before any file
+        run_dir = Path(self.args.run_dir)
+        if (run_dir / "args.json").exists():  # an earlier benchmark's run: this one, started, replaces it
             shutil.rmtree(run_dir)
-        values = dict(RECIPES[RECIPE], total_steps=UNBOUNDED, eval_every=0)
-        values.update(
-            run_dir=str(run_dir),
-            threads=settings.threads,
-            seed=settings.seed,
-            progress=settings.progress,
-            variant=settings.variant,
-            num_players=settings.num_players,
-        )
-        values.update(options)
-        try:
-            self.args = TrainArgs(**values)
-        except ValueError as err:  # TrainArgs names the bad field
-            raise OptionError(f"rams pipeline: {err}") from None
         self.trainer = Trainer(self.args)
         self.imitation_seconds = 0.0
 

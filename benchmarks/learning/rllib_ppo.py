@@ -13,14 +13,14 @@ multi-agent env config of rams_env has no opponents, so the opponents live in th
 on a ``PolicyNet`` of the same widths, copied into the module by
 :func:`rams_env.integrations.rllib.warm_start` in the first ``train_for``; the module is then a ReLU one,
 else RLlib's Tanh), ``hidden``, ``batch``, ``minibatch``, ``epochs``, ``lr``, ``entropy`` (PPO's
-``entropy_coeff``).
+``entropy_coeff``), ``episode``, ``reward``: :class:`benchmarks.learning.schemas.RLlibSettings`.
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,8 +45,10 @@ from rams_env.integrations.rllib import (
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.spec import wrap_seed
 
 from .harness import imitate_heuristic
+from .schemas import check_options
 
 if TYPE_CHECKING:
     from .harness import Settings
@@ -99,20 +101,9 @@ class RLlibPipeline:
     name = "rllib"
     heuristic_opponents = False
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        episode: str = "rams",
-        reward: str = "win",
-        hidden: Sequence[int] = (256, 256),
-        batch: int = 4000,
-        minibatch: int = 500,
-        epochs: int = 4,
-        lr: float = 3e-4,
-        entropy: float = 0.0,
-        imitation: int = 0,
-    ) -> None:
+    def __init__(self, settings: Settings, **options: Any) -> None:
+        o = check_options(self.name, options, settings)  # before any work: RLlibSettings
+        episode, reward, hidden, imitation = o["episode"], o["reward"], o["hidden"], o["imitation"]
         self.settings = settings
         torch.set_num_threads(max(1, int(settings.threads)))
         self.env_config = {
@@ -131,13 +122,13 @@ class RLlibPipeline:
             config.env_runners(num_env_runners=0, rollout_fragment_length="auto")
             .learners(num_learners=0)
             .training(
-                train_batch_size_per_learner=batch,
-                minibatch_size=minibatch,
-                num_epochs=epochs,
-                lr=lr,
-                entropy_coeff=entropy,
+                train_batch_size_per_learner=o["batch"],
+                minibatch_size=o["minibatch"],
+                num_epochs=o["epochs"],
+                lr=o["lr"],
+                entropy_coeff=o["entropy"],
             )
-            .debugging(seed=settings.seed, log_level="ERROR")
+            .debugging(seed=wrap_seed(settings.seed, 32), log_level="ERROR")
         )
         self.own_ray = not ray.is_initialized()
         if self.own_ray:

@@ -5,7 +5,7 @@ the learner's seat drawn at each reset, the other seats played by the compiled h
 instance per env). ``train_for`` calls ``model.learn(chunk, reset_num_timesteps=False)`` with the
 chunk sized by the speed measured so far (at least one rollout a call).
 
-Settings (``--set KEY=VALUE`` overrides any of :data:`DEFAULTS`): ``imitation`` (decisions of the
+Settings (``--set KEY=VALUE``, :class:`benchmarks.learning.schemas.SB3Settings`): ``imitation`` (decisions of the
 project's imitation warm start, training/imitation.py, copied into the model before the first
 rollout; 0, the default: MaskablePPO from scratch), ``n_envs`` (envs of the ``DummyVecEnv``), the
 rest go to ``MaskablePPO``. The network is ReLU 256x256 for the policy and for the value (as the
@@ -47,22 +47,11 @@ from rams_env.integrations.sb3 import MaskablePPOAgent, warm_start
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.spec import wrap_seed
 
-from .harness import OptionError, Settings, imitate_heuristic
+from .harness import Settings, imitate_heuristic
+from .schemas import check_options
 
-DEFAULTS: dict[str, Any] = dict(
-    imitation=0,
-    n_envs=8,
-    n_steps=1024,
-    batch_size=1024,
-    n_epochs=4,
-    learning_rate=3e-4,
-    gamma=1.0,
-    gae_lambda=0.95,
-    ent_coef=0.01,
-    clip_range=0.2,
-    max_grad_norm=0.5,
-)
 NET = dict(net_arch=dict(pi=[256, 256], vf=[256, 256]), activation_fn=torch.nn.ReLU)
 
 
@@ -72,17 +61,14 @@ class SB3PPO:
     name = "sb3"
 
     def __init__(self, settings: Settings, **options: Any) -> None:
-        unknown = sorted(set(options) - set(DEFAULTS))
-        if unknown:
-            raise OptionError(f"sb3 pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
-        self.options = {**DEFAULTS, **options}
+        self.options = check_options(self.name, options, settings)  # before any work
         self.folder = Path(settings.out) / self.name
         config = rams_env.make_config(settings.variant, settings.num_players)
         heuristic = agent_source("heuristic", config)
 
         def make(k: int) -> Any:
             def build() -> gymnasium.Env:
-                opponent = build_agent(heuristic, settings.seed * 1000 + k)
+                opponent = build_agent(heuristic, wrap_seed(settings.seed * 1000 + k))
                 return Monitor(  # the episodes' returns and lengths for info()
                     gymnasium.make(
                         "rams_env/Rams-v1",
@@ -100,7 +86,7 @@ class SB3PPO:
         ppo = {k: v for k, v in self.options.items() if k not in ("n_envs", "imitation")}
         self.env = DummyVecEnv([make(k) for k in range(int(self.options["n_envs"]))])
         self.model = MaskablePPO(
-            "MlpPolicy", self.env, policy_kwargs=NET, seed=settings.seed, device="cpu", verbose=0, **ppo
+            "MlpPolicy", self.env, policy_kwargs=NET, seed=wrap_seed(settings.seed, 32), device="cpu", verbose=0, **ppo
         )
         self.rollout = int(self.options["n_steps"]) * int(self.options["n_envs"])
         self.seconds = 0.0

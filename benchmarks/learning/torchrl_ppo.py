@@ -52,22 +52,10 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.spec import wrap_seed
 
-from .harness import OptionError, Settings, imitate_heuristic
-
-DEFAULTS: dict[str, Any] = dict(
-    imitation=0,
-    frames_per_batch=4096,
-    epochs=3,
-    minibatch=1024,
-    lr=3e-4,
-    gamma=1.0,
-    lmbda=0.95,
-    clip=0.2,
-    ent_coef=0.01,
-    vf_coef=0.5,
-    max_grad_norm=0.5,
-)
+from .harness import Settings, imitate_heuristic
+from .schemas import check_options
 
 
 class Logits(nn.Module):
@@ -166,18 +154,13 @@ class TorchRLPPO:
     name = "torchrl"
 
     def __init__(self, settings: Settings, **options: Any) -> None:
-        unknown = sorted(set(options) - set(DEFAULTS))
-        if unknown:
-            raise OptionError(
-                f"torchrl pipeline: unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})"
-            )
-        self.options = o = {**DEFAULTS, **options}
+        self.options = o = check_options(self.name, options, settings)  # before any work
         self.folder = Path(settings.out) / self.name
         self.config = make_config(settings.variant, settings.num_players)
         torch.manual_seed(settings.seed)  # TorchRL samples actions with torch's global generator
         self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS)
         env = make_env(
-            seed=settings.seed,
+            seed=wrap_seed(settings.seed, 32),
             variant=settings.variant,
             num_players=settings.num_players,
             episode="rams",

@@ -151,8 +151,9 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
 
 def activation_name(name: Any) -> str:
     """``name`` if it is one of ``ACTIVATIONS``; ``ValueError`` naming the choices otherwise."""
-    if name not in ACTIVATIONS:
-        raise ValueError(f"model_config['activation'] must be one of {sorted(ACTIVATIONS)}, got {name!r}")
+    if not isinstance(name, str) or name not in ACTIVATIONS:  # a list from a crafted file is unhashable
+        shown = repr(name) if isinstance(name, str) else jsoncheck.short(name)
+        raise ValueError(f"model_config['activation'] must be one of {sorted(ACTIVATIONS)}, got {shown}")
     return str(name)
 
 

@@ -12,7 +12,6 @@ extra.
 from __future__ import annotations
 
 import io
-import json
 import os
 import zipfile
 from collections.abc import Mapping
@@ -23,9 +22,11 @@ import torch
 from sb3_contrib import MaskablePPO
 from torch import nn
 
+from .. import jsoncheck
 from ..agents.base import Observation, ObservationAgent, legal_from_mask, observation_vector
 from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError
+from ..policy.checkpoint import load_error
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
 
@@ -122,6 +123,10 @@ def _activation(data: Mapping[str, Any], where: str) -> type[nn.Module]:
     if not isinstance(kwargs, Mapping):
         raise CheckpointError(f"{where!r}: its policy_kwargs are not a JSON object")
     name = kwargs.get("activation_fn", "<class 'torch.nn.modules.activation.Tanh'>")
+    if not isinstance(name, str):
+        raise CheckpointError(
+            f"{where!r}: activation_fn must be a string (a class's repr), got {jsoncheck.short(name)}"
+        )
     if name not in ACTIVATIONS:
         known = ", ".join(cls.__name__ for cls in ACTIVATIONS.values())
         raise CheckpointError(f"{where!r}: activation_fn {name!r} is not one this loader rebuilds ({known})")
@@ -182,16 +187,18 @@ def load_sb3_agent(path: str | os.PathLike[str], expect_config: RulesConfig | No
     except (zipfile.BadZipFile, OSError) as err:
         raise CheckpointError(f"{where!r} is damaged or not a zip file saved by SB3 ({err})") from None
     try:
-        data = json.loads(data_bytes.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{where!r} is damaged: its 'data' entry is not JSON ({err})") from None
+        data = jsoncheck.parse(data_bytes, f"{where!r}: its 'data' entry", max_bytes=_MAX_DATA_BYTES)
+    except jsoncheck.JsonInputError as err:  # not JSON, not UTF-8, too deep, too long a number
+        raise CheckpointError(str(err)) from None
     if not isinstance(data, dict):
         raise CheckpointError(f"{where!r} is damaged: its 'data' entry is not a JSON object")
     activation = _activation(data, where)
     try:
         state = torch.load(io.BytesIO(policy_bytes), map_location="cpu", weights_only=True)
     except Exception as err:  # torch.load of damaged bytes fails in many ways; weights_only refuses objects
-        raise CheckpointError(f"{where!r}: its policy.pth is damaged or holds more than weights ({err})") from None
+        raise CheckpointError(
+            f"{where!r}: its policy.pth is damaged or holds more than weights ({load_error(err)})"
+        ) from None
     if not isinstance(state, Mapping):
         raise CheckpointError(f"{where!r}: its policy.pth holds no state dict")
     return SB3PolicyAgent(_policy_net(state, activation, where), expect_config)

@@ -116,6 +116,15 @@ def write_atomically(target: Path, write: Callable[[IO[bytes]], None]) -> None:
 PREFIX_LAYOUTS: dict[int, int] = {1: 1102}
 
 
+def load_error(err: BaseException) -> str:
+    """What went wrong in ``torch.load(weights_only=True)``, in one line, without torch's advice to load
+    with ``weights_only=False`` (which would run the file's code): never pass that on."""
+    if isinstance(err, pickle.UnpicklingError) or "weights_only" in str(err):
+        return "it holds Python objects rather than plain data; refused without unpickling anything"
+    text = " ".join(str(err).split())[:200]
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
 def load_checkpoint(
     path: str | os.PathLike[str], expect_config: RulesConfig | None = None, *, migrate: bool = False
 ) -> dict[str, Any]:
@@ -138,9 +147,7 @@ def load_checkpoint(
             "than plain data (refused without unpickling anything)"
         ) from None
     except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
-        raise CheckpointError(
-            f"{where!r} is damaged or not a torch checkpoint file ({type(err).__name__}: {err})"
-        ) from None
+        raise CheckpointError(f"{where!r} is damaged or not a torch checkpoint file ({load_error(err)})") from None
     if not isinstance(payload, dict) or "format" not in payload:
         raise CheckpointError(f'{where!r} is not a rams_env checkpoint (no "format" marker)')
     if payload["format"] != CHECKPOINT_FORMAT:

@@ -79,3 +79,10 @@ def require_seed(seed: Any, what: str = "seed") -> int:
     if value is None:
         raise seed_error(seed, what)
     return value
+
+
+def wrap_seed(value: int, bits: int = 64) -> int:
+    """A seed derived by arithmetic (``seed * 1000 + k``) kept in range: ``value`` modulo ``2**bits``, so
+    that every seed :func:`check_seed` takes works, and the seeds that already fit keep their value
+    (``bits=32`` for libraries that seed numpy's legacy generator, which takes 32 bits)."""
+    return int(value) % (1 << bits)

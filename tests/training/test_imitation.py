@@ -96,7 +96,7 @@ def test_a_run_imitates_once_then_resumes_without_imitating(tmp_path, caplog):
     ("overrides", "message"),
     [
         (dict(imitation=-1), "imitation must be an integer >= 0"),
-        (dict(imitation_lr=0.0), "imitation_lr must be positive"),
+        (dict(imitation_lr=0.0), "imitation_lr must be a number > 0"),
         (dict(imitation=10, init_from="x.pt"), "imitation and init_from"),
     ],
 )

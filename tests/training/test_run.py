@@ -270,6 +270,10 @@ def test_resume_takes_the_saved_arguments_and_names_the_given_ones_that_differ(t
         ({"epsilon": 1.5}, "epsilon"),
         ({"algorithm": "dmc", "privileged_critic": True}, "privileged_critic"),
         ({"reward": "win"}, "win"),  # with the default one-deal episode
+        ({"seed": -1}, "seed must be a non-negative int below 2"),
+        ({"eval_seed": 2**64}, "eval_seed must be a non-negative int below 2"),
+        ({"num_games": "8"}, "num_games must be a positive integer"),
+        ({"lr": float("nan")}, "lr must be a number > 0"),
     ],
 )
 def test_bad_training_arguments_are_refused_before_any_work(tmp_path, override, named):

@@ -26,6 +26,7 @@ from torch import nn
 from ...agents.neural import PolicyAgent
 from ...obs.encoding import ENCODER_VERSION, OBS_SIZE
 from ...policy import CheckpointError, PolicyNet, RulesMismatchError, rules_mismatch
+from ...policy.checkpoint import load_error
 from ...rules import RulesConfig
 from ...rules.actions import NUM_ACTIONS
 
@@ -94,7 +95,7 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     except pickle.UnpicklingError:
         raise CheckpointError(f"{where!r} is damaged or holds Python objects, not plain data (refused)") from None
     except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
-        raise CheckpointError(f"{where!r} is damaged or not a torch file ({type(err).__name__}: {err})") from None
+        raise CheckpointError(f"{where!r} is damaged or not a torch file ({load_error(err)})") from None
     if not isinstance(payload, dict) or payload.get("kind") != KIND:
         raise CheckpointError(f"{where!r} is not an NFSP policy file (no kind {KIND!r})")
     if payload.get("version") != VERSION:

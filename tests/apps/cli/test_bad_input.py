@@ -143,9 +143,24 @@ TRAIN = [
     (["--variant", "nope", "--run-dir", "{folder}/v"], "unknown variant"),
     (["--total-steps", "0", "--run-dir", "{folder}/t"], "total_steps must be a positive integer"),
     (["--hidden", "0"], "--hidden"),
+    (["--seed", "-1", "--run-dir", "{folder}/s"], "seed must be a non-negative int below 2**64, got -1"),
+    (["--seed", str(2**64), "--run-dir", "{folder}/s"], "seed must be a non-negative int below 2**64"),
+    (["--eval-seed", str(2**64 - 1), "--run-dir", "{folder}/s"], "--eval-seed + 1"),
+    (["--threads", "-1", "--run-dir", "{folder}/s"], "threads must be an integer in [0, 1024]"),
+]
+EXPLOIT = [  # each refused before the run folder is written ({folder}/x stays absent: checked below)
+    (["heuristic", "--seed", "-1"], "--seed must be a non-negative int below 2**64, got -1"),
+    (["heuristic", "--seed", str(2**64)], "--seed must be a non-negative int below 2**64"),
+    (["heuristic", "--num-games", "0"], "--num-games must be a positive integer"),
+    (["heuristic", "--threads", str(10**12)], "--threads must be an integer in [0, 1024]"),
+    (["heuristic", "--num-players", "9"], "--num-players"),
+    (["heuristic", "--report-seed", "-1"], "--report-seed"),
+    (["heuristic", "--run-dir", "{a-file}"], "is a file, not a folder"),
+    (["heuristic", "--run-dir", "{a-file}/run"], "is a file, not a folder"),
 ]
 TABLE = [("eval", *c) for c in EVAL] + [("play", *c) for c in PLAY] + [("replay", *c) for c in REPLAY]
 TABLE += [("train", *c) for c in TRAIN]
+TABLE += [("exploit", [*a, "--run-dir", "{folder}/x"] if "--run-dir" not in a else a, m) for a, m in EXPLOIT]
 
 
 def _filled(argv: list[str], files: dict[str, str]) -> list[str]:
@@ -169,6 +184,7 @@ def test_bad_input_is_one_error_line(
     monkeypatch.setattr(builtins, "input", lambda prompt="": "quit")  # rams play leaves at once if it starts
     code, err = _run_main([command, *_filled(argv, files)], capsys)
     _check_one_line(command, code, err, message)
+    assert not any((Path(files["folder"]) / name).exists() for name in ("x", "s")), "a run folder was written"
 
 
 @pytest.mark.slow
