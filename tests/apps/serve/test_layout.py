@@ -219,6 +219,7 @@ def _answer_seed(server: Server) -> int:
 
 SIZE = [""]  # the size being checked, for the bid's screenshot
 PHASES = ["setup", "bid and answer", "knock", "buy", "play", "deal over", "rams over"]
+SEVEN = ["seven", "seven over"]  # seven players: mid-trick and the deal's end (the first screen's test)
 
 
 def _reach(driver: Any, server: Server, phase: str) -> None:
@@ -331,8 +332,12 @@ def test_the_first_screen_and_the_end_of_a_deal_as_a_player_sees_them(server: Se
             cards = min(4, players - 1)
             _until(driver, lambda s, c=cards: len(s["view"]["trick"]) >= c, prefer=("KNOCK", "NO_BID", "REJECT"))
             check_table(driver, f"a trick of {cards}, {players} players")
+            if players == 7:
+                _shot(driver, "seven", size)
             _until(driver, lambda s: s["deal_over"], prefer=("KNOCK", "NO_BID", "REJECT"))
             check_table(driver, f"the end of a deal, {players} players")
+            if players == 7:
+                _shot(driver, "seven over", size)
     except AssertionError:
         _shot(driver, "failed", size)
         raise

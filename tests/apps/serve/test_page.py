@@ -486,9 +486,9 @@ def test_the_pickers_suggest_the_zoo_for_the_rules_with_its_headline(server: Ser
 def test_the_screenshots_are_described_in_docs() -> None:
     text = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
     assert "--no-sandbox" in text and "RAMS_SERVE_SCREENSHOTS" in text
-    from tests.apps.serve.test_layout import PHASES, SIZES
+    from tests.apps.serve.test_layout import PHASES, SEVEN, SIZES
 
-    names = [f"serve-{phase.replace(' ', '-')}-{size}.png" for phase in [*PHASES, "bid"] for size in SIZES]
+    names = [f"serve-{phase.replace(' ', '-')}-{size}.png" for phase in [*PHASES, "bid", *SEVEN] for size in SIZES]
     for name in [*names, "serve-pickers.png"]:
         assert name in text and (ROOT / "docs" / name).is_file(), name
         assert (ROOT / "docs" / name).stat().st_size < 80_000, f"{name}: keep the screenshots small"
