@@ -152,6 +152,35 @@ def test_each_score_change_is_explained_the_way_the_game_counts_it(server: Serve
     assert seen >= {"capped", "flight", "tricks"}, seen
 
 
+def _named(seats: list[int]) -> str:
+    names = [f"player_{s}" + (" (you)" if s == 0 else "") for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def test_the_end_of_a_deal_names_who_won_ties_named(server: Server) -> None:
+    """Issue 48: the banner's title says who won the rams (the lowest scores) or, a deal alone, its best."""
+    seen = set()
+    for seed in range(40):
+        for state in _deal_overs(server, "rams", "random", seed):
+            summary, scores = state["deal_summary"], state["view"]["scores"]
+            if state["over"]:  # the rams is over: its winners, the lowest scores, share it
+                low = min(scores)
+                winners = [s for s in range(4) if scores[s] == low]
+                verb = "wins" if len(winners) == 1 else "share"
+                assert summary["result"] == f"{_named(winners)} {verb} the rams at {low}"
+                seen.add("tie" if len(winners) > 1 else "win")
+            else:
+                fell = [row["before"] - row["after"] for row in summary["seats"]]
+                best = [s for s in range(4) if fell[s] == max(fell)]
+                if max(fell) > 0:
+                    each = " each" if len(best) > 1 else ""
+                    assert summary["result"] == f"the deal's best: {_named(best)}, {max(fell)} off{each}"
+                    seen.add("best tie" if len(best) > 1 else "best")
+        if {"win", "best", "best tie"} <= seen:
+            break
+    assert {"win", "best", "best tie"} <= seen, seen  # a shared rams is rare: checked when it comes
+
+
 def test_the_score_chart_holds_every_deal_of_the_rams(server: Server) -> None:
     overs = list(_deal_overs(server, "rams", "start", 5))
     chart = overs[-1]["score_chart"]
@@ -182,8 +211,10 @@ def test_a_russian_deal_names_its_fines_and_write_offs() -> None:
             game.apply(KNOCK if KNOCK in legal else legal[0])
         for row in deal_summary(game, 0, before, flights)["seats"]:
             assert row["after"] == game.scores[row["seat"]]
-            if row["flew"]:
-                assert "fined" in row["why"] and f"= {row['after']}" in row["why"]
+            if row["flew"] and row["after"] > row["before"]:  # what the aces cost is said (issue 48)
+                aces = row["after"] - row["before"] - 5
+                held = f"5 + aces held {aces}" if aces else "5, no ace held"
+                assert f"fined {row['after'] - row['before']} ({held})" in row["why"] and f"= {row['after']}" in row["why"]
             elif row["after"] < row["before"]:
                 assert f"{row['before']} - {row['before'] - row['after']} = {row['after']}" in row["why"]
 

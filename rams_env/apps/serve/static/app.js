@@ -608,19 +608,19 @@ function renderBanner(state) {
   if (state.error) title = state.error;
   else if (v.phase === "over") {
     title = state.over || (replay && state.step === state.steps) ? "Game over" : "Deal over";
-    if (summary) title += ` — ${summary.ended}`;
-    if (v.rams_over) title += " — the rams is over";
-    if (v.winners) title += ` — winners: ${v.winners.map((s) => `player_${s}`).join(", ")}`;
+    if (summary) title += ` — ${summary.ended} — ${summary.result}`; // who won, ties named
   }
   $("banner-title").textContent = title;
   const rows = summary && !state.error ? summary.seats : [];
   $("deal-summary").replaceChildren(
     ...rows.map((row) =>
-      el("li", { class: row.flew ? "flight" : "", data: { seat: row.seat } }, [
+      // a flight the cap makes free is no penalty: not coloured as one
+      el("li", { class: row.flew ? (row.after > row.before ? "flight" : "free-flight") : "", data: { seat: row.seat } }, [
         // the name in its line's colour: the rows are the chart's legend
         el("b", { class: `seat-${row.seat}`, text: `player_${row.seat}${row.seat === state.seat && !replay ? " (you)" : ""}: ` }),
         el("span", { class: "change", text: row.change }),
-        row.flew ? el("span", { class: "flight-mark", text: " ✈ flight", title: "knocked and took no trick" }) : "",
+        row.flew ? el("span", { class: "flight-mark", text: row.after > row.before ? " ✈ flight" : " ✈ flight, free",
+          title: "knocked and took no trick" }) : "",
         el("span", { class: "why", text: ` — ${row.why}` }),
       ]),
     ),
