@@ -238,6 +238,42 @@ def test_the_special_ends_of_a_russian_deal_are_named() -> None:
     assert found["free_five"].startswith("5 tricks without play")
 
 
+# ----------------------------------------------------------------------------- HTTP: a single choice
+def test_a_single_choice_says_why_and_an_empty_talon_is_drawn_for_you(server: Server) -> None:
+    """Issue 48: at seven players only Reject may be offered, a knock may be forced, the talon may be empty."""
+    from rams_env.apps.serve.games import EMPTY_TALON
+
+    seen = set()
+    for seed in range(60):
+        state = new_game(server, num_players=7, seed=seed, scores="random" if seed % 2 else "start")
+        live = server.state.games.get(state["id"])
+        while not state["deal_over"]:
+            names = [m["name"] for m in state["legal"]]
+            if names == ["REJECT"]:
+                assert "You can only reject" in state["hint"] and "talon cannot give you five" in state["hint"]
+                seen.add("reject")
+            elif "ACCEPT" in names:
+                assert state["hint"].endswith("accept or reject.")
+            if names == ["KNOCK"]:
+                assert state["hint"].startswith("You must knock (you may not pass): you ")
+                seen.add("knock")
+            if state["note"]:  # drawn for you: the talon was empty, and that is said
+                assert state["note"] == EMPTY_TALON and EMPTY_TALON in state["events"]
+                assert [0, "DRAW"] in live.log and state["view"]["talon"] == 0
+                seen.add("empty talon")
+            assert not (state["buy"] and names == ["DRAW"] and state["view"]["talon"] == 0), "an empty talon to click"
+            move = next((m for m in ("BID_BETTER", "ACCEPT", "KNOCK") if m in names), state["legal"][0]["name"])
+            if state["buy"]:
+                body = {"discards": state["view"]["hand"][: state["buy"]["min"]]}
+                status, state, _ = server.request("POST", f"/api/games/{state['id']}/buy", body)
+            else:
+                status, state, _ = server.request("POST", f"/api/games/{state['id']}/act", {"action": move})
+            assert status == 200, state
+        if len(seen) == 3:
+            break
+    assert seen == {"reject", "knock", "empty talon"}, seen
+
+
 # ----------------------------------------------------------------------------- HTTP: the zoo's agents
 def test_the_pickers_get_the_zoos_cards_from_any_depth(server: Server) -> None:
     status, meta, _ = server.request("GET", "/api/meta")

@@ -506,6 +506,8 @@ function render(state) {
     v.turned_card ? cardNode(v.turned_card, "span", true) : el("span", { class: "card small gone", text: "gone" }),
   );
   $("talon").textContent = String(v.talon);
+  $("talon-card").classList.toggle("empty", v.talon === 0); // an empty place, not a card back
+  $("talon-card").title = v.talon ? `${v.talon} cards in the talon` : "the talon is empty";
   $("trick").replaceChildren(...trickNodes(state));
   $("last-trick").replaceChildren(...lastTrick(v));
   const last = v.completed_tricks[v.completed_tricks.length - 1];
@@ -549,7 +551,8 @@ function render(state) {
     }),
     ...(buying ? [buyButton(state)] : []),
   );
-  $("hint").textContent = replay ? "" : buying ? `${state.hint} ${state.buy.note}` : state.hint;
+  const hint = buying ? `${state.hint} ${state.buy.note}` : state.hint;
+  $("hint").textContent = replay ? "" : [state.note, hint].filter(Boolean).join(" "); // a move played for you first
   // a deal that is over: the dock shows its end (the banner) and what comes next; the hand only if cards are left
   const over = v.phase === "over";
   $("own").classList.toggle("over", over);
