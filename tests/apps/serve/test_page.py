@@ -499,13 +499,27 @@ def test_the_deal_over_banner_explains_the_scores_with_a_chart(server: Server, d
             for row, data in zip(rows, summary, strict=True):
                 assert f"{data['before']} → {data['after']}" in row.text and data["why"] in row.text
                 assert ("✈ flight" in row.text) == data["flew"] == ("flight" in row.get_attribute("class"))
+                if data["flew"]:  # a flight the cap makes free is not coloured as a penalty (issue 48)
+                    assert ("free-flight" in row.get_attribute("class")) == (data["after"] == data["before"])
             paths = desktop.find_elements(By.CSS_SELECTOR, "#score-chart path.series")
             assert len(paths) == 4 and desktop.find_element(By.ID, "chart-box").is_displayed()
             assert len(desktop.find_elements(By.CSS_SELECTOR, "#score-chart circle")) == 4 * len(state["score_chart"])
+            # issue 48: the axis says what it counts, and lines at the same score (all at the start) do not hide
+            # each other; the title names who won or the deal's best
+            assert desktop.find_element(By.CSS_SELECTOR, "#score-chart .x-caption").text == "deal"
+            starts = {p.get_attribute("d").split()[0] for p in paths}
+            assert len(starts) == 4, starts
+            assert summary and state["deal_summary"]["result"] in desktop.find_element(By.ID, "banner-title").text
             if deals >= 2 or state["over"]:
                 break
         _move(desktop, wait)
     assert deals >= 1
+    # a short rules tip under the table says what D, F, the bids and a flight are
+    tip = desktop.execute_script("return document.getElementById('rules-tip').textContent")
+    for words in ("dealer", "forehand", "Bid better cards", "Swing", "Knock or pass", "Flight", "at 10 a flight is free"):
+        assert words in tip, words
+    desktop.find_element(By.ID, "rules-link").click()
+    assert desktop.find_element(By.ID, "rules-tip").get_attribute("open") is not None
 
 
 @pytest.mark.slow

@@ -495,7 +495,7 @@ function render(state) {
   const replay = state.kind === "replay";
   const n = state.num_players;
   const who = v.to_act === null ? "nobody" : v.to_act === state.seat && !replay ? "you" : `player_${v.to_act}`;
-  $("status-line").textContent =
+  $("status-text").textContent =
     `${replay ? state.title + " — " : ""}${state.variant}, ${n} players, episode ${state.episode} — ` +
     `rams ${v.rams + 1}, deal ${v.deal + 1} — phase: ${v.phase} — to act: ${who}`;
   $("felt").dataset.players = String(n);
@@ -658,26 +658,31 @@ function renderChart(state) {
     svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero" }),
     svg("text", { x: L - 6, y: y(high) + 4, class: "axis y-label", "text-anchor": "end" }, String(high)),
     svg("text", { x: L - 6, y: y(low) + 3, class: "axis y-label", "text-anchor": "end" }, String(low)),
+    svg("text", { x: L - 6, y: H - 4, class: "axis x-caption", "text-anchor": "end" }, "deal"),
   ];
-  // x labels under the plot, clear of the y labels at its left (the first anchored at its start); when
-  // the deals are many, only each rams' start is labelled
+  // x labels under the plot: the deals of each rams, 0 its start (the caption "deal" at their left); a new
+  // rams is a dotted line, named at its top; when the deals are many, only each rams' start is numbered
   const every = points.length > 18 ? Infinity : 1;
   points.forEach((p, k) => {
-    if (k && p.deal === 0) nodes.push(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, class: "rams-break" }));
+    if (k && p.deal === 0) {
+      nodes.push(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, class: "rams-break" }));
+      nodes.push(svg("text", { x: x(k) + 3, y: T + 8, class: "axis rams-label" }, `rams ${p.rams + 1}`));
+    }
     if (p.deal !== 0 && p.deal % every) return;
-    const label = p.deal === 0 ? `r${p.rams + 1}` : String(p.deal);
-    const anchor = k === 0 ? "start" : k === points.length - 1 ? "end" : "middle";
-    nodes.push(svg("text", { x: x(k) + (k === 0 ? -3 : 0), y: H - 4, class: "axis x-label", "text-anchor": anchor }, label));
+    const anchor = k === points.length - 1 && k ? "end" : "middle";
+    nodes.push(svg("text", { x: x(k) + (anchor === "end" ? 3 : 0), y: H - 4, class: "axis x-label", "text-anchor": anchor }, String(p.deal)));
   });
+  // seats at the same score would hide each other's lines: each seat's line is moved a little off the others
+  const dodge = (s) => (s - (n - 1) / 2) * 1.6;
   for (let s = 0; s < n; s++) {
     // a rams starts from fresh scores: its line does not join the previous rams' last point
     let path = "";
     points.forEach((p, k) => {
-      path += `${k === 0 || p.deal === 0 ? "M" : "L"}${x(k).toFixed(1)},${y(p.scores[s]).toFixed(1)} `;
+      path += `${k === 0 || p.deal === 0 ? "M" : "L"}${x(k).toFixed(1)},${(y(p.scores[s]) + dodge(s)).toFixed(1)} `;
     });
     nodes.push(svg("path", { d: path, class: `series seat-${s}${s === state.seat ? " mine" : ""}`, "data-seat": s }));
     points.forEach((p, k) => {
-      nodes.push(svg("circle", { cx: x(k), cy: y(p.scores[s]), r: 3, class: `dot seat-${s}` }));
+      nodes.push(svg("circle", { cx: x(k), cy: y(p.scores[s]) + dodge(s), r: 2.5, class: `dot seat-${s}` }));
     });
   }
   chart.replaceChildren(...nodes);
@@ -744,6 +749,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("last").addEventListener("click", () => quiet(step(current.steps)));
   $("step-slider").addEventListener("change", (e) => quiet(step(Number(e.target.value))));
   $("view-seat").addEventListener("change", (e) => quiet(step(current.step, Number(e.target.value))));
+  $("rules-link").addEventListener("click", () => ($("rules-tip").open = true)); // then the link scrolls to it
   $("picture-box").addEventListener("toggle", () => $("picture-box").open && refreshPicture());
   document.addEventListener("keydown", (e) => {
     if (!current || current.kind !== "replay" || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
