@@ -509,6 +509,22 @@ return {
 """
 
 
+def choose_agent(driver: Any, row: int, spec: str) -> None:
+    """The agent of the form's ``row``-th seat chosen as a person does: from its picker, or typed in the field
+    that "type a spec or a path…" shows."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    pick = Select(driver.find_elements(By.CSS_SELECTOR, "#agent-inputs select.agent-pick")[row])
+    if spec in [o.get_attribute("value") for o in pick.options]:
+        pick.select_by_value(spec)
+        return
+    pick.select_by_value("")
+    field = driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input.agent-spec")[row]
+    field.clear()
+    field.send_keys(spec)
+
+
 def settle(browser: Any) -> None:
     """Before a screenshot: the top of the page, and the highlights of the last moves faded."""
     browser.execute_script("window.scrollTo(0, 0)")
@@ -531,8 +547,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
     browser.find_element(By.ID, "seed").send_keys("3")
     inputs = browser.find_elements(By.CSS_SELECTOR, "#agent-inputs input")
     assert [i.get_attribute("value") for i in inputs] == ["heuristic"] * 3
-    inputs[0].clear()
-    inputs[0].send_keys("random")
+    choose_agent(browser, 0, "random")
     browser.find_element(By.ID, "start").click()
 
     seen_hands, moves, shot_taken, before = [], 0, False, None
@@ -602,8 +617,6 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         browser.save_screenshot(os.path.join(shots, "serve-watch.png"))
     # A bad request shows the server's error on the page: an unknown agent.
     browser.find_element(By.ID, "tab-play").click()
-    inputs = browser.find_elements(By.CSS_SELECTOR, "#agent-inputs input")
-    inputs[1].clear()
-    inputs[1].send_keys("nobody")
+    choose_agent(browser, 1, "nobody")
     browser.find_element(By.ID, "start").click()
     wait.until(lambda d: "unknown agent 'nobody'" in shows()["error"])

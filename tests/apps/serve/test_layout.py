@@ -21,7 +21,7 @@ import pytest
 from rams_env.apps.serve.state import ServeState
 from rams_env.eval import deal_set
 from rams_env.rules import make_config
-from tests.apps.serve.test_app import Server
+from tests.apps.serve.test_app import Server, choose_agent
 from tests.apps.serve.test_page import IDLE, SHOTS, _driver, needs_browser
 
 SIZES = {"1280": (1280, 800), "phone": (390, 844)}
@@ -52,7 +52,7 @@ return {
   said: seats.map((p) => (p.querySelector('.said') || {}).textContent || ''),
   header: box(document.querySelector('header')), felt: box(document.getElementById('felt')),
   // text cut off (a bubble, "gone"), or a name or a trick's label broken over two lines
-  cut: [...document.querySelectorAll('#seats .said, .card.gone, #seats .name > span, #trick .who')].filter((n) =>
+  cut: [...document.querySelectorAll('#seats .said, .card.gone, #seats .name > span:first-child, #trick .who')].filter((n) =>
     n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1 || (n.matches('.name > span, .who')
       && n.getBoundingClientRect().height > 1.7 * parseFloat(getComputedStyle(n).fontSize))).map((n) => n.textContent),
 };
@@ -174,9 +174,8 @@ def _open(
     Select(driver.find_element(By.ID, "episode")).select_by_value(episode)
     Select(driver.find_element(By.ID, "scores")).select_by_value(scores)
     driver.find_element(By.ID, "seed").send_keys(str(seed))
-    for field in driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input"):
-        field.clear()
-        field.send_keys("random")
+    for row in range(len(driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input"))):
+        choose_agent(driver, row, "random")
     driver.find_element(By.ID, "start").click()
     WebDriverWait(driver, 30, 0.1).until(lambda d: d.execute_script(IDLE))
 

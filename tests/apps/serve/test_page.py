@@ -22,7 +22,7 @@ from rams_env.apps.scores import deal_summary
 from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.zoo_cards import zoo_cards
 from rams_env.rules import Action, Game, make_config
-from tests.apps.serve.test_app import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server
+from tests.apps.serve.test_app import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server, choose_agent
 
 ROOT = Path(__file__).resolve().parents[3]
 KNOCK = int(Action.KNOCK)
@@ -370,9 +370,7 @@ def _start(driver: Any, server: Server, seed: int = 3, episode: str = "deal") ->
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-inputs input"))
     Select(driver.find_element(By.ID, "episode")).select_by_value(episode)
     driver.find_element(By.ID, "seed").send_keys(str(seed))
-    inputs = driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input")
-    inputs[0].clear()
-    inputs[0].send_keys("random")
+    choose_agent(driver, 0, "random")
     driver.find_element(By.ID, "start").click()
     wait.until(lambda d: d.execute_script(IDLE))
     return wait
@@ -560,6 +558,17 @@ def test_the_pickers_suggest_the_zoo_for_the_rules_with_its_headline(server: Ser
         spec,
     ]
     assert desktop.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", note)
+    # each seat's agent shows once, in its picker; the field for a spec only under "type a spec or a path…"
+    fields = lambda: desktop.find_elements(By.CSS_SELECTOR, "#agent-inputs input.agent-spec")
+    assert not any(f.is_displayed() for f in fields())
+    Select(pick).select_by_value("")
+    assert fields()[0].is_displayed() and not any(f.is_displayed() for f in fields()[1:])
+    Select(pick).select_by_value("random")
+    assert not fields()[0].is_displayed() and fields()[0].get_attribute("value") == "random"
+    # the fields that need it say what they mean
+    helps = {label.text.split("\n")[0]: label.text for label in desktop.find_elements(By.CSS_SELECTOR, "#play-form > label")}
+    assert "rams: until a score reaches 0" in helps["Episode"] and "random: each from 1" in helps["Scores"]
+    assert "the same seed deals the same cards" in helps["Seed"]
     if SHOTS:
         _shot(desktop, "serve-pickers.png")
 

@@ -147,22 +147,28 @@ function agentInputs(fieldset, seats, prefix, variant, players) {
     for (const row of rows) {
       row.rules = { variant, players };
       pickerOptions(row.querySelector("select"), variant, players, row.querySelector("input").value.trim());
+      row.showTyped();
     }
     return;
   }
   const old = [...fieldset.querySelectorAll("input")].map((input) => input.value);
   fieldset.querySelectorAll("label, .agent-row").forEach((node) => node.remove());
   seats.forEach((seat, k) => {
-    const input = el("input", { value: old[k] || "heuristic", id: `${prefix}-${seat}`, className: "agent-spec" });
+    // the picker shows the agent; the field for a typed spec only under "type a spec or a path…"
+    const input = el("input", { value: old[k] || "heuristic", id: `${prefix}-${seat}`, className: "agent-spec",
+      placeholder: "a spec (search:100) or a checkpoint path", title: `player_${seat}'s agent` });
     input.dataset.seat = seat;
     const select = el("select", { className: "agent-pick", title: "suggested agents for these rules" });
     select.dataset.seat = seat;
     const note = el("div", { class: "agent-card" });
-    const row = el("div", { class: "agent-row", data: { seat } }, [el("label", {}, [`player_${seat}`, input]), select, note]);
+    const row = el("div", { class: "agent-row", data: { seat } }, [el("label", {}, [`player_${seat}`, select]), input, note]);
     row.rules = { variant, players };
+    row.showTyped = () => input.classList.toggle("hidden", select.value !== "");
     pickerOptions(select, variant, players, input.value);
+    row.showTyped();
     select.addEventListener("change", () => {
       if (select.value) input.value = select.value;
+      row.showTyped();
       showCard(input, note);
       if (!select.value) input.focus();
     });
