@@ -92,7 +92,12 @@ def deal_summary(
                 "why": why,
             }
         )
-    return {"reason": reason, "ended": _ENDS.get(reason, reason), "seats": rows, "result": result_line(game, seat, rows)}
+    return {
+        "reason": reason,
+        "ended": _ENDS.get(reason, reason),
+        "seats": rows,
+        "result": result_line(game, seat, rows),
+    }
 
 
 def _names(seats: Sequence[int], viewer: int) -> str:
@@ -117,7 +122,8 @@ def result_line(game: Game, viewer: int, rows: Sequence[dict[str, Any]]) -> str:
     if best <= 0:
         return "the deal's best: nobody, no score fell"
     seats = [s for s, off in fell.items() if off == best]
-    return f"the deal's best: {_names(seats, viewer)}, {best} off{' each' if len(seats) > 1 else ''}"
+    points = f"{best} point{'s' if best > 1 else ''} off"
+    return f"the deal's best: {_names(seats, viewer)}, {points}{' each' if len(seats) > 1 else ''}"
 
 
 def _why(
@@ -143,7 +149,8 @@ def _why(
                 )
             return text
         if cost <= 0:  # a holder of jacks without a trick: no fine, and the jacks only if all four
-            return f"flew holding jacks: no fine, {'stays at ' + str(before) if not cost else f'{before} - {-cost} = {after}'}"
+            change = f"{before} - {-cost} = {after}" if cost else f"stays at {before}"
+            return f"flew holding jacks: no fine, {change}"
         held = f"{fine} + aces held {cost - fine}" if cost > fine else f"{fine}, no ace held"
         return f"flew (knocked, took no trick): fined {cost} ({held}): {before} + {cost} = {after}"
     if active is False and after == before:

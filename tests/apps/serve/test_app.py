@@ -509,6 +509,14 @@ return {
 """
 
 
+def save_shot(driver: Any, path: str) -> None:
+    """A screenshot for docs/serve.md, as a palette PNG of 96 colours (kept small)."""
+    from PIL import Image
+
+    driver.save_screenshot(path)
+    Image.open(path).convert("RGB").quantize(colors=96).save(path, optimize=True)
+
+
 def choose_agent(driver: Any, row: int, spec: str) -> None:
     """The agent of the form's ``row``-th seat chosen as a person does: from its picker, or typed in the field
     that "type a spec or a path…" shows."""
@@ -568,7 +576,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         assert sorted(page["moves"]) == live.game.legal_actions()
         if shots and view["phase"] == "play" and view["trick"] and not shot_taken:
             settle(browser)
-            browser.save_screenshot(os.path.join(shots, "serve-play.png"))
+            save_shot(browser, os.path.join(shots, "serve-play.png"))
             # The page's picture of the same moment (under "Picture"): rams_env.envs.render_rgb's frame.
             browser.find_element(By.CSS_SELECTOR, "#picture-box summary").click()
             wait.until(
@@ -614,7 +622,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         browser.execute_script("step(arguments[0])", total - 10)
         wait.until(lambda d: shows()["step"] == f"{total - 10} / {total}")
         settle(browser)
-        browser.save_screenshot(os.path.join(shots, "serve-watch.png"))
+        save_shot(browser, os.path.join(shots, "serve-watch.png"))
     # A bad request shows the server's error on the page: an unknown agent.
     browser.find_element(By.ID, "tab-play").click()
     choose_agent(browser, 1, "nobody")

@@ -21,7 +21,7 @@ import pytest
 from rams_env.apps.serve.state import ServeState
 from rams_env.eval import deal_set
 from rams_env.rules import make_config
-from tests.apps.serve.test_app import Server, choose_agent
+from tests.apps.serve.test_app import Server, choose_agent, save_shot
 from tests.apps.serve.test_page import IDLE, SHOTS, _driver, needs_browser
 
 SIZES = {"1280": (1280, 800), "phone": (390, 844)}
@@ -52,7 +52,8 @@ return {
   said: seats.map((p) => (p.querySelector('.said') || {}).textContent || ''),
   header: box(document.querySelector('header')), felt: box(document.getElementById('felt')),
   // text cut off (a bubble, "gone"), or a name or a trick's label broken over two lines
-  cut: [...document.querySelectorAll('#seats .said, .card.gone, #seats .name > span:first-child, #trick .who')].filter((n) =>
+  cut: [...document.querySelectorAll('#seats .said, .card.gone, #seats .name > span:first-child, #trick .who')]
+    .filter((n) =>
     n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1 || (n.matches('.name > span, .who')
       && n.getBoundingClientRect().height > 1.7 * parseFloat(getComputedStyle(n).fontSize))).map((n) => n.textContent),
 };
@@ -130,12 +131,8 @@ def check_layout(driver: Any, phase: str, moment: str = "") -> dict:
 def _shot(driver: Any, phase: str, size: str) -> None:
     if not SHOTS or (phase == "failed" and not SHOTS.startswith("/tmp")):
         return
-    from PIL import Image
-
     driver.execute_script("return new Promise((done) => setTimeout(done, 900))")  # the highlights settle
-    path = os.path.join(SHOTS, f"serve-{phase.replace(' ', '-')}-{size}.png")
-    driver.save_screenshot(path)
-    Image.open(path).convert("RGB").quantize(colors=96).save(path, optimize=True)
+    save_shot(driver, os.path.join(SHOTS, f"serve-{phase.replace(' ', '-')}-{size}.png"))
 
 
 # ----------------------------------------------------------------------------- driving the page

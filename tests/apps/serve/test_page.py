@@ -22,7 +22,7 @@ from rams_env.apps.scores import deal_summary
 from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.zoo_cards import zoo_cards
 from rams_env.rules import Action, Game, make_config
-from tests.apps.serve.test_app import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server, choose_agent
+from tests.apps.serve.test_app import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server, choose_agent, save_shot
 
 ROOT = Path(__file__).resolve().parents[3]
 KNOCK = int(Action.KNOCK)
@@ -174,7 +174,8 @@ def test_the_end_of_a_deal_names_who_won_ties_named(server: Server) -> None:
                 best = [s for s in range(4) if fell[s] == max(fell)]
                 if max(fell) > 0:
                     each = " each" if len(best) > 1 else ""
-                    assert summary["result"] == f"the deal's best: {_named(best)}, {max(fell)} off{each}"
+                    points = f"{max(fell)} point{'s' if max(fell) > 1 else ''} off"
+                    assert summary["result"] == f"the deal's best: {_named(best)}, {points}{each}"
                     seen.add("best tie" if len(best) > 1 else "best")
         if {"win", "best", "best tie"} <= seen:
             break
@@ -214,7 +215,9 @@ def test_a_russian_deal_names_its_fines_and_write_offs() -> None:
             if row["flew"] and row["after"] > row["before"]:  # what the aces cost is said (issue 48)
                 aces = row["after"] - row["before"] - 5
                 held = f"5 + aces held {aces}" if aces else "5, no ace held"
-                assert f"fined {row['after'] - row['before']} ({held})" in row["why"] and f"= {row['after']}" in row["why"]
+                assert (
+                    f"fined {row['after'] - row['before']} ({held})" in row["why"] and f"= {row['after']}" in row["why"]
+                )
             elif row["after"] < row["before"]:
                 assert f"{row['before']} - {row['before'] - row['after']} = {row['after']}" in row["why"]
 
@@ -398,7 +401,7 @@ def _shot(driver: Any, name: str) -> None:
     if SHOTS:
         driver.execute_script("window.scrollTo(0, 0)")
         driver.execute_script("return new Promise((done) => setTimeout(done, 1300))")  # the highlights settle
-        driver.save_screenshot(os.path.join(SHOTS, name))
+        save_shot(driver, os.path.join(SHOTS, name))
 
 
 def _check_table(driver: Any, server: Server, wait: Any, shot: str) -> None:
@@ -514,7 +517,15 @@ def test_the_deal_over_banner_explains_the_scores_with_a_chart(server: Server, d
     assert deals >= 1
     # a short rules tip under the table says what D, F, the bids and a flight are
     tip = desktop.execute_script("return document.getElementById('rules-tip').textContent")
-    for words in ("dealer", "forehand", "Bid better cards", "Swing", "Knock or pass", "Flight", "at 10 a flight is free"):
+    for words in (
+        "dealer",
+        "forehand",
+        "Bid better cards",
+        "Swing",
+        "Knock or pass",
+        "Flight",
+        "at 10 a flight is free",
+    ):
         assert words in tip, words
     desktop.find_element(By.ID, "rules-link").click()
     assert desktop.find_element(By.ID, "rules-tip").get_attribute("open") is not None
@@ -566,7 +577,9 @@ def test_the_pickers_suggest_the_zoo_for_the_rules_with_its_headline(server: Ser
     Select(pick).select_by_value("random")
     assert not fields()[0].is_displayed() and fields()[0].get_attribute("value") == "random"
     # the fields that need it say what they mean
-    helps = {label.text.split("\n")[0]: label.text for label in desktop.find_elements(By.CSS_SELECTOR, "#play-form > label")}
+    helps = {
+        label.text.split("\n")[0]: label.text for label in desktop.find_elements(By.CSS_SELECTOR, "#play-form > label")
+    }
     assert "rams: until a score reaches 0" in helps["Episode"] and "random: each from 1" in helps["Scores"]
     assert "the same seed deals the same cards" in helps["Seed"]
     if SHOTS:
