@@ -60,8 +60,9 @@ def _tricks(count: int) -> str:
 def deal_summary(
     game: Game, seat: int, scores_before: Sequence[int], flights_before: Sequence[int], arrow: str = "→"
 ) -> dict[str, Any]:
-    """The deal just over as ``seat`` saw it: how it ended and, by seat, ``before``, ``after``, ``change``
-    (:func:`score_change`), ``tricks``, ``flew``, ``capped`` and ``why`` (such as ``4 tricks: 10 - 4 = 6``)."""
+    """The deal just over as ``seat`` saw it: how it ended, who won (``result``: :func:`result_line`) and, by
+    seat, ``before``, ``after``, ``change`` (:func:`score_change`), ``tricks``, ``flew``, ``capped`` and ``why``
+    (such as ``4 tricks: 10 - 4 = 6``)."""
     view = game.view(seat)
     config = game.config
     reason = game.deal_reason or "played"
@@ -91,7 +92,38 @@ def deal_summary(
                 "why": why,
             }
         )
-    return {"reason": reason, "ended": _ENDS.get(reason, reason), "seats": rows}
+    return {
+        "reason": reason,
+        "ended": _ENDS.get(reason, reason),
+        "seats": rows,
+        "result": result_line(game, seat, rows),
+    }
+
+
+def _names(seats: Sequence[int], viewer: int) -> str:
+    names = [f"player_{s}" + (" (you)" if s == viewer else "") for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def result_line(game: Game, viewer: int, rows: Sequence[dict[str, Any]]) -> str:
+    """Who won what the deal ended, ties named: the match (or the russian game), else the rams; a deal
+    that ends neither has no winner (rules/episode.py), so its best is named: whose score fell most."""
+    view = game.view(viewer)
+    winners, what = view["winners"], "the match" if game.config.ramsar_per_match > 1 else "the game"
+    if winners is None and view["rams_over"]:
+        winners, what = list(game.rams_winners() or ()), "the rams"
+    if winners is not None:
+        if not winners:
+            return f"nobody wins {what}"
+        at = "" if what == "the match" else f" at {min(view['scores'][s] for s in winners)}"  # a match: by totals
+        return f"{_names(winners, viewer)} {'wins' if len(winners) == 1 else 'share'} {what}{at}"
+    fell = {row["seat"]: row["before"] - row["after"] for row in rows}
+    best = max(fell.values())
+    if best <= 0:
+        return "the deal's best: nobody, no score fell"
+    seats = [s for s, off in fell.items() if off == best]
+    points = f"{best} point{'s' if best > 1 else ''} off"
+    return f"the deal's best: {_names(seats, viewer)}, {points}{' each' if len(seats) > 1 else ''}"
 
 
 def _why(
@@ -116,7 +148,11 @@ def _why(
                     f", capped at {after}: the flight costs {cost}" if cost else f", capped at {after}: costs nothing"
                 )
             return text
-        return f"flew (knocked, took no trick): fined {cost} ({fine} + aces held): {before} + {cost} = {after}"
+        if cost <= 0:  # a holder of jacks without a trick: no fine, and the jacks only if all four
+            change = f"{before} - {-cost} = {after}" if cost else f"stays at {before}"
+            return f"flew holding jacks: no fine, {change}"
+        held = f"{fine} + aces held {cost - fine}" if cost > fine else f"{fine}, no ace held"
+        return f"flew (knocked, took no trick): fined {cost} ({held}): {before} + {cost} = {after}"
     if active is False and after == before:
         return f"passed: stays at {before}"
     off = before - after

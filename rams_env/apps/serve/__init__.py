@@ -7,8 +7,10 @@ The page (``static/``) talks to a small JSON API served by Flask:
   server until it is your turn; ``POST /api/games/<id>/act`` plays your move, ``.../buy`` your whole
   purchase at once (``{"discards": [cards]}``: those discards, then the draw, checked before any is
   played), ``.../next`` deals the next deal of a ``rams`` or ``match`` episode. Each state also says
-  what the deal just over did to every score and why (``deal_summary``), every seat's score after
-  each deal (``score_chart``) and the agents' moves since yours (``recent``).
+  what the deal just over did to every score and why, and who won (``deal_summary``, its ``result``),
+  every seat's score after each deal (``score_chart``), the agents' moves since yours (``recent``),
+  what your moves mean and why when only one is offered (``hint``) and a move that was no choice,
+  played for you (``note``: drawing from an empty talon).
 - ``POST /api/replays`` opens a game to watch step by step: a log written by ``rams play --save``
   (uploaded, or one the server was started with or saved), a game of agents on deck ``k`` of the
   deal set ``seed``, which is that deck's game in ``rams eval --seed``, or (``.../replay``) a

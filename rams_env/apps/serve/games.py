@@ -20,10 +20,11 @@ from ..narration import NEXT_DEAL, PAGE, apply_and_narrate, legal_names
 from ..scores import DealStart, deal_summary
 from .limits import Deadline, Limits
 from .score_chart import ScoreHistory
-from .seat_view import HINTS, buy_rules, deal_points, legal_moves, seat_state
+from .seat_view import buy_rules, deal_points, forced_draw, hint, legal_moves, seat_state
 from .validation import ApiError, read_action
 
 MAX_EVENTS = 400  # lines of a game's history sent with each state
+EMPTY_TALON = "The talon was empty: nothing to buy, so you kept your hand (drawn for you)."
 
 
 class LiveGame:
@@ -59,6 +60,7 @@ class LiveGame:
         self.start = DealStart.of(self.game)
         self.chart = ScoreHistory(self.game)
         self.recent: list[dict[str, Any]] = []  # the agents' moves since the person's last one, for the page
+        self.note = ""  # a move played for the person (his only one, and no choice in it) since his last
         self.over = False
         self.finished_at: float | None = None  # time.monotonic() when it ended: the store keeps it a while
         self.error: str | None = None
@@ -83,7 +85,14 @@ class LiveGame:
         """Let the agents move until it is the person's turn or the deal is over."""
         game = self.game
         deadline = Deadline(self.request_seconds)
-        while (seat := game.current) >= 0 and seat != self.seat:
+        while (seat := game.current) >= 0:
+            if seat == self.seat:
+                if not forced_draw(game, seat):
+                    break
+                self._apply(seat, int(Action.DRAW))  # no decision: an empty talon to buy from
+                self.history.append(EMPTY_TALON)
+                self.note = EMPTY_TALON
+                continue
             if deadline.passed():  # the game stops: its agents may not go on beyond the request
                 self.error = deadline.message("the agents' moves")
                 self._end()
@@ -120,7 +129,7 @@ class LiveGame:
         legal = game.legal_actions()
         if action not in legal:
             raise ApiError(400, f"{action_name(action)} is not a legal move now; legal: {legal_names(legal)}")
-        self.recent = []
+        self.recent, self.note = [], ""
         try:
             self._apply(self.seat, action)
         except IllegalActionError as err:  # pragma: no cover - legal_actions was checked above
@@ -149,7 +158,7 @@ class LiveGame:
                     400, f"{action_name(action)} is not a legal move now; legal: {legal_names(trial.legal_actions())}"
                 )
             trial.apply(action)
-        self.recent = []
+        self.recent, self.note = [], ""
         for action in actions:
             self._apply(self.seat, action)
         self._advance()
@@ -162,7 +171,7 @@ class LiveGame:
         next_deal_or_end(self.game, self.episode)  # deals the next deal (the episode goes on: checked above)
         self.start = DealStart.of(self.game)
         self.chart.start(self.game)
-        self.recent = []
+        self.recent, self.note = [], ""
         self._advance()
 
     def _end(self) -> None:
@@ -190,7 +199,8 @@ class LiveGame:
             **seat_state(game, self.seat),
             "your_turn": game.current == self.seat and not self.over,
             "legal": [] if self.over else legal_moves(game, self.seat),
-            "hint": HINTS.get(game.phase, "") if game.current == self.seat else "",
+            "hint": hint(game, self.seat),
+            "note": self.note,
             "deal_over": deal_over,
             "deal_points": deal_points(game, self.start.scores),
             "deal_summary": deal_summary(game, self.seat, self.start.scores, self.start.flights) if deal_over else None,

@@ -1,5 +1,6 @@
 """What a seat is shown: its ``view()`` and the hand sizes derived from it, its legal moves labelled for
-the page's buttons, how many cards it may mark for discarding, and the points of a deal that is over.
+the page's buttons with a hint that says why when only one is offered, how many cards it may mark for
+discarding, and the points of a deal that is over.
 Nothing here reads another seat's hand or the deck."""
 
 from __future__ import annotations
@@ -25,6 +26,48 @@ _CALLS = {
     Action.REJECT: "Reject",
     Action.DRAW: "Draw",
 }
+
+
+def hint(game: Game, seat: int) -> str:
+    """The line over ``seat``'s moves: what the phase asks, and why when only one move is offered."""
+    if game.current != seat:
+        return ""
+    legal, phase = game.legal_actions(), game.phase
+    if phase == Phase.ANSWER:
+        what = (
+            "better cards (accept: throw your hand in and take five new cards)"
+            if game.pending_bid == Action.BID_BETTER
+            else "a swing (a new trump, only if everyone accepts)"
+        )
+        if legal == [int(Action.REJECT)]:
+            return (
+                f"Forehand bid {what}. You can only reject: after forehand's and the earlier accepters' "
+                "new cards, the talon cannot give you five."
+            )
+        return f"Forehand bid {what}: accept or reject."
+    if phase == Phase.KNOCK and legal == [int(Action.KNOCK)]:
+        return f"You must knock (you may not pass): {knock_reason(game, seat)}."
+    return HINTS.get(phase, "")
+
+
+def knock_reason(game: Game, seat: int) -> str:
+    """Why ``seat`` may not pass (docs/rules.md, the knock round); call it only when it may not."""
+    config, score = game.config, game.scores[seat]
+    if config.forced_knock_at_one and score == 1:
+        return "you stand at 1 point"
+    if config.forced_knock_at_two and score == 2 and game.passed_prev[seat]:
+        return "you stand at 2 points and passed in the previous deal"
+    return "you were dealt an ace"
+
+
+def forced_draw(game: Game, seat: int) -> bool:
+    """Whether ``seat``'s only move is to draw nothing: buying with an empty talon and nothing discarded."""
+    return (
+        game.current == seat
+        and game.phase == Phase.BUY
+        and game.pending_discards == 0
+        and game.legal_actions() == [int(Action.DRAW)]
+    )
 
 
 def seat_state(game: Game, seat: int) -> dict[str, Any]:

@@ -509,6 +509,30 @@ return {
 """
 
 
+def save_shot(driver: Any, path: str) -> None:
+    """A screenshot for docs/serve.md, as a palette PNG of 96 colours (kept small)."""
+    from PIL import Image
+
+    driver.save_screenshot(path)
+    Image.open(path).convert("RGB").quantize(colors=96).save(path, optimize=True)
+
+
+def choose_agent(driver: Any, row: int, spec: str) -> None:
+    """The agent of the form's ``row``-th seat chosen as a person does: from its picker, or typed in the field
+    that "type a spec or a path…" shows."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    pick = Select(driver.find_elements(By.CSS_SELECTOR, "#agent-inputs select.agent-pick")[row])
+    if spec in [o.get_attribute("value") for o in pick.options]:
+        pick.select_by_value(spec)
+        return
+    pick.select_by_value("")
+    field = driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input.agent-spec")[row]
+    field.clear()
+    field.send_keys(spec)
+
+
 def settle(browser: Any) -> None:
     """Before a screenshot: the top of the page, and the highlights of the last moves faded."""
     browser.execute_script("window.scrollTo(0, 0)")
@@ -531,8 +555,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
     browser.find_element(By.ID, "seed").send_keys("3")
     inputs = browser.find_elements(By.CSS_SELECTOR, "#agent-inputs input")
     assert [i.get_attribute("value") for i in inputs] == ["heuristic"] * 3
-    inputs[0].clear()
-    inputs[0].send_keys("random")
+    choose_agent(browser, 0, "random")
     browser.find_element(By.ID, "start").click()
 
     seen_hands, moves, shot_taken, before = [], 0, False, None
@@ -553,7 +576,7 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         assert sorted(page["moves"]) == live.game.legal_actions()
         if shots and view["phase"] == "play" and view["trick"] and not shot_taken:
             settle(browser)
-            browser.save_screenshot(os.path.join(shots, "serve-play.png"))
+            save_shot(browser, os.path.join(shots, "serve-play.png"))
             # The page's picture of the same moment (under "Picture"): rams_env.envs.render_rgb's frame.
             browser.find_element(By.CSS_SELECTOR, "#picture-box summary").click()
             wait.until(
@@ -599,11 +622,9 @@ def test_a_whole_deal_played_and_watched_in_chromium(server: Server, browser: An
         browser.execute_script("step(arguments[0])", total - 10)
         wait.until(lambda d: shows()["step"] == f"{total - 10} / {total}")
         settle(browser)
-        browser.save_screenshot(os.path.join(shots, "serve-watch.png"))
+        save_shot(browser, os.path.join(shots, "serve-watch.png"))
     # A bad request shows the server's error on the page: an unknown agent.
     browser.find_element(By.ID, "tab-play").click()
-    inputs = browser.find_elements(By.CSS_SELECTOR, "#agent-inputs input")
-    inputs[1].clear()
-    inputs[1].send_keys("nobody")
+    choose_agent(browser, 1, "nobody")
     browser.find_element(By.ID, "start").click()
     wait.until(lambda d: "unknown agent 'nobody'" in shows()["error"])

@@ -21,7 +21,7 @@ import pytest
 from rams_env.apps.serve.state import ServeState
 from rams_env.eval import deal_set
 from rams_env.rules import make_config
-from tests.apps.serve.test_app import Server
+from tests.apps.serve.test_app import Server, choose_agent, save_shot
 from tests.apps.serve.test_page import IDLE, SHOTS, _driver, needs_browser
 
 SIZES = {"1280": (1280, 800), "phone": (390, 844)}
@@ -50,6 +50,12 @@ return {
   xLabels: all('#score-chart .x-label'), yLabels: all('#score-chart .y-label'),
   start: box(document.getElementById('start')), form: box(document.getElementById('play-form')),
   said: seats.map((p) => (p.querySelector('.said') || {}).textContent || ''),
+  header: box(document.querySelector('header')), felt: box(document.getElementById('felt')),
+  // text cut off (a bubble, "gone"), or a name or a trick's label broken over two lines
+  cut: [...document.querySelectorAll('#seats .said, .card.gone, #seats .name > span:first-child, #trick .who')]
+    .filter((n) =>
+    n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1 || (n.matches('.name > span, .who')
+      && n.getBoundingClientRect().height > 1.7 * parseFloat(getComputedStyle(n).fontSize))).map((n) => n.textContent),
 };
 """
 
@@ -72,10 +78,10 @@ def _inside(a: dict | None, page: dict) -> bool:
     )
 
 
-def check_layout(driver: Any, phase: str) -> dict:
+def check_layout(driver: Any, phase: str, moment: str = "") -> dict:
     """Everything a decision needs in the window, nothing over the status line or another seat."""
     page = driver.execute_script(PROBE)
-    where = f"{phase} at {page['width']}x{page['height']}"
+    where = f"{moment or phase} at {page['width']}x{page['height']}"
     assert page["scrollY"] == 0 and page["scrollWidth"] <= page["width"], where
     if phase == "setup":
         assert _inside(page["start"], page) and _inside(page["form"], page), where
@@ -109,6 +115,9 @@ def check_layout(driver: Any, phase: str) -> dict:
     for k, (agent, state, line) in enumerate(zip(page["agents"], page["states"], page["lines"], strict=True)):
         assert agent["text"] and agent.get("right") and state["text"] and state.get("right"), f"{where}: seat {k}"
         assert line["h"] <= 1.6 * line["font"] and not line["wide"], f"{where}: seat {k}'s score line wraps"
+    assert not page["cut"], f"{where}: cut off or wrapped: {page['cut']}"
+    for j, card in enumerate(page["trick"]):
+        assert not any(_overlap(card, other) for other in page["trick"][:j]), f"{where}: the trick's cards overlap"
     if page["taken"]["text"]:
         assert re.fullmatch(r"taken by player_\d", page["taken"]["text"]) and _inside(page["taken"], page), where
     if phase in ("deal over", "rams over"):
@@ -122,12 +131,8 @@ def check_layout(driver: Any, phase: str) -> dict:
 def _shot(driver: Any, phase: str, size: str) -> None:
     if not SHOTS or (phase == "failed" and not SHOTS.startswith("/tmp")):
         return
-    from PIL import Image
-
     driver.execute_script("return new Promise((done) => setTimeout(done, 900))")  # the highlights settle
-    path = os.path.join(SHOTS, f"serve-{phase.replace(' ', '-')}-{size}.png")
-    driver.save_screenshot(path)
-    Image.open(path).convert("RGB").quantize(colors=96).save(path, optimize=True)
+    save_shot(driver, os.path.join(SHOTS, f"serve-{phase.replace(' ', '-')}-{size}.png"))
 
 
 # ----------------------------------------------------------------------------- driving the page
@@ -150,18 +155,24 @@ def _forehand_seed(forehand: bool) -> int:
     raise AssertionError("no seed")
 
 
-def _open(driver: Any, server: Server, seed: int, episode: str = "deal", scores: str = "start") -> None:
+def _open(
+    driver: Any, server: Server, seed: int, episode: str = "deal", scores: str = "start", players: int = 4
+) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     driver.get(server.url + "/")
     WebDriverWait(driver, 30, 0.1).until(lambda d: not d.find_element(By.ID, "start").get_attribute("disabled"))
+    if players != 4:
+        field = driver.find_element(By.ID, "num-players")
+        field.clear()
+        field.send_keys(str(players), Keys.TAB)  # the change event, as when a person leaves the field
     Select(driver.find_element(By.ID, "episode")).select_by_value(episode)
     Select(driver.find_element(By.ID, "scores")).select_by_value(scores)
     driver.find_element(By.ID, "seed").send_keys(str(seed))
-    for field in driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input"):
-        field.clear()
-        field.send_keys("random")
+    for row in range(len(driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input"))):
+        choose_agent(driver, row, "random")
     driver.find_element(By.ID, "start").click()
     WebDriverWait(driver, 30, 0.1).until(lambda d: d.execute_script(IDLE))
 
@@ -171,7 +182,7 @@ const [prefer, done] = arguments;
 const s = current;
 let p;
 if (s.next_deal) p = api("POST", `/api/games/${s.id}/next`).then(show);
-else if (s.buy) p = buy([]);
+else if (s.buy) p = buy(s.view.hand.slice(0, s.buy.min));
 else { const m = s.legal.find((m) => prefer.includes(m.name)) || s.legal[0]; p = act(m.id); }
 p.then(() => done(true), () => done(false));
 """
@@ -181,8 +192,7 @@ def _until(driver: Any, done: Any, prefer: tuple[str, ...] = ("KNOCK", "NO_BID",
     """Move through the page (``prefer``'d calls first) until ``done(state)``; the state then."""
     for _ in range(limit):
         state = driver.execute_script("return current")
-        if done(state):
-            driver.execute_script("render(current)")
+        if done(state):  # checked as the player sees it: no render but the page's own
             return state
         assert not state["over"], "the game ended first"
         assert driver.execute_async_script(MOVE, list(prefer)), driver.execute_script("return current.error")
@@ -205,6 +215,7 @@ def _answer_seed(server: Server) -> int:
 
 SIZE = [""]  # the size being checked, for the bid's screenshot
 PHASES = ["setup", "bid and answer", "knock", "buy", "play", "deal over", "rams over"]
+SEVEN = ["seven", "seven over"]  # seven players: mid-trick and the deal's end (the first screen's test)
 
 
 def _reach(driver: Any, server: Server, phase: str) -> None:
@@ -260,6 +271,69 @@ def test_each_phase_is_decided_without_scrolling(server: Server, size: str) -> N
                 assert any(page["bubbles"]) and all(" play " not in f" {t}" or re.search("[♣♦♥♠]", t)
                                                     for t in page["said"] if t)  # fmt: skip
             _shot(driver, phase, size)
+    except AssertionError:
+        _shot(driver, "failed", size)
+        raise
+    finally:
+        driver.quit()
+
+
+def check_table(driver: Any, moment: str) -> dict:
+    """Each seat wholly inside the felt, over no other seat, the status line, the header or the banner."""
+    page = check_layout(driver, "deal over" if "end" in moment else "table", moment)
+    where = f"{moment} at {page['width']}x{page['height']}"
+    felt = page["felt"]
+    for k, seat in enumerate(page["seats"]):
+        assert seat and felt, f"{where}: seat {k} or the felt is not shown"
+        inside = (seat["left"] >= felt["left"] - 1 and seat["right"] <= felt["right"] + 1
+                  and seat["top"] >= felt["top"] - 1 and seat["bottom"] <= felt["bottom"] + 1)  # fmt: skip
+        assert inside, f"{where}: seat {k} {seat} is not inside the felt {felt}"
+        for name in ("status", "header", "banner"):
+            assert not _overlap(seat, page[name]), f"{where}: seat {k} covers the {name}"
+        for j in range(k):
+            assert not _overlap(seat, page["seats"][j]), f"{where}: seats {j} and {k} overlap"
+    return page
+
+
+def _crowded_seed(server: Server, players: int) -> int:
+    """A seed whose first deal, the person knocking, shows him a trick of four cards (of three at four players)."""
+    for seed in range(100):
+        status, state, _ = server.request("POST", "/api/games", {"agents": "random", "seed": seed,
+                                                                 "num_players": players})  # fmt: skip
+        while status < 300 and not state["deal_over"]:
+            if len(state["view"]["trick"]) >= min(4, players - 1):
+                return seed
+            names = _names(state)
+            move = next((m for m in ("KNOCK", "NO_BID", "REJECT") if m in names), None)
+            if state["buy"]:
+                discards = state["view"]["hand"][: state["buy"]["min"]]  # the dealer discards one at least
+                status, state, _ = server.request("POST", f"/api/games/{state['id']}/buy", {"discards": discards})
+            else:
+                action = move or state["legal"][0]["id"]
+                status, state, _ = server.request("POST", f"/api/games/{state['id']}/act", {"action": action})
+    raise AssertionError("no seed")
+
+
+@pytest.mark.slow
+@needs_browser
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_first_screen_and_the_end_of_a_deal_as_a_player_sees_them(server: Server, size: str) -> None:
+    """Issue 48: what a player sees first, with no render but the page's own, at 4 and 7 players; then the
+    table mid-trick and at the end of the deal, with the banner under it."""
+    driver = _driver(*SIZES[size])
+    try:
+        for players in (4, 7):
+            _open(driver, server, _crowded_seed(server, players), players=players)
+            check_table(driver, f"the first screen, {players} players")
+            cards = min(4, players - 1)
+            _until(driver, lambda s, c=cards: len(s["view"]["trick"]) >= c, prefer=("KNOCK", "NO_BID", "REJECT"))
+            check_table(driver, f"a trick of {cards}, {players} players")
+            if players == 7:
+                _shot(driver, "seven", size)
+            _until(driver, lambda s: s["deal_over"], prefer=("KNOCK", "NO_BID", "REJECT"))
+            check_table(driver, f"the end of a deal, {players} players")
+            if players == 7:
+                _shot(driver, "seven over", size)
     except AssertionError:
         _shot(driver, "failed", size)
         raise

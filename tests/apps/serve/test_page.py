@@ -22,7 +22,7 @@ from rams_env.apps.scores import deal_summary
 from rams_env.apps.serve.state import ServeState
 from rams_env.apps.serve.zoo_cards import zoo_cards
 from rams_env.rules import Action, Game, make_config
-from tests.apps.serve.test_app import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server
+from tests.apps.serve.test_app import CHROMEDRIVER, CHROMIUM, NO_BROWSER, Server, choose_agent, save_shot
 
 ROOT = Path(__file__).resolve().parents[3]
 KNOCK = int(Action.KNOCK)
@@ -152,6 +152,36 @@ def test_each_score_change_is_explained_the_way_the_game_counts_it(server: Serve
     assert seen >= {"capped", "flight", "tricks"}, seen
 
 
+def _named(seats: list[int]) -> str:
+    names = [f"player_{s}" + (" (you)" if s == 0 else "") for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def test_the_end_of_a_deal_names_who_won_ties_named(server: Server) -> None:
+    """Issue 48: the banner's title says who won the rams (the lowest scores) or, a deal alone, its best."""
+    seen = set()
+    for seed in range(40):
+        for state in _deal_overs(server, "rams", "random", seed):
+            summary, scores = state["deal_summary"], state["view"]["scores"]
+            if state["over"]:  # the rams is over: its winners, the lowest scores, share it
+                low = min(scores)
+                winners = [s for s in range(4) if scores[s] == low]
+                verb = "wins" if len(winners) == 1 else "share"
+                assert summary["result"] == f"{_named(winners)} {verb} the rams at {low}"
+                seen.add("tie" if len(winners) > 1 else "win")
+            else:
+                fell = [row["before"] - row["after"] for row in summary["seats"]]
+                best = [s for s in range(4) if fell[s] == max(fell)]
+                if max(fell) > 0:
+                    each = " each" if len(best) > 1 else ""
+                    points = f"{max(fell)} point{'s' if max(fell) > 1 else ''} off"
+                    assert summary["result"] == f"the deal's best: {_named(best)}, {points}{each}"
+                    seen.add("best tie" if len(best) > 1 else "best")
+        if {"win", "best", "best tie"} <= seen:
+            break
+    assert {"win", "best", "best tie"} <= seen, seen  # a shared rams is rare: checked when it comes
+
+
 def test_the_score_chart_holds_every_deal_of_the_rams(server: Server) -> None:
     overs = list(_deal_overs(server, "rams", "start", 5))
     chart = overs[-1]["score_chart"]
@@ -182,8 +212,12 @@ def test_a_russian_deal_names_its_fines_and_write_offs() -> None:
             game.apply(KNOCK if KNOCK in legal else legal[0])
         for row in deal_summary(game, 0, before, flights)["seats"]:
             assert row["after"] == game.scores[row["seat"]]
-            if row["flew"]:
-                assert "fined" in row["why"] and f"= {row['after']}" in row["why"]
+            if row["flew"] and row["after"] > row["before"]:  # what the aces cost is said (issue 48)
+                aces = row["after"] - row["before"] - 5
+                held = f"5 + aces held {aces}" if aces else "5, no ace held"
+                assert (
+                    f"fined {row['after'] - row['before']} ({held})" in row["why"] and f"= {row['after']}" in row["why"]
+                )
             elif row["after"] < row["before"]:
                 assert f"{row['before']} - {row['before'] - row['after']} = {row['after']}" in row["why"]
 
@@ -205,6 +239,42 @@ def test_the_special_ends_of_a_russian_deal_are_named() -> None:
             break
     assert found["five_of_a_suit"].startswith("five of a suit 5")
     assert found["free_five"].startswith("5 tricks without play")
+
+
+# ----------------------------------------------------------------------------- HTTP: a single choice
+def test_a_single_choice_says_why_and_an_empty_talon_is_drawn_for_you(server: Server) -> None:
+    """Issue 48: at seven players only Reject may be offered, a knock may be forced, the talon may be empty."""
+    from rams_env.apps.serve.games import EMPTY_TALON
+
+    seen = set()
+    for seed in range(60):
+        state = new_game(server, num_players=7, seed=seed, scores="random" if seed % 2 else "start")
+        live = server.state.games.get(state["id"])
+        while not state["deal_over"]:
+            names = [m["name"] for m in state["legal"]]
+            if names == ["REJECT"]:
+                assert "You can only reject" in state["hint"] and "talon cannot give you five" in state["hint"]
+                seen.add("reject")
+            elif "ACCEPT" in names:
+                assert state["hint"].endswith("accept or reject.")
+            if names == ["KNOCK"]:
+                assert state["hint"].startswith("You must knock (you may not pass): you ")
+                seen.add("knock")
+            if state["note"]:  # drawn for you: the talon was empty, and that is said
+                assert state["note"] == EMPTY_TALON and EMPTY_TALON in state["events"]
+                assert [0, "DRAW"] in live.log and state["view"]["talon"] == 0
+                seen.add("empty talon")
+            assert not (state["buy"] and names == ["DRAW"] and state["view"]["talon"] == 0), "an empty talon to click"
+            move = next((m for m in ("BID_BETTER", "ACCEPT", "KNOCK") if m in names), state["legal"][0]["name"])
+            if state["buy"]:
+                body = {"discards": state["view"]["hand"][: state["buy"]["min"]]}
+                status, state, _ = server.request("POST", f"/api/games/{state['id']}/buy", body)
+            else:
+                status, state, _ = server.request("POST", f"/api/games/{state['id']}/act", {"action": move})
+            assert status == 200, state
+        if len(seen) == 3:
+            break
+    assert seen == {"reject", "knock", "empty talon"}, seen
 
 
 # ----------------------------------------------------------------------------- HTTP: the zoo's agents
@@ -303,9 +373,7 @@ def _start(driver: Any, server: Server, seed: int = 3, episode: str = "deal") ->
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#agent-inputs input"))
     Select(driver.find_element(By.ID, "episode")).select_by_value(episode)
     driver.find_element(By.ID, "seed").send_keys(str(seed))
-    inputs = driver.find_elements(By.CSS_SELECTOR, "#agent-inputs input")
-    inputs[0].clear()
-    inputs[0].send_keys("random")
+    choose_agent(driver, 0, "random")
     driver.find_element(By.ID, "start").click()
     wait.until(lambda d: d.execute_script(IDLE))
     return wait
@@ -333,7 +401,7 @@ def _shot(driver: Any, name: str) -> None:
     if SHOTS:
         driver.execute_script("window.scrollTo(0, 0)")
         driver.execute_script("return new Promise((done) => setTimeout(done, 1300))")  # the highlights settle
-        driver.save_screenshot(os.path.join(SHOTS, name))
+        save_shot(driver, os.path.join(SHOTS, name))
 
 
 def _check_table(driver: Any, server: Server, wait: Any, shot: str) -> None:
@@ -432,13 +500,35 @@ def test_the_deal_over_banner_explains_the_scores_with_a_chart(server: Server, d
             for row, data in zip(rows, summary, strict=True):
                 assert f"{data['before']} → {data['after']}" in row.text and data["why"] in row.text
                 assert ("✈ flight" in row.text) == data["flew"] == ("flight" in row.get_attribute("class"))
+                if data["flew"]:  # a flight the cap makes free is not coloured as a penalty (issue 48)
+                    assert ("free-flight" in row.get_attribute("class")) == (data["after"] == data["before"])
             paths = desktop.find_elements(By.CSS_SELECTOR, "#score-chart path.series")
             assert len(paths) == 4 and desktop.find_element(By.ID, "chart-box").is_displayed()
             assert len(desktop.find_elements(By.CSS_SELECTOR, "#score-chart circle")) == 4 * len(state["score_chart"])
+            # issue 48: the axis says what it counts, and lines at the same score (all at the start) do not hide
+            # each other; the title names who won or the deal's best
+            assert desktop.find_element(By.CSS_SELECTOR, "#score-chart .x-caption").text == "deal"
+            starts = {p.get_attribute("d").split()[0] for p in paths}
+            assert len(starts) == 4, starts
+            assert summary and state["deal_summary"]["result"] in desktop.find_element(By.ID, "banner-title").text
             if deals >= 2 or state["over"]:
                 break
         _move(desktop, wait)
     assert deals >= 1
+    # a short rules tip under the table says what D, F, the bids and a flight are
+    tip = desktop.execute_script("return document.getElementById('rules-tip').textContent")
+    for words in (
+        "dealer",
+        "forehand",
+        "Bid better cards",
+        "Swing",
+        "Knock or pass",
+        "Flight",
+        "at 10 a flight is free",
+    ):
+        assert words in tip, words
+    desktop.find_element(By.ID, "rules-link").click()
+    assert desktop.find_element(By.ID, "rules-tip").get_attribute("open") is not None
 
 
 @pytest.mark.slow
@@ -479,6 +569,19 @@ def test_the_pickers_suggest_the_zoo_for_the_rules_with_its_headline(server: Ser
         spec,
     ]
     assert desktop.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", note)
+    # each seat's agent shows once, in its picker; the field for a spec only under "type a spec or a path…"
+    fields = lambda: desktop.find_elements(By.CSS_SELECTOR, "#agent-inputs input.agent-spec")
+    assert not any(f.is_displayed() for f in fields())
+    Select(pick).select_by_value("")
+    assert fields()[0].is_displayed() and not any(f.is_displayed() for f in fields()[1:])
+    Select(pick).select_by_value("random")
+    assert not fields()[0].is_displayed() and fields()[0].get_attribute("value") == "random"
+    # the fields that need it say what they mean
+    helps = {
+        label.text.split("\n")[0]: label.text for label in desktop.find_elements(By.CSS_SELECTOR, "#play-form > label")
+    }
+    assert "rams: until a score reaches 0" in helps["Episode"] and "random: each from 1" in helps["Scores"]
+    assert "the same seed deals the same cards" in helps["Seed"]
     if SHOTS:
         _shot(desktop, "serve-pickers.png")
 
@@ -486,9 +589,9 @@ def test_the_pickers_suggest_the_zoo_for_the_rules_with_its_headline(server: Ser
 def test_the_screenshots_are_described_in_docs() -> None:
     text = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
     assert "--no-sandbox" in text and "RAMS_SERVE_SCREENSHOTS" in text
-    from tests.apps.serve.test_layout import PHASES, SIZES
+    from tests.apps.serve.test_layout import PHASES, SEVEN, SIZES
 
-    names = [f"serve-{phase.replace(' ', '-')}-{size}.png" for phase in [*PHASES, "bid"] for size in SIZES]
+    names = [f"serve-{phase.replace(' ', '-')}-{size}.png" for phase in [*PHASES, "bid", *SEVEN] for size in SIZES]
     for name in [*names, "serve-pickers.png"]:
         assert name in text and (ROOT / "docs" / name).is_file(), name
         assert (ROOT / "docs" / name).stat().st_size < 80_000, f"{name}: keep the screenshots small"

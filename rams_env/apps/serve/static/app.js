@@ -147,22 +147,28 @@ function agentInputs(fieldset, seats, prefix, variant, players) {
     for (const row of rows) {
       row.rules = { variant, players };
       pickerOptions(row.querySelector("select"), variant, players, row.querySelector("input").value.trim());
+      row.showTyped();
     }
     return;
   }
   const old = [...fieldset.querySelectorAll("input")].map((input) => input.value);
   fieldset.querySelectorAll("label, .agent-row").forEach((node) => node.remove());
   seats.forEach((seat, k) => {
-    const input = el("input", { value: old[k] || "heuristic", id: `${prefix}-${seat}`, className: "agent-spec" });
+    // the picker shows the agent; the field for a typed spec only under "type a spec or a path…"
+    const input = el("input", { value: old[k] || "heuristic", id: `${prefix}-${seat}`, className: "agent-spec",
+      placeholder: "a spec (search:100) or a checkpoint path", title: `player_${seat}'s agent` });
     input.dataset.seat = seat;
     const select = el("select", { className: "agent-pick", title: "suggested agents for these rules" });
     select.dataset.seat = seat;
     const note = el("div", { class: "agent-card" });
-    const row = el("div", { class: "agent-row", data: { seat } }, [el("label", {}, [`player_${seat}`, input]), select, note]);
+    const row = el("div", { class: "agent-row", data: { seat } }, [el("label", {}, [`player_${seat}`, select]), input, note]);
     row.rules = { variant, players };
+    row.showTyped = () => input.classList.toggle("hidden", select.value !== "");
     pickerOptions(select, variant, players, input.value);
+    row.showTyped();
     select.addEventListener("change", () => {
       if (select.value) input.value = select.value;
+      row.showTyped();
       showCard(input, note);
       if (!select.value) input.focus();
     });
@@ -280,9 +286,10 @@ let marked = new Set(); // cards marked for discarding: sent only when the draw 
 function show(state) {
   if (!current || current.id !== state.id || current.actions !== state.actions) marked = new Set();
   current = state;
-  render(state);
+  // the table shows before it is drawn: the seats are placed for the felt's size, which a hidden felt lacks
   $("table").classList.remove("hidden");
   $("setup").classList.add("hidden"); // the tabs bring the forms back
+  render(state);
 }
 
 // Seat s's place around the oval, seen from the viewing seat: it sits at the bottom, the next seat to
@@ -294,23 +301,89 @@ function place(state, s) {
   return { x: Math.cos(angle), y: Math.sin(angle), r };
 }
 
-// Radii (percent of the felt) of the seats and of the trick's cards: a narrow (phone) felt is tall.
-function radii() {
-  const narrow = $("felt").clientWidth < 600;
-  return narrow ? { seat: [35, 42], trick: [9, 19] } : { seat: [43, 40], trick: [27, 22] };
+const GAP = 4; // pixels kept between two things on the felt, and between a seat and the felt's edge
+
+// A box (centre x, y and size w, h, in pixels of the felt) moved to lie wholly inside the felt.
+function clampInto(b, W, H) {
+  b.x = Math.min(Math.max(b.x, b.w / 2 + GAP), Math.max(b.w / 2 + GAP, W - b.w / 2 - GAP));
+  b.y = Math.min(Math.max(b.y, b.h / 2 + GAP), Math.max(b.h / 2 + GAP, H - b.h / 2 - GAP));
 }
 
-// The seats where place() puts them, but each panel wholly inside the felt (a short felt, a tall panel).
-function layoutSeats() {
+// Boxes pushed apart where they overlap (each other, and the fixed ones: the piles, the last trick), along
+// the shorter way out, and kept inside the felt; a few rounds settle the seven seats of a small felt.
+function relax(boxes, fixed, W, H) {
+  for (let round = 0; round < 60; round++) {
+    let moved = false;
+    const push = (a, b, share) => {
+      const ox = (a.w + b.w) / 2 + GAP - Math.abs(a.x - b.x);
+      const oy = (a.h + b.h) / 2 + GAP - Math.abs(a.y - b.y);
+      if (ox <= 0.5 || oy <= 0.5) return;
+      moved = true;
+      if (ox < oy) {
+        const side = Math.sign(a.x - b.x) || 1;
+        a.x += side * ox * share;
+        b.x -= side * ox * (1 - share);
+      } else {
+        const side = Math.sign(a.y - b.y) || 1;
+        a.y += side * oy * share;
+        b.y -= side * oy * (1 - share);
+      }
+    };
+    boxes.forEach((a, i) => boxes.slice(0, i).forEach((b) => push(a, b, 0.5)));
+    for (const a of boxes) for (const b of fixed) push(a, { ...b }, 1);
+    for (const b of boxes) clampInto(b, W, H);
+    if (!moved) break;
+  }
+}
+
+// The box of a node of the felt, in pixels of the felt (centre and size).
+function feltBox(node, felt) {
+  const r = node.getBoundingClientRect(), f = felt.getBoundingClientRect();
+  return { x: r.left - f.left + r.width / 2, y: r.top - f.top + r.height / 2, w: r.width, h: r.height };
+}
+
+// The seats and the trick placed for the felt as it is now: called once everything else is drawn (the
+// banner and the dock take their room first) and whenever the felt changes size. Each seat sits on an
+// ellipse that keeps it wholly inside the felt, where place() puts it, pushed clear of its neighbours, the
+// piles and the last trick; the trick's cards on a smaller ellipse inside the seats, each towards its
+// player, pushed clear of the seats and of each other.
+function layoutTable() {
   const felt = $("felt");
   const W = felt.clientWidth, H = felt.clientHeight;
-  for (const panel of $("seats").children) {
-    const w = panel.offsetWidth / 2 + 2, h = panel.offsetHeight / 2 + 2;
-    const x = Math.min(Math.max((Number(panel.dataset.x) / 100) * W, w), W - w);
-    const y = Math.min(Math.max((Number(panel.dataset.y) / 100) * H, h), H - h);
-    panel.style.left = `${x}px`;
-    panel.style.top = `${y}px`;
-  }
+  if (!W || !H) return; // hidden: placed when it shows
+  const fixed = [...felt.querySelectorAll("#centre .pile, .trick-box:not(.hidden)")].map((n) => feltBox(n, felt));
+  // a node with its bubble, if it has one: the size of both, and the offset of their centre from the node's
+  const extent = (n) => {
+    const p = n.getBoundingClientRect();
+    const bubble = n.querySelector(".said");
+    if (!bubble) return { w: n.offsetWidth, h: n.offsetHeight, ox: 0, oy: 0 }; // (a card dealt in is scaled a while)
+    const b = bubble.getBoundingClientRect();
+    const left = Math.min(p.left, b.left), right = Math.max(p.right, b.right);
+    const top = Math.min(p.top, b.top), bottom = Math.max(p.bottom, b.bottom);
+    return { w: right - left, h: bottom - top, ox: (left + right - p.left - p.right) / 2, oy: (top + bottom - p.top - p.bottom) / 2 };
+  };
+  const arrange = (nodes, rx, ry, obstacles) => {
+    const boxes = nodes.map((n) => {
+      const b = extent(n);
+      b.x = W / 2 + rx(b) * Number(n.dataset.dx) + b.ox;
+      b.y = H / 2 + ry(b) * Number(n.dataset.dy) + b.oy;
+      clampInto(b, W, H);
+      return b;
+    });
+    relax(boxes, obstacles, W, H);
+    nodes.forEach((n, k) => {
+      n.style.left = `${boxes[k].x - boxes[k].ox}px`;
+      n.style.top = `${boxes[k].y - boxes[k].oy}px`;
+    });
+    return boxes;
+  };
+  const panels = [...$("seats").children];
+  const pw = Math.max(0, ...panels.map((n) => n.offsetWidth)), ph = Math.max(0, ...panels.map((n) => n.offsetHeight));
+  const seatX = Math.max(0, W / 2 - pw / 2 - GAP), seatY = Math.max(0, H / 2 - ph / 2 - GAP);
+  const seats = arrange(panels, () => seatX, () => seatY, fixed);
+  const played = [...$("trick").children];
+  const inner = (r, size, b) => Math.max(0, r - size / 2 - b / 2 - GAP);
+  arrange(played, (b) => inner(seatX, pw, b.w), (b) => inner(seatY, ph, b.h), [...fixed, ...seats]);
 }
 
 function backs(count) {
@@ -342,7 +415,8 @@ function seatPanel(state, s) {
   const replay = state.kind === "replay";
   const status = { true: "knocked", false: "passed", null: "" }[String(v.active[s])];
   const me = s === state.seat;
-  const name = `player_${s}` + (me ? (replay ? " (seen)" : " (you)") : "");
+  // "(you)" is left out on a phone, where the agent's line under the name says "you"
+  const tag = me ? el("span", { class: "you-tag", text: replay ? " (seen)" : " (you)" }) : "";
   const marks = el("span", { class: "marks" });
   if (s === v.dealer) marks.append(el("span", { class: "mark dealer", text: "D", title: "dealer" }));
   if (s === v.forehand) marks.append(el("span", { class: "mark forehand", text: "F", title: "forehand" }));
@@ -354,7 +428,7 @@ function seatPanel(state, s) {
   const where = place(state, s);
   const agent = me && !replay ? "you" : state.seats[s];
   const panel = el("div", { class: classes.join(" "), id: `seat-${s}`, data: { seat: s } }, [
-    el("div", { class: "name" }, [el("span", { text: name }), marks]),
+    el("div", { class: "name" }, [el("span", {}, [`player_${s}`, tag]), marks]),
     el("div", { class: "agent", text: agent, title: agent }),
     el("div", { class: "line" }, [
       "score ",
@@ -373,11 +447,8 @@ function seatPanel(state, s) {
     bubble.textContent = summarize(moved.map((m) => said(m.line)));
     panel.append(bubble);
   }
-  const [rx, ry] = radii().seat;
-  panel.dataset.x = String(50 + rx * where.x);
-  panel.dataset.y = String(50 + ry * where.y);
-  panel.style.left = `${50 + rx * where.x}%`;
-  panel.style.top = `${50 + ry * where.y}%`;
+  panel.dataset.dx = String(where.x); // where on the ellipse: layoutTable() places it
+  panel.dataset.dy = String(where.y);
   return panel;
 }
 
@@ -386,15 +457,16 @@ function trickNodes(state) {
   const v = state.view;
   const fresh = new Set((state.recent || []).filter((m) => / play /.test(` ${said(m.line)}`)).map((m) => m.seat));
   let delay = 0;
-  const [rx, ry] = radii().trick;
   return v.trick.map(([seat, card], k) => {
     const where = place(state, seat);
     const node = el("div", { class: "played", data: { seat } }, [
       cardNode(card),
-      el("span", { class: "who", text: `${k + 1}. player_${seat}` }),
+      // "2. player_3", or "2. p3" where seven seats crowd a phone (the letters between are hidden there)
+      el("span", { class: "who", title: `card ${k + 1} of the trick, played by player_${seat}` },
+        [`${k + 1}. p`, el("span", { class: "long", text: "layer_" }), String(seat)]),
     ]);
-    node.style.left = `${50 + rx * where.x}%`;
-    node.style.top = `${50 + ry * where.y}%`;
+    node.dataset.dx = String(where.x); // layoutTable() places it
+    node.dataset.dy = String(where.y);
     if (fresh.has(seat)) {
       node.classList.add("fresh");
       node.style.animationDelay = `${0.25 * delay++}s`;
@@ -429,18 +501,19 @@ function render(state) {
   const replay = state.kind === "replay";
   const n = state.num_players;
   const who = v.to_act === null ? "nobody" : v.to_act === state.seat && !replay ? "you" : `player_${v.to_act}`;
-  $("status-line").textContent =
+  $("status-text").textContent =
     `${replay ? state.title + " — " : ""}${state.variant}, ${n} players, episode ${state.episode} — ` +
     `rams ${v.rams + 1}, deal ${v.deal + 1} — phase: ${v.phase} — to act: ${who}`;
   $("felt").dataset.players = String(n);
   $("seats").replaceChildren(...[...Array(n).keys()].map((s) => seatPanel(state, s)));
-  layoutSeats();
   const red = v.trump === "D" || v.trump === "H";
   $("trump").replaceChildren(el("span", { class: red ? "red-text" : "", text: SUITS[v.trump], title: `trump ${v.trump}` }));
   $("turned").replaceChildren(
     v.turned_card ? cardNode(v.turned_card, "span", true) : el("span", { class: "card small gone", text: "gone" }),
   );
   $("talon").textContent = String(v.talon);
+  $("talon-card").classList.toggle("empty", v.talon === 0); // an empty place, not a card back
+  $("talon-card").title = v.talon ? `${v.talon} cards in the talon` : "the talon is empty";
   $("trick").replaceChildren(...trickNodes(state));
   $("last-trick").replaceChildren(...lastTrick(v));
   const last = v.completed_tricks[v.completed_tricks.length - 1];
@@ -484,7 +557,8 @@ function render(state) {
     }),
     ...(buying ? [buyButton(state)] : []),
   );
-  $("hint").textContent = replay ? "" : buying ? `${state.hint} ${state.buy.note}` : state.hint;
+  const hint = buying ? `${state.hint} ${state.buy.note}` : state.hint;
+  $("hint").textContent = replay ? "" : [state.note, hint].filter(Boolean).join(" "); // a move played for you first
   // a deal that is over: the dock shows its end (the banner) and what comes next; the hand only if cards are left
   const over = v.phase === "over";
   $("own").classList.toggle("over", over);
@@ -525,6 +599,7 @@ function render(state) {
   events.classList.toggle("plain", replay); // a replay's lines carry their step numbers
   events.scrollTop = events.scrollHeight;
   if ($("picture-box").open) refreshPicture();
+  layoutTable(); // last: the felt has its size only once the banner and the dock are drawn
 }
 
 function toggleMark(card) {
@@ -542,18 +617,19 @@ function renderBanner(state) {
   if (state.error) title = state.error;
   else if (v.phase === "over") {
     title = state.over || (replay && state.step === state.steps) ? "Game over" : "Deal over";
-    if (summary) title += ` — ${summary.ended}`;
-    if (v.rams_over) title += " — the rams is over";
-    if (v.winners) title += ` — winners: ${v.winners.map((s) => `player_${s}`).join(", ")}`;
+    if (summary) title += ` — ${summary.ended} — ${summary.result}`; // who won, ties named
   }
   $("banner-title").textContent = title;
   const rows = summary && !state.error ? summary.seats : [];
   $("deal-summary").replaceChildren(
     ...rows.map((row) =>
-      el("li", { class: row.flew ? "flight" : "", data: { seat: row.seat } }, [
-        el("b", { text: `player_${row.seat}${row.seat === state.seat && !replay ? " (you)" : ""}: ` }),
+      // a flight the cap makes free is no penalty: not coloured as one
+      el("li", { class: row.flew ? (row.after > row.before ? "flight" : "free-flight") : "", data: { seat: row.seat } }, [
+        // the name in its line's colour: the rows are the chart's legend
+        el("b", { class: `seat-${row.seat}`, text: `player_${row.seat}${row.seat === state.seat && !replay ? " (you)" : ""}: ` }),
         el("span", { class: "change", text: row.change }),
-        row.flew ? el("span", { class: "flight-mark", text: " ✈ flight", title: "knocked and took no trick" }) : "",
+        row.flew ? el("span", { class: "flight-mark", text: row.after > row.before ? " ✈ flight" : " ✈ flight, free",
+          title: "knocked and took no trick" }) : "",
         el("span", { class: "why", text: ` — ${row.why}` }),
       ]),
     ),
@@ -588,29 +664,36 @@ function renderChart(state) {
     svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "zero" }),
     svg("text", { x: L - 6, y: y(high) + 4, class: "axis y-label", "text-anchor": "end" }, String(high)),
     svg("text", { x: L - 6, y: y(low) + 3, class: "axis y-label", "text-anchor": "end" }, String(low)),
+    svg("text", { x: L - 6, y: H - 4, class: "axis x-caption", "text-anchor": "end" }, "deal"),
   ];
-  // x labels under the plot, clear of the y labels at its left (the first anchored at its start); when
-  // the deals are many, only each rams' start is labelled
+  // x labels under the plot: the deals of each rams, 0 its start (the caption "deal" at their left); a new
+  // rams is a dotted line, named at its top; when the deals are many, only each rams' start is numbered
   const every = points.length > 18 ? Infinity : 1;
   points.forEach((p, k) => {
-    if (k && p.deal === 0) nodes.push(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, class: "rams-break" }));
+    if (k && p.deal === 0) {
+      nodes.push(svg("line", { x1: x(k), x2: x(k), y1: T, y2: H - B, class: "rams-break" }));
+      nodes.push(svg("text", { x: x(k) + 3, y: T + 8, class: "axis rams-label" }, `rams ${p.rams + 1}`));
+    }
     if (p.deal !== 0 && p.deal % every) return;
-    const label = p.deal === 0 ? `r${p.rams + 1}` : String(p.deal);
-    const anchor = k === 0 ? "start" : k === points.length - 1 ? "end" : "middle";
-    nodes.push(svg("text", { x: x(k) + (k === 0 ? -3 : 0), y: H - 4, class: "axis x-label", "text-anchor": anchor }, label));
+    const anchor = k === points.length - 1 && k ? "end" : "middle";
+    nodes.push(svg("text", { x: x(k) + (anchor === "end" ? 3 : 0), y: H - 4, class: "axis x-label", "text-anchor": anchor }, String(p.deal)));
   });
+  // seats at the same score would hide each other's lines: each seat's line is moved a little off the others
+  const dodge = (s) => (s - (n - 1) / 2) * 1.6;
   for (let s = 0; s < n; s++) {
     // a rams starts from fresh scores: its line does not join the previous rams' last point
     let path = "";
     points.forEach((p, k) => {
-      path += `${k === 0 || p.deal === 0 ? "M" : "L"}${x(k).toFixed(1)},${y(p.scores[s]).toFixed(1)} `;
+      path += `${k === 0 || p.deal === 0 ? "M" : "L"}${x(k).toFixed(1)},${(y(p.scores[s]) + dodge(s)).toFixed(1)} `;
     });
     nodes.push(svg("path", { d: path, class: `series seat-${s}${s === state.seat ? " mine" : ""}`, "data-seat": s }));
     points.forEach((p, k) => {
-      nodes.push(svg("circle", { cx: x(k), cy: y(p.scores[s]), r: 3, class: `dot seat-${s}` }));
+      nodes.push(svg("circle", { cx: x(k), cy: y(p.scores[s]) + dodge(s), r: 2.5, class: `dot seat-${s}` }));
     });
   }
   chart.replaceChildren(...nodes);
+  // the banner's rows name the seats in their lines' colours: the legend is for a chart without them
+  $("chart-legend").classList.toggle("hidden", Boolean(state.deal_summary && !state.error));
   $("chart-legend").replaceChildren(
     ...[...Array(n).keys()].map((s) =>
       el("span", { class: `legend seat-${s}`, text: `player_${s} ${points[points.length - 1].scores[s]}` }),
@@ -672,6 +755,7 @@ window.addEventListener("DOMContentLoaded", () => {
   $("last").addEventListener("click", () => quiet(step(current.steps)));
   $("step-slider").addEventListener("change", (e) => quiet(step(Number(e.target.value))));
   $("view-seat").addEventListener("change", (e) => quiet(step(current.step, Number(e.target.value))));
+  $("rules-link").addEventListener("click", () => ($("rules-tip").open = true)); // then the link scrolls to it
   $("picture-box").addEventListener("toggle", () => $("picture-box").open && refreshPicture());
   document.addEventListener("keydown", (e) => {
     if (!current || current.kind !== "replay" || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
@@ -681,6 +765,6 @@ window.addEventListener("DOMContentLoaded", () => {
       quiet(step(moves[e.key]));
     }
   });
-  window.addEventListener("resize", () => current && render(current)); // seats placed for the felt's shape
+  new ResizeObserver(layoutTable).observe($("felt")); // a window turned or resized, a banner come or gone
   quiet(loadMeta());
 });
