@@ -37,7 +37,7 @@ from ..obs.decoding import DecodedObservation, decode
 from ..rules import RulesConfig, TurnedAt, make_config
 from ..rules.actions import Action
 from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, deck_cards, rank_of, ranks_by_suit, suit_of
-from ..rules.spec import (
+from ..rules.heuristic_tunables import (
     BETTER_SAMPLES,
     BID_MARGIN,
     RANK_TIE_BREAK,
@@ -45,8 +45,8 @@ from ..rules.spec import (
     RUFF_PER_VOID,
     SIDE_TIMING,
     UNDECIDED_KNOCK,
-    miss_chance,
 )
+from ..rules.odds import miss_chance
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector, seeded_rng
 
 PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)

@@ -25,7 +25,7 @@ from ..policy import (
 )
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
-from ..rules.spec import check_seed
+from ..rules.seeding import check_seed
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
 
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..obs.encoding import MAX_PLAYERS
 from ..rules.cards import ACE, NUM_CARDS
-from ..rules.spec import BETTER_SAMPLES, BID_MARGIN, RANK_TIE_BREAK
+from ..rules.config import MAX_PLAYERS
+from ..rules.heuristic_tunables import BETTER_SAMPLES, BID_MARGIN, RANK_TIE_BREAK
 from .compiler import jit
 from .heuristic_chances import (
     I_POOL,

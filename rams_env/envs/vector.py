@@ -32,7 +32,7 @@ from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
 from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
-from ..rules.spec import require_seed
+from ..rules.seeding import require_seed
 from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
 
 

@@ -20,7 +20,7 @@ from ..agents.specs import AgentSource, build_agent
 from ..obs.encoding import ObservationEncoder, action_mask
 from ..rules import Action, Game, IllegalActionError, Phase, RulesConfig
 from ..rules.episode import EPISODES, EpisodeKind, episode_kind, next_deal_or_end
-from ..rules.spec import require_seed
+from ..rules.seeding import require_seed
 from .deals import SCORES, Deal, agent_seed, deal_at
 
 KNOCK = int(Action.KNOCK)

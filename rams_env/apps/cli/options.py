@@ -14,6 +14,7 @@ from ...agents.specs import ResolvedAgent, resolve
 from ...eval import SCORES
 from ...keyvalue import parse_pair
 from ...rules import PRESETS, RulesConfig, make_config
+from ...rules.config import MAX_PLAYERS, MIN_PLAYERS
 from ...rules.episode import EPISODES, EpisodeKind
 from ..command import CommandError
 
@@ -28,7 +29,11 @@ def add_rules_arguments(parser: argparse.ArgumentParser, own: str = "") -> None:
         "--variant", default=variant, choices=sorted(PRESETS), help=f"rules preset (default {own}mattmar)"
     )
     parser.add_argument(
-        "--num-players", type=int, default=players, metavar="N", help=f"players at the table, 3 to 7 (default {own}4)"
+        "--num-players",
+        type=int,
+        default=players,
+        metavar="N",
+        help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default {own}4)",
     )
     # The spelling of earlier versions, still accepted (rams train and the env keyword say num_players).
     parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
