@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from ...agents.specs import ResolvedAgent
+from ...agents.specs import ResolvedAgent, is_policy
 from ...eval import AGENT_SPEC_HELP, evaluate, league
 from ...rules import RulesConfig
 from ..command import Command, CommandError
@@ -88,15 +88,16 @@ def _run(args: argparse.Namespace) -> int:
 
 def _resolve_agents(args: argparse.Namespace) -> tuple[RulesConfig, dict[str, Any]]:
     """The rules and the agent sources of ``rams eval``, the baseline's under ``--baseline``'s spec (default
-    ``random``): each spec resolved once (a checkpoint read once), then set to the rules played, which are
-    the first checkpoint's own (:func:`_checkpoint_rules`) or the rules options'."""
+    ``random``). The trained policies are resolved first, each read once; the rules played are the first
+    one's own (:func:`_checkpoint_rules`) or the rules options'; then each policy is set to those rules
+    (not read again) and each built-in agent made for them."""
     specs = list(dict.fromkeys([*args.agents, args.baseline or "random"]))
-    found = {spec: resolve_agent(spec) for spec in specs}
-    config = _checkpoint_rules(args, found.values()) or rules_from_args(args)
+    policies = {spec: resolve_agent(spec) for spec in specs if is_policy(spec)}
+    config = _checkpoint_rules(args, policies.values()) or rules_from_args(args)
     agents = {}
     for spec in specs:
         try:
-            agents[spec] = found[spec].at(config).source
+            agents[spec] = (policies[spec].at(config) if spec in policies else resolve_agent(spec, config)).source
         except ValueError as err:
             raise CommandError(str(err)) from None
     return config, agents

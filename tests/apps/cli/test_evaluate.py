@@ -150,13 +150,14 @@ class ThreadProbe:
 def _probe_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[int, set[int]]:
     import functools
 
+    from rams_env.agents import ResolvedAgent
     from rams_env.apps.cli import evaluate
 
-    from rams_env.agents import ResolvedAgent
-
     real = evaluate.resolve_agent
-    probe = ResolvedAgent("probe", functools.partial(ThreadProbe, log=str(tmp_path)), None, trained=True)
-    monkeypatch.setattr(evaluate, "resolve_agent", lambda spec: probe if spec == "probe" else real(spec))
+    probe = ResolvedAgent("probe", functools.partial(ThreadProbe, log=str(tmp_path)), None)
+    monkeypatch.setattr(
+        evaluate, "resolve_agent", lambda spec, config=None: probe if spec == "probe" else real(spec, config)
+    )
     assert main(["eval", "probe", "--decks", "4", "--no-progress", "--resamples", "10", *argv]) == 0
     return {int(p.stem): {int(line) for line in p.read_text().split()} for p in tmp_path.glob("*.txt")}
 
