@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..rules.cards import KING, NUM_CARDS
+from ..rules.cards import HAND_SIZE, KING, NUM_CARDS
 from ..rules.config import MAX_PLAYERS
 from ..rules.heuristic_tunables import RUFF_CAP, RUFF_PER_VOID, SIDE_TIMING, UNDECIDED_KNOCK
 from ..rules.odds import miss_chance as python_miss
@@ -112,7 +112,7 @@ def miss_chance(avoid: int, take: int, pool: int) -> float:
 @jit
 def _unknown(sit: tuple, r: int) -> int:
     """Cards of opponent ``r`` that the player does not know."""
-    size = sit[S_SIZE] if sit[S_SIZE] >= 0 else 5 - sit[S_DONE] - ((sit[S_IN_TRICK] >> r) & 1)
+    size = sit[S_SIZE] if sit[S_SIZE] >= 0 else HAND_SIZE - sit[S_DONE] - ((sit[S_IN_TRICK] >> r) & 1)
     return max(0, size - (1 if r == sit[S_KNOWN_SEAT] else 0))
 
 
