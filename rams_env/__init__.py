@@ -1,12 +1,37 @@
-"""rams_env: the Rams card game (Loo family) as a reinforcement-learning environment."""
+"""rams_env: the Rams card game (Loo family) as a reinforcement-learning environment.
+
+``import rams_env`` registers the Gymnasium id ``rams_env/Rams-v1`` and the integrations' agent
+loaders, and nothing heavier: the names below are loaded on first use, so that ``import
+rams_env.rules`` (the pure-Python engine) loads neither numba nor PettingZoo.
+"""
 
 from __future__ import annotations
 
-from . import integrations  # noqa: F401  (registers the integrations' agent loaders: rams_env.loaders)
-from .envs import RamsEnv, env, raw_env  # importing them registers the Gymnasium id rams_env/Rams-v1
-from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_index, card_name, make_config
+import importlib
+from typing import TYPE_CHECKING
+
+from . import gym_id, integrations  # noqa: F401  (integrations registers its agent loaders: rams_env.loaders)
+
+if TYPE_CHECKING:
+    from .envs import RamsEnv, env, raw_env
+    from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_index, card_name, make_config
 
 __version__ = "0.1.0"
+
+# Each public name and the module it is loaded from on first use.
+_LAZY = {
+    "Action": ".rules",
+    "Game": ".rules",
+    "IllegalActionError": ".rules",
+    "Phase": ".rules",
+    "RulesConfig": ".rules",
+    "card_index": ".rules",
+    "card_name": ".rules",
+    "make_config": ".rules",
+    "RamsEnv": ".envs",
+    "env": ".envs",
+    "raw_env": ".envs",
+}
 
 __all__ = [
     "Action",
@@ -22,12 +47,17 @@ __all__ = [
     "raw_env",
 ]
 
+gym_id.register()
+
 
 def __getattr__(name: str) -> object:
-    """``rams_env.rams_v1`` is the module of ``env``/``raw_env``; the retired ``rams_v0`` is refused."""
+    """The public names, loaded on first use; ``rams_env.rams_v1`` is the module of ``env``/``raw_env``;
+    the retired ``rams_v0`` is refused."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # loaded once
+        return value
     if name == "rams_v1":
-        import importlib
-
         return importlib.import_module(".envs.aec", __name__)
     if name == "rams_v0":
         raise AttributeError(
@@ -35,3 +65,7 @@ def __getattr__(name: str) -> object:
             "(rams_env.env(...), Gymnasium id 'rams_env/Rams-v1'), whose observation is encoder version 2"
         )
     raise AttributeError(f"module 'rams_env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, "rams_v1"})

@@ -24,6 +24,10 @@ class JsonInputError(ValueError):
     """JSON from a user that cannot be used: unreadable, too large, too deep, or a field of the wrong type."""
 
 
+class NotJsonError(JsonInputError):
+    """Text that is not JSON at all (not UTF-8, or a syntax error), as opposed to JSON out of bounds."""
+
+
 def depth(value: Any) -> int:
     """Levels of nesting of a parsed JSON value (a scalar is 0, ``[]`` is 1), counted without recursion."""
     deepest, stack = 0, [(value, 1)]
@@ -48,11 +52,11 @@ def parse(text: str | bytes, where: str, max_depth: int = MAX_DEPTH, max_bytes: 
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise JsonInputError(f"{where} is not UTF-8 text (byte {err.start}: {err.reason}), so not JSON") from None
+            raise NotJsonError(f"{where} is not UTF-8 text (byte {err.start}: {err.reason}), so not JSON") from None
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:
-        raise JsonInputError(f"{where} is not JSON: {err}") from None
+        raise NotJsonError(f"{where} is not JSON: {err}") from None
     except RecursionError:
         raise JsonInputError(f"{where}: its JSON is nested too deeply (more than {max_depth} levels)") from None
     except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)

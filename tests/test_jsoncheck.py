@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rams_env.jsoncheck import JsonInputError, check_path, depth, parse, read
+from rams_env.jsoncheck import JsonInputError, NotJsonError, check_path, depth, parse, read
 
 
 def test_depth_counts_levels_without_recursion() -> None:
@@ -29,8 +29,10 @@ def test_depth_counts_levels_without_recursion() -> None:
     ids=["recursion", "deep", "not-utf8", "not-json", "large"],
 )
 def test_parse_refuses_what_is_too_deep_too_large_or_not_json(text: str | bytes, message: str) -> None:
-    with pytest.raises(JsonInputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(JsonInputError, match=message.replace("(", r"\(").replace(")", r"\)")) as raised:
         parse(text, "the body", max_depth=4, max_bytes=1_000_000)
+    # Text that is no JSON at all is told apart by type, never by the message's words.
+    assert isinstance(raised.value, NotJsonError) == ("not" in message)
     assert parse("[[[1]]]", "the body", max_depth=4) == [[[1]]]
 
 

@@ -166,8 +166,8 @@ def policy(name: str, value: Any, config: RulesConfig | None = None) -> Any:
 def agent_spec(name: str, spec: Any, config: RulesConfig, seed_value: int = 0) -> Any:
     """The agent of an agent spec (as ``rams eval`` takes it), built once for ``config`` so that a bad
     spec or a bad value in it (``search:simulations=-1``) is refused now, not after the first shard."""
+    from rams_env.agents.specs import build_agent
     from rams_env.eval import agent_source
-    from rams_env.eval.specs import build_agent
 
     try:
         return build_agent(agent_source(spec, config), seed_value)

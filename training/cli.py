@@ -24,7 +24,7 @@ from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.apps.command import Command, CommandError
 from rams_env.eval import agent_source, evaluate
-from rams_env.rules.spec import SeedError, check_seed
+from rams_env.rules.seeding import SeedError, check_seed
 
 from .config import FIELD_TYPES, TrainArgs
 from .logs import plot_learning_curves

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rams_env.apps.cli.options import MAX_THREADS
-from rams_env.envs.episode import check_episode
 from rams_env.rules import make_config
+from rams_env.rules.episode import check_episode
 
 from . import options
 from .options import SEED, FieldType, arg, check_fields, field_types

@@ -35,8 +35,8 @@ from tqdm.auto import tqdm
 
 from rams_env.agents import observe
 from rams_env.agents.neural import PolicyAgent
+from rams_env.agents.specs import build_agent
 from rams_env.eval import agent_source
-from rams_env.eval.specs import build_agent
 from rams_env.policy.checkpoint import (
     load_checkpoint,
     make_checkpoint,

@@ -26,7 +26,7 @@ from rams_env.envs import BatchedRamsEnv, BatchStep
 from rams_env.envs.vector import game_seeds
 from rams_env.policy import MaskedCategorical, PolicyNet
 from rams_env.rules import RulesConfig
-from rams_env.rules.spec import wrap_seed
+from rams_env.rules.seeding import wrap_seed
 
 from .ppo import minibatches
 

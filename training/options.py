@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from rams_env.keyvalue import parse_bool
-from rams_env.rules.spec import require_seed
+from rams_env.rules.seeding import require_seed
 
 REQUIRED: Any = dataclasses.MISSING
 """the default of a field the command line must give (the dataclass needs ``kw_only=True``)"""
@@ -50,7 +50,7 @@ class Range(NamedTuple):
 
 
 SEED = "seed"
-"""the ``check`` of a field that is a seed: :func:`rams_env.rules.spec.check_seed`, the one seed rule"""
+"""the ``check`` of a field that is a seed: :func:`rams_env.rules.seeding.check_seed`, the one seed rule"""
 
 
 def arg(

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from rams_env.apps.cli.options import MAX_THREADS
 from rams_env.eval import agent_source, evaluate
 from rams_env.rules import make_config
-from rams_env.rules.spec import check_seed, wrap_seed
+from rams_env.rules.seeding import check_seed, wrap_seed
 from training.checks import rules
 from training.cli import check_folder
 

@@ -30,7 +30,7 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
-from rams_env.rules.spec import wrap_seed
+from rams_env.rules.seeding import wrap_seed
 from training.improve import collect_shard, read_shards, train, write_shard
 from training.shards import SHARD
 

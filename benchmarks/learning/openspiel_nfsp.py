@@ -30,7 +30,7 @@ from rams_env.agents.neural import PolicyAgent
 from rams_env.integrations import openspiel as rams_openspiel
 from rams_env.integrations.openspiel.policy_file import SUFFIX, nfsp_policy_agent, save_nfsp_policy
 from rams_env.rules import make_config
-from rams_env.rules.spec import wrap_seed
+from rams_env.rules.seeding import wrap_seed
 
 from .schemas import check_options
 

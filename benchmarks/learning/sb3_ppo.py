@@ -47,7 +47,7 @@ from rams_env.integrations.sb3 import MaskablePPOAgent, warm_start
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
-from rams_env.rules.spec import wrap_seed
+from rams_env.rules.seeding import wrap_seed
 
 from .harness import Settings, imitate_heuristic
 from .schemas import check_options

@@ -26,7 +26,7 @@ from .heuristic import HeuristicAgent
 from .oracle import OracleAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent
-from .specs import AgentFactory, agent_source
+from .specs import AgentFactory, ResolvedAgent, agent_source, resolve
 
 if TYPE_CHECKING:
     from .neural import PolicyAgent
@@ -40,10 +40,12 @@ __all__ = [
     "ObservationAgent",
     "OracleAgent",
     "RandomAgent",
+    "ResolvedAgent",
     "SearchAgent",
     "agent_source",
     "load_agent",
     "observe",
+    "resolve",
 ]
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, RulesConfig
 from ..rules.actions import NUM_ACTIONS
-from ..rules.spec import check_seed
+from ..rules.seeding import check_seed
 
 Observation = Mapping[str, np.ndarray]
 
@@ -37,7 +37,7 @@ def _encoder(config: RulesConfig) -> ObservationEncoder:
 
 
 def seeded_rng(seed: int | np.integer | None) -> random.Random:
-    """``random.Random(seed)`` for an agent (``seed`` as :func:`~rams_env.rules.spec.check_seed` takes it)."""
+    """``random.Random(seed)`` for an agent (``seed`` as :func:`~rams_env.rules.seeding.check_seed` takes it)."""
     return random.Random(check_seed(seed))
 
 

@@ -36,8 +36,8 @@ from functools import lru_cache
 from ..obs.decoding import DecodedObservation, decode
 from ..rules import RulesConfig, TurnedAt, make_config
 from ..rules.actions import Action
-from ..rules.cards import ACE, KING, NUM_CARDS, ace_value, deck_cards, rank_of, ranks_by_suit, suit_of
-from ..rules.spec import (
+from ..rules.cards import ACE, HAND_SIZE, KING, NUM_CARDS, ace_value, deck_cards, rank_of, ranks_by_suit, suit_of
+from ..rules.heuristic_tunables import (
     BETTER_SAMPLES,
     BID_MARGIN,
     RANK_TIE_BREAK,
@@ -45,8 +45,8 @@ from ..rules.spec import (
     RUFF_PER_VOID,
     SIDE_TIMING,
     UNDECIDED_KNOCK,
-    miss_chance,
 )
+from ..rules.odds import miss_chance
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector, seeded_rng
 
 PASS, KNOCK = int(Action.PASS), int(Action.KNOCK)
@@ -310,7 +310,7 @@ class HeuristicAgent(ObservationAgent):
             if d.passed[r]:
                 continue
             weight = 1.0 if d.knocked[r] else UNDECIDED_KNOCK
-            size = hand_size if hand_size is not None else 5 - d.tricks_done - (1 if r in in_trick else 0)
+            size = hand_size if hand_size is not None else HAND_SIZE - d.tricks_done - (1 if r in in_trick else 0)
             opponents.append(Opponent(r, weight, size, known.get(r, frozenset())))
         return Situation(trump, unseen, opponents)
 
@@ -336,23 +336,23 @@ class HeuristicAgent(ObservationAgent):
         extra: tuple[float, ...] = (),
     ) -> float:
         """Knock value of a hand after buying: E[tricks] + bonus * P(trick) - cost * P(no trick)."""
-        sit = self._situation(d, trump, hand_size=5)
+        sit = self._situation(d, trump, hand_size=HAND_SIZE)
         dealer = d.dealer == 0
         if not rules.swedish and dealer and d.turned_at == ON_TABLE:
             hand = [*hand, d.turned_card]  # the russian dealer takes the turned card (and discards one)
         chances = sorted((sit.card_chance(c, hand, planning=True), c) for c in hand)
-        while len(chances) > 5:
+        while len(chances) > HAND_SIZE:
             chances.pop(0)
         average = sit.draw_chance(hand)
         room = max(0, d.talon - 3 * sum(1 for o in sit.opponents))
         kept = [p for p, c in chances if p >= average or self._keeps(rules, c, hand)]
-        draws = min(5 - len(kept), room)
+        draws = min(HAND_SIZE - len(kept), room)
         values = kept + [average] * draws + list(extra)
-        if len(values) < 5:
-            values += [0.0] * (5 - len(values))  # cards kept for want of a talon to replace them
-        values = sorted(values, reverse=True)[:5]
+        if len(values) < HAND_SIZE:
+            values += [0.0] * (HAND_SIZE - len(values))  # cards kept for want of a talon to replace them
+        values = sorted(values, reverse=True)[:HAND_SIZE]
         cost, bonus = self._flight_stakes(d, rules, hand)
-        expected = min(5.0, ordered_sum(values))
+        expected = min(float(HAND_SIZE), ordered_sum(values))
         zero = zero_chance(values)
         return expected + bonus * (1.0 - zero) - cost * zero
 
@@ -376,7 +376,7 @@ class HeuristicAgent(ObservationAgent):
         if before_dealer and not any(d.knocked) and rules.swedish:
             # Passing now gives the dealer five tricks: worth preventing when that ends the rams.
             dealer_score = round(d.scores[d.dealer] * rules.start_score)
-            if dealer_score <= 5:
+            if dealer_score <= HAND_SIZE:  # a point a trick
                 value += 1.0
         return value
 
@@ -396,18 +396,18 @@ class HeuristicAgent(ObservationAgent):
 
     def _better_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
         """Expected knock value (0 when it would pass) of a new hand from the unseen cards."""
-        sit = self._situation(d, hand_size=5)
+        sit = self._situation(d, hand_size=HAND_SIZE)
         pool = sorted(sit.unseen)
         keep = [d.turned_card] if d.dealer == 0 and d.turned_at == AT_DEALER else []
         total = 0.0
         for _ in range(BETTER_SAMPLES):
-            hand = self.rng.sample(pool, 5) + keep
+            hand = self.rng.sample(pool, HAND_SIZE) + keep
             total += max(0.0, self._hand_value(d, rules, hand))
         return total / BETTER_SAMPLES
 
     def _swing_value(self, d: DecodedObservation, rules: RulesConfig) -> float:
         """Expected knock value (0 when it would pass) under a trump of another suit."""
-        sit = self._situation(d, hand_size=5)
+        sit = self._situation(d, hand_size=HAND_SIZE)
         hand = list(d.hand)
         if d.dealer == 0 and d.turned_at == AT_DEALER:
             hand.remove(d.turned_card)  # the dealer swaps his turned card for the new one
@@ -424,7 +424,7 @@ class HeuristicAgent(ObservationAgent):
     def _buy(self, d: DecodedObservation, rules: RulesConfig, legal: list[int]) -> int:
         hand = list(d.hand)
         cards = [a for a in legal if a < NUM_CARDS]
-        sit = self._situation(d, hand_size=5)
+        sit = self._situation(d, hand_size=HAND_SIZE)
         chances = {c: sit.card_chance(c, hand, planning=True) for c in hand}
         if not cards:
             return DRAW
@@ -432,7 +432,7 @@ class HeuristicAgent(ObservationAgent):
             return min(cards, key=lambda c: (chances[c], rank_of(c)))
         if not rules.swedish:
             suits = [sum(1 for c in hand if suit_of(c) == s) for s in range(4)]
-            if max(suits) == 5:
+            if max(suits) == HAND_SIZE:
                 return DRAW  # five of a suit: stand pat and show it
             if max(suits) == 4 and d.pending_discards == 0:
                 odd = next(c for c in hand if suits[suit_of(c)] == 1)

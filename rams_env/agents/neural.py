@@ -6,6 +6,7 @@ when a checkpoint is loaded, so the non-neural agents work without torch.
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from ..policy import (
 )
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
-from ..rules.spec import check_seed
+from ..rules.seeding import check_seed
 from .base import Observation, ObservationAgent, legal_from_mask, observation_vector
 
 
@@ -47,6 +48,17 @@ class PolicyAgent(ObservationAgent):
         self.greedy = greedy
         self.generator = torch.Generator()
         self.seed(seed)
+
+    def for_table(self, config: RulesConfig) -> PolicyAgent:
+        """This policy playing ``config`` (the caller checked that it was trained for it: one of its table
+        sizes): a copy that shares the network, so that nothing is read again, and draws as this one would."""
+        if config == self.config:
+            return self
+        agent = copy.copy(self)
+        agent.config, agent.variant, agent.num_players = config, config.variant, config.num_players
+        agent.generator = torch.Generator()
+        agent.generator.set_state(self.generator.get_state())
+        return agent
 
     def seed(self, seed: int | None) -> None:
         """Reseed the sampling of a non-greedy policy (a greedy one draws nothing); ``None``: a fresh seed."""

@@ -6,7 +6,7 @@ of the cards hidden from its seat; everything else (the heuristic's choice as th
 knock's extra worlds, buying left to the heuristic, the rollout policy, the confidence test) is
 :class:`SearchAgent`'s, so that the gap between the two measures what full information is worth
 to the same search. Where a seat can deduce every card the two search the same worlds and choose
-alike. Reports label it as seeing hidden cards (:func:`rams_env.eval.agent_label`).
+alike. Reports label it as seeing hidden cards (:func:`rams_env.agents.specs.agent_label`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from collections.abc import Callable
 from ..rules import Game
 from .search import SearchAgent
 
-HIDDEN_CARDS_LABEL = "sees hidden cards"
-
 
 class OracleAgent(SearchAgent):
     """``SearchAgent`` on the true deal: it sees every hidden card (a reference, not a fair agent).
@@ -27,7 +25,7 @@ class OracleAgent(SearchAgent):
     needs ``OracleAgent(env=...)`` as ``SearchAgent`` does.
     """
 
-    sees_hidden_cards = True  # every report names it so (rams_env.eval.agent_label)
+    sees_hidden_cards = True  # every report names it so (rams_env.agents.specs.agent_label)
 
     def _worlds(self, game: Game, seat: int) -> Callable[[random.Random], Game]:
         """The worlds searched: the true deal each time (a clone of ``game``)."""

@@ -67,7 +67,7 @@ from ..rules.cards import (
 )
 from ..rules.config import RulesConfig
 from ..rules.determinize import knock_turn, play_start
-from ..rules.spec import check_seed
+from ..rules.seeding import check_seed
 from .base import Observation, game_behind, observe
 from .compiled_heuristic import CompiledHeuristicAgent
 from .deal_sampler import DealSampler

@@ -1,9 +1,11 @@
 """Agent specs: the one place that reads the names users give agents and turns them into agents.
 
 A spec names an agent (``random``, ``heuristic``, ``search:200``, ``search:key=value,...``, a model of
-the zoo, a checkpoint file; :data:`AGENT_SPEC_HELP`), and :func:`agent_source` turns it into an agent
-source: either an instance (used as it is for every game: deterministic agents, trained policies) or an
-:class:`AgentFactory` (a built-in class with the spec's options) that builds one per game from its seed.
+the zoo, a checkpoint file or folder; :data:`AGENT_SPEC_HELP`). :func:`resolve` is the one function that
+reads it: it gives a :class:`ResolvedAgent`, the agent source and the rules it plays (a trained
+policy's own, read from its file once). An agent source is either an instance (used as it is for every
+game: deterministic agents, trained policies) or an :class:`AgentFactory` (a built-in class with the
+spec's options) that builds one per game from its seed; :func:`agent_source` is ``resolve(...).source``.
 
 The built-in names' classes are registered in :data:`rams_env.loaders.AGENT_CLASSES`: this package's by
 ``rams_env.agents``, OpenSpiel's ISMCTS by ``rams_env.integrations``, so that nothing here imports an
@@ -17,7 +19,7 @@ import functools
 import inspect
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import zoo
@@ -95,17 +97,72 @@ def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
-def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
-    """The agent (or per-game factory) named by ``spec`` (see ``AGENT_SPEC_HELP``); ``ValueError`` if bad.
+def is_policy(spec: str) -> bool:
+    """Whether ``spec`` names a trained policy: a checkpoint or ensemble file, a saved folder (RLlib's), a zoo model."""
+    if is_builtin(spec):
+        return False
+    return os.path.isfile(spec) or os.path.isdir(spec) or (zoo.is_name(spec) and spec in zoo.known_names())
 
-    A class whose constructor takes ``seed`` becomes an :class:`AgentFactory`, so that the evaluation
-    seeds it per game; one that takes ``config`` gets ``config``; a checkpoint is loaded once (greedy),
-    checked against ``config`` when given.
+
+@dataclass(frozen=True)
+class ResolvedAgent:
+    """An agent spec resolved (:func:`resolve`): the agent source, and the rules it plays."""
+
+    spec: str
+    source: AgentSource
+    rules: RulesConfig | None
+    """The rules it plays: those it was resolved for; a trained policy's own where none were given (None
+    for a built-in agent resolved without rules, and for a policy whose file records none)."""
+    trained: bool = False
+    """Whether it is a trained policy, whose file fixes the rules it may play."""
+    table_sizes: tuple[int, ...] = ()
+    """The table sizes a trained policy was trained for (empty for a built-in agent: any)."""
+
+    def at(self, config: RulesConfig) -> ResolvedAgent:
+        """The same agent for the rules ``config``: a built-in agent made for them, a trained policy checked
+        against them and set to play them (its file is not read again); ``ValueError`` if it cannot play them."""
+        if not self.trained:
+            return resolve(self.spec, config)
+        if self.rules is None or config == self.rules:  # a file that records no rules plays those asked for
+            return replace(self, rules=config)
+        from ..policy import RulesMismatchError, config_at_size, rules_mismatch  # torch: a policy is loaded
+
+        tables = [config_at_size(self.rules, n) for n in self.table_sizes or (self.rules.num_players,)]
+        if config not in tables:
+            same_size = [c for c in tables if c.num_players == config.num_players]
+            raise RulesMismatchError(rules_mismatch(self.spec, same_size[0] if same_size else self.rules, config))
+        return replace(self, source=self.source.for_table(config), rules=config)
+
+
+def resolve(spec: str, config: RulesConfig | None = None) -> ResolvedAgent:
+    """The agent named by ``spec`` (see ``AGENT_SPEC_HELP``) and the rules it plays; ``ValueError`` if bad.
+
+    A built-in class whose constructor takes ``seed`` becomes an :class:`AgentFactory`, so that the
+    evaluation seeds it per game; one that takes ``config`` gets ``config``. A trained policy is loaded
+    once (greedy), checked against ``config`` when given; without ``config`` it plays its own rules
+    (:attr:`ResolvedAgent.rules`), and :meth:`ResolvedAgent.at` sets it to others without reading it again.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
+    if is_policy(spec):
+        from . import load_agent  # torch: only a policy needs it
+
+        agent = load_agent(spec, expect_config=config)
+        rules = getattr(agent, "config", None)
+        sizes = tuple(getattr(agent, "table_sizes", () if rules is None else (rules.num_players,)))
+        return ResolvedAgent(spec, agent, rules, trained=True, table_sizes=sizes)
     if not is_builtin(spec):
-        return _policy_source(spec, config)
+        raise ValueError(_unknown(spec))
+    return ResolvedAgent(spec, _builtin_source(spec, config), config)
+
+
+def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
+    """The agent (or per-game factory) named by ``spec``: ``resolve(spec, config).source``."""
+    return resolve(spec, config).source
+
+
+def _builtin_source(spec: str, config: RulesConfig | None) -> AgentSource:
+    """The agent or factory of a built-in spec (``search:200``) for ``config``; ``ValueError`` if bad."""
     name, options = split_spec(spec)
     if name not in AGENT_CLASSES:
         raise ValueError(f"agent {spec!r}: no agent class is registered for {name!r}")
@@ -126,19 +183,15 @@ def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:
     return source
 
 
-def _policy_source(spec: str, config: RulesConfig | None) -> AgentSource:
-    """The trained policy of a checkpoint path or zoo name ``spec``; ``ValueError`` saying what is wrong."""
-    if os.path.isfile(spec) or (zoo.is_name(spec) and spec in zoo.known_names()):
-        from . import load_agent  # torch: only a policy needs it
-
-        return load_agent(spec, expect_config=config)
+def _unknown(spec: str) -> str:
+    """Why ``spec``, neither a built-in agent nor a trained policy, names no agent."""
     moved = zoo.moved_to(spec)
     if moved is not None:
-        raise ValueError(f"agent {spec!r}: {moved}")
+        return f"agent {spec!r}: {moved}"
     if os.sep in spec or "." in spec:
-        raise ValueError(f"agent {spec!r}: no checkpoint file at that path")
+        return f"agent {spec!r}: no checkpoint file at that path"
     names = ", ".join(zoo.known_names()) or f"none: no model zoo found (set {zoo.ZOO_ENV})"
-    raise ValueError(f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}. Zoo names: {names}")
+    return f"unknown agent {spec!r}; expected {AGENT_SPEC_HELP}. Zoo names: {names}"
 
 
 @functools.lru_cache(maxsize=8)
@@ -182,6 +235,16 @@ def sees_hidden_cards(source: AgentSource) -> bool:
     """Whether the agent (or factory) of ``source`` sees cards hidden from its seat (the oracle)."""
     target = agent_class(source) if is_factory(source) else source
     return bool(getattr(target, "sees_hidden_cards", False))
+
+
+HIDDEN_CARDS_LABEL = "sees hidden cards"
+
+
+def agent_label(name: str, source: AgentSource) -> str:
+    """``name`` as reports show it: marked "(sees hidden cards)" for an agent that does."""
+    if sees_hidden_cards(source) and HIDDEN_CARDS_LABEL not in name:
+        return f"{name} ({HIDDEN_CARDS_LABEL})"
+    return name
 
 
 def is_factory(source: Any) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.cards import JACKS_OUT_AT
+from ..rules.cards import HAND_SIZE, JACKS_OUT_AT
 from .compiler import jit
 from .layout import (
     A_ACCEPT,
@@ -134,9 +134,9 @@ def _exchange_hand(s: np.ndarray, c: np.ndarray, seat: int) -> None:
     s[OUT_HIDDEN + seat] |= hand & ~keep
     at = s[TALON_START] + s[TALON_POS]
     new = keep
-    for k in range(5):
+    for k in range(HAND_SIZE):
         new |= card_bit(s[DECK + at + k])
-    s[TALON_POS] += 5
+    s[TALON_POS] += HAND_SIZE
     s[HAND + seat] = new
 
 
@@ -205,12 +205,12 @@ def _free_five(s: np.ndarray, c: np.ndarray) -> None:
     dealer = s[DEALER]
     s[ACTIVE + dealer] = 1
     if c[C_SWEDISH]:
-        for _ in range(5):
+        for _ in range(HAND_SIZE):  # a trick per card of a hand
             if take_trick_point(s, c, dealer):
                 return
         finish_deal(s, c)
     else:
-        s[TRICKS_WON + dealer] = 5
+        s[TRICKS_WON + dealer] = HAND_SIZE
         s[ACES_HELD + dealer] = hand_aces(s[HAND + dealer])
         finish_deal(s, c)
 

@@ -19,7 +19,8 @@ from numba.core import caching
 
 _HERE = Path(__file__).resolve().parent
 # The files whose code or constants the compiled functions hold: this package, and the modules it
-# reads constants from at import (the rules with the shared spec and the episode kinds, the observation layout).
+# reads constants from at import (the rules with the facts the twins share and the episode kinds, the
+# observation layout).
 SOURCES = (
     _HERE,
     _HERE.parent / "rules",

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
-from ..rules.spec import MT_STATE_SIZE
+from ..rules.generator import MT_STATE_SIZE
 from .compiler import jit
 from .encode import observe
 from .layout import (

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..obs.encoding import MAX_PLAYERS
-from ..rules.cards import ACE, NUM_CARDS
-from ..rules.spec import BETTER_SAMPLES, BID_MARGIN, RANK_TIE_BREAK
+from ..rules.cards import ACE, HAND_SIZE, NUM_CARDS
+from ..rules.config import MAX_PLAYERS
+from ..rules.heuristic_tunables import BETTER_SAMPLES, BID_MARGIN, RANK_TIE_BREAK
 from .compiler import jit
 from .heuristic_chances import (
     I_POOL,
@@ -141,7 +141,7 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
         work[W_CHANCE + i] = p
         work[W_CARD + i] = card
         size += 1
-    first = max(0, size - 5)
+    first = max(0, size - HAND_SIZE)
     average = draw_chance(sit, hand, work)
     room = max(0, v[V_TALON] - 3 * popcount(sit[S_OPPONENTS]))
     count = 0
@@ -150,24 +150,24 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
         if p >= average or _keeps(c, int(work[W_CARD + i]), hand):
             _insert_descending(work, count, p)
             count += 1
-    draws = min(5 - count, room)
+    draws = min(HAND_SIZE - count, room)
     for _ in range(draws):
         _insert_descending(work, count, average)
         count += 1
     if extra:
         _insert_descending(work, count, 0.5)
         count += 1
-    while count < 5:
+    while count < HAND_SIZE:
         _insert_descending(work, count, 0.0)
         count += 1
     cost, bonus = _flight_stakes(v, c, hand)
     total = 0.0
     zero = 1.0
-    for i in range(5):
+    for i in range(HAND_SIZE):
         total += work[W_VALUES + i]
-    for i in range(5):
+    for i in range(HAND_SIZE):
         zero *= 1.0 - work[W_VALUES + i]
-    expected = min(5.0, total)
+    expected = min(float(HAND_SIZE), total)
     return expected + bonus * (1.0 - zero) - cost * zero
 
 
@@ -197,10 +197,10 @@ def _knock(v: tuple, c: np.ndarray, work: np.ndarray) -> int:
                 aces += 1
         if aces == 4 or suits == 1:
             return A_KNOCK
-    sit = situation(v, v[V_TRUMP], 5, work)
+    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
     value = _hand_value(v, c, sit, hand, False, work)
     n = v[V_PLAYERS]
-    if (v[V_DEALER] - 1) % n == 0 and not v[V_ANY_KNOCKED] and c[C_SWEDISH] and v[V_DEALER_SCORE] <= 5:
+    if (v[V_DEALER] - 1) % n == 0 and not v[V_ANY_KNOCKED] and c[C_SWEDISH] and v[V_DEALER_SCORE] <= HAND_SIZE:
         value += 1.0
     return A_KNOCK if value > 0.0 else A_PASS
 
@@ -232,7 +232,7 @@ def _sample(mt: np.ndarray, iwork: np.ndarray, pool_size: int, k: int) -> int:
 @jit
 def _better_value(v: tuple, c: np.ndarray, mt: np.ndarray, work: np.ndarray, iwork: np.ndarray) -> float:
     """``HeuristicAgent._better_value``: the mean knock value of new hands sampled from the unseen cards."""
-    sit = situation(v, v[V_TRUMP], 5, work)
+    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
     size = 0
     rest = sit[S_UNSEEN]
     while rest:
@@ -242,7 +242,7 @@ def _better_value(v: tuple, c: np.ndarray, mt: np.ndarray, work: np.ndarray, iwo
     keep = card_bit(v[V_TURNED]) if v[V_DEALER] == 0 and v[V_TURNED_AT] == AT_DEALER else 0
     total = 0.0
     for _ in range(BETTER_SAMPLES):
-        hand = _sample(mt, iwork, size, 5) | keep
+        hand = _sample(mt, iwork, size, HAND_SIZE) | keep
         total += max(0.0, _hand_value(v, c, sit, hand, False, work))
     return total / BETTER_SAMPLES
 
@@ -266,14 +266,14 @@ def _swing_value(v: tuple, c: np.ndarray, work: np.ndarray) -> float:
     for suit in range(4):
         weight = 0 if suit == trump else popcount(unseen & SUIT_MASK[suit])
         if weight:
-            sit = situation(v, suit, 5, work)
+            sit = situation(v, suit, HAND_SIZE, work)
             total += weight * max(0.0, _hand_value(v, c, sit, hand, dealer == 0, work))
     return total / weights
 
 
 @jit
 def _current_value(v: tuple, c: np.ndarray, work: np.ndarray) -> float:
-    sit = situation(v, v[V_TRUMP], 5, work)
+    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
     return max(0.0, _hand_value(v, c, sit, v[V_HAND], False, work))
 
 
@@ -307,7 +307,7 @@ def _buy(v: tuple, c: np.ndarray, legal: int, work: np.ndarray) -> int:
     cards = legal & ALL_CARDS
     if not cards:
         return A_DRAW
-    sit = situation(v, v[V_TRUMP], 5, work)
+    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
     rest = hand
     while rest:  # the hand's chances, by card
         card = trailing_zeros(rest)
@@ -320,7 +320,7 @@ def _buy(v: tuple, c: np.ndarray, legal: int, work: np.ndarray) -> int:
         longest = 0
         for suit in range(4):
             longest = max(longest, popcount(hand & SUIT_MASK[suit]))
-        if longest == 5:
+        if longest == HAND_SIZE:
             return A_DRAW
         if longest == 4 and pending == 0:
             rest = hand

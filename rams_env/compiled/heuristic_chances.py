@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..obs.encoding import MAX_PLAYERS
-from ..rules.cards import KING, NUM_CARDS
-from ..rules.spec import RUFF_CAP, RUFF_PER_VOID, SIDE_TIMING, UNDECIDED_KNOCK
-from ..rules.spec import miss_chance as python_miss
+from ..rules.cards import HAND_SIZE, KING, NUM_CARDS
+from ..rules.config import MAX_PLAYERS
+from ..rules.heuristic_tunables import RUFF_CAP, RUFF_PER_VOID, SIDE_TIMING, UNDECIDED_KNOCK
+from ..rules.odds import miss_chance as python_miss
 from .compiler import jit
 from .heuristic_decode import V_DONE, V_IN_TRICK, V_KNOCKED, V_KNOWN_SEAT, V_OPPONENTS, V_TURNED, V_UNSEEN, popcount
 from .layout import SUIT_MASK, above_mask, rank_of, suit_of
@@ -94,7 +94,7 @@ def _weight(sit: tuple, r: int) -> float:
 
 
 _MAX_TAKE = 8
-# miss_chance for every (avoid, take, pool) an opponent meets, computed by the shared spec's function.
+# miss_chance for every (avoid, take, pool) an opponent meets, computed by the shared function (rules/odds.py).
 MISS = np.array(
     [[[python_miss(a, t, p) for p in range(NUM_CARDS + 1)] for t in range(_MAX_TAKE)] for a in range(NUM_CARDS + 1)]
 )
@@ -112,7 +112,7 @@ def miss_chance(avoid: int, take: int, pool: int) -> float:
 @jit
 def _unknown(sit: tuple, r: int) -> int:
     """Cards of opponent ``r`` that the player does not know."""
-    size = sit[S_SIZE] if sit[S_SIZE] >= 0 else 5 - sit[S_DONE] - ((sit[S_IN_TRICK] >> r) & 1)
+    size = sit[S_SIZE] if sit[S_SIZE] >= 0 else HAND_SIZE - sit[S_DONE] - ((sit[S_IN_TRICK] >> r) & 1)
     return max(0, size - (1 if r == sit[S_KNOWN_SEAT] else 0))
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import intrinsic
 
-from ..obs.encoding import FIELD, MAX_PLAYERS, SLICES
+from ..obs.encoding import FIELD, SLICES
 from ..rules.cards import NUM_CARDS, deck_cards
-from ..rules.spec import UNDECIDED_KNOCK
+from ..rules.config import MAX_PLAYERS
+from ..rules.heuristic_tunables import UNDECIDED_KNOCK
 from .compiler import jit
 from .layout import AT_DEALER, C_START, ON_TABLE, card_bit
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..obs.encoding import FIELD, MAX_PLAYERS, config_scale
+from ..obs.encoding import FIELD, config_scale
 from ..rules import Phase, RulesConfig, TurnedAt, cards
 from ..rules.actions import Action
 from ..rules.cards import ACE, NUM_CARDS
-from ..rules.config import END_AT_ZERO, PRESETS, UNANIMOUS
+from ..rules.config import END_AT_ZERO, MAX_PLAYERS, PRESETS, UNANIMOUS
 from ..rules.episode import EpisodeKind, episode_kind
 from .compiler import jit
 

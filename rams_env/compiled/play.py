@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.cards import KING
+from ..rules.cards import HAND_SIZE, KING
 from .compiler import jit
 from .layout import (
     ACES,
@@ -126,7 +126,7 @@ def play(s: np.ndarray, c: np.ndarray, card: int) -> None:
         s[QUEEN_DUE] = winner if high else -1
     if c[C_SWEDISH] and take_trick_point(s, c, winner):
         return
-    if s[COMPLETED] == 5:
+    if s[COMPLETED] == HAND_SIZE:  # every card of the hands played
         finish_deal(s, c)
     else:
         s[LEADER] = s[CURRENT] = winner

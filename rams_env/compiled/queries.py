@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules.cards import ACE, JACK, KING, QUEEN
+from ..rules.cards import ACE, HAND_SIZE, JACK, KING, QUEEN
 from .compiler import jit
 from .layout import (
     A_ACCEPT,
@@ -101,7 +101,7 @@ def legal_set(s: np.ndarray, c: np.ndarray) -> int:
     if phase == BID:
         out = card_bit(A_NO_BID)
         room = talon_size(s, c)
-        need = 5 * c[C_PLAYERS] if c[C_UNANIMOUS] else 5
+        need = HAND_SIZE * c[C_PLAYERS] if c[C_UNANIMOUS] else HAND_SIZE
         if not s[BETTER_MADE] and room >= need:
             out |= card_bit(A_BETTER)
         if not s[SWING_MADE] and room >= 1:
@@ -112,7 +112,7 @@ def legal_set(s: np.ndarray, c: np.ndarray) -> int:
             accepted = 0
             for seat_ in range(c[C_PLAYERS]):
                 accepted += s[BETTER_ANSWER + seat_] == 1
-            if talon_size(s, c) - 5 * (1 + accepted) < 5:
+            if talon_size(s, c) - HAND_SIZE * (1 + accepted) < HAND_SIZE:
                 return card_bit(A_REJECT)
         return card_bit(A_ACCEPT) | card_bit(A_REJECT)
     return np.int64(0)

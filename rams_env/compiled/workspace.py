@@ -15,7 +15,8 @@ import numpy as np
 
 from ..obs.encoding import OBS_SIZE
 from ..rules import RulesConfig
-from ..rules.spec import MT_STATE_SIZE, check_seed
+from ..rules.generator import MT_STATE_SIZE
+from ..rules.seeding import check_seed
 from .heuristic import WORK_SIZE
 from .layout import STATE_WIDTH, P
 from .mt import mt_seed
@@ -55,7 +56,7 @@ def make_workspace() -> Workspace:
 
 def mt_state(seed: int | np.integer | None) -> np.ndarray:
     """The compiled generator's state for ``random.Random(seed)`` (``seed`` as
-    :func:`~rams_env.rules.spec.check_seed` takes it; None: a fresh seed from the operating system)."""
+    :func:`~rams_env.rules.seeding.check_seed` takes it; None: a fresh seed from the operating system)."""
     value = check_seed(seed)
     state = mt_states()
     mt_seed(state, np.uint64(random.SystemRandom().getrandbits(64) if value is None else value).astype(np.int64))

@@ -16,7 +16,7 @@ from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError, make_config
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.episode import check_episode
-from ..rules.spec import check_seed
+from ..rules.seeding import check_seed
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
 from .contracts import Backend
 from .render import render_table

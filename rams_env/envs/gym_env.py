@@ -21,7 +21,7 @@ from gymnasium import spaces
 from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError
 from ..rules.actions import NUM_ACTIONS
-from ..rules.spec import check_seed
+from ..rules.seeding import check_seed
 from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int
 from .backends import action_id
 

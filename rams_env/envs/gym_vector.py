@@ -70,7 +70,7 @@ from ..rules import IllegalActionError, make_config
 from ..rules.actions import NUM_ACTIONS
 from ..rules.episode import check_episode
 from ..rules.phases import illegal_message
-from ..rules.spec import check_seed
+from ..rules.seeding import check_seed
 from .aec import OBS_HIGH, OBS_LOW, seat_int
 from .gym_env import VECTOR_ENV_ID, opponent_seed  # noqa: F401  (the id make_vec builds this env for)
 from .vector import checked_actions, game_seeds

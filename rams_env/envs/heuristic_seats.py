@@ -9,6 +9,7 @@ import numpy as np
 
 from ..compiled.heuristic import WORK_SIZE
 from ..compiled.layout import P
+from ..compiled.workspace import mt_states
 
 
 class Versus:
@@ -19,7 +20,7 @@ class Versus:
         self.pending = np.zeros(num_games, np.int64)  # for the next reset
         self.masks = np.zeros(num_games, np.int64)  # the current episodes'
         self.next = np.zeros(num_games, np.int64)  # each game's next episode's
-        self.rngs = np.zeros((num_games, P, 625), np.int64)
+        self.rngs = mt_states(num_games, P)
         self.carry = np.zeros((num_games, num_players), np.float32)
         self.work = np.zeros(WORK_SIZE, np.float64)
         self.iwork = np.zeros(WORK_SIZE, np.int64)

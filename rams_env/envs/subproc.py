@@ -20,7 +20,7 @@ from .. import compiled
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError
 from ..rules.actions import NUM_ACTIONS
-from ..rules.spec import SeedError
+from ..rules.seeding import SeedError
 from .contracts import AutoresetMode
 from .heuristic_seats import seat_masks
 from .vector import BatchedRamsEnv, BatchStep, ReferenceBatchedRamsEnv, checked_actions, game_seeds

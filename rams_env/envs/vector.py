@@ -33,7 +33,7 @@ from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
 from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
-from ..rules.spec import require_seed
+from ..rules.seeding import require_seed
 from .contracts import AutoresetMode
 from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
 
@@ -74,7 +74,7 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
 
 
 def _checked_seeds(seeds: Any, num_games: int) -> list[int]:
-    """One seed per game, each as :func:`~rams_env.rules.spec.require_seed` takes it (the error names the first
+    """One seed per game, each as :func:`~rams_env.rules.seeding.require_seed` takes it (the error names the first
     that is not)."""
     try:
         count = len(seeds)

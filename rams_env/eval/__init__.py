@@ -1,10 +1,9 @@
 """Evaluation of agents: duplicate deals against a baseline, a league rated with OpenSkill, and their reports.
 
-One job a module, in the order a result is made:
+The agent sources an evaluation plays (an instance, or a factory seeded per game) come from agents by
+name (``random``, ``search:200``, a zoo model, a checkpoint) as :mod:`rams_env.agents.specs` reads them
+(their names are exported here too). One job a module, in the order a result is made:
 
-- :mod:`~rams_env.eval.specs`: the agent sources an evaluation plays (an instance, or a factory seeded
-  per game), from agents by name (``random``, ``search:200``, a zoo model, a checkpoint) as
-  :mod:`rams_env.agents.specs` reads them;
 - :mod:`~rams_env.eval.deals`: the fixed deal sets, and the seeds of every deck, seat and line-up;
 - :mod:`~rams_env.eval.play`: one episode played to its end (:class:`GameRecord`), and the decks of
   an evaluation played here or in worker processes;
@@ -24,13 +23,7 @@ and training import it; it imports none of them.
 
 from __future__ import annotations
 
-from .deals import SCORES, Deal, agent_seed, deal_set, deck_of, derive_seed
-from .duplicate import Evaluation, evaluate
-from .heuristic_games import batch_actor, play_against_heuristic
-from .league import League, LeagueEntry, league
-from .play import GameRecord, actor_for, play_episode
-from .plots import plot_knock_rates
-from .specs import (
+from ..agents.specs import (
     AGENT_SPEC_HELP,
     BUILTIN_AGENTS,
     AgentSource,
@@ -40,6 +33,12 @@ from .specs import (
     sees_hidden_cards,
     source_name,
 )
+from .deals import SCORES, Deal, agent_seed, deal_set, deck_of, derive_seed
+from .duplicate import Evaluation, evaluate
+from .heuristic_games import batch_actor, play_against_heuristic
+from .league import League, LeagueEntry, league
+from .play import GameRecord, actor_for, play_episode
+from .plots import plot_knock_rates
 from .stats import Z95, AgentReport, bootstrap_interval, wilson_interval
 from .tables import TABLE_WIDTH, binned_knock_rates, knock_table, score_bins
 

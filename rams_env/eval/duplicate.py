@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 
 from ..agents import CompiledHeuristicAgent, HeuristicAgent
+from ..agents.specs import AgentFactory, AgentSource, agent_label, check_source, source_name
 from ..rules import RulesConfig
 from ..rules.episode import EpisodeKind, episode_kind
 from .deals import agent_seed, deal_at
 from .heuristic_games import batch_actor, play_against_heuristic
 from .play import check_run_arguments, run_decks
 from .plots import plot_intervals, plot_knock_rates
-from .specs import AgentFactory, AgentSource, agent_label, check_source, source_name
 from .stats import AgentReport, bootstrap_interval, tally
 from .tables import PLURAL, TABLE_WIDTH, format_rows, knock_table, narrow_rows, result_header, scores_note, write_json
 

@@ -33,6 +33,7 @@ from ..compiled.layout import (
     config_array,
 )
 from ..compiled.versus import start_deals, step_deals
+from ..compiled.workspace import mt_states
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError, RulesConfig, card_index
 from ..rules.actions import NUM_ACTIONS, Action
@@ -122,9 +123,9 @@ class _Table:
         self.config, self.size, self.n = config, size, config.num_players
         self.cfg = config_array(config, episode, "points")
         self.states = np.zeros((size, STATE_WIDTH), np.int64)
-        self.rngs = np.zeros((size, 2, 625), np.int64)
+        self.rngs = mt_states(size, 2)
         self.hmasks = np.zeros(size, np.int64)
-        self.hrngs = np.zeros((size, P, 625), np.int64)
+        self.hrngs = mt_states(size, P)
         self.observations = np.zeros((size, OBS_SIZE), np.float32)
         self.masks = np.zeros((size, NUM_ACTIONS), np.int8)
         self.over = np.zeros(size, bool)

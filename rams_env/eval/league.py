@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.specs import AgentSource, agent_label, check_source
 from ..rules import RulesConfig
 from .deals import lineup_seed
 from .play import GameRecord, check_run_arguments, run_decks
 from .plots import plot_intervals
-from .specs import AgentSource, agent_label, check_source
 from .stats import AgentReport, tally
 from .tables import format_rows, narrow_rows, result_header, scores_note, write_json
 

@@ -16,12 +16,12 @@ from typing import Any, Protocol
 
 from tqdm import tqdm
 
+from ..agents.specs import AgentSource, build_agent
 from ..obs.encoding import ObservationEncoder, action_mask
 from ..rules import Action, Game, IllegalActionError, Phase, RulesConfig
 from ..rules.episode import EPISODES, EpisodeKind, episode_kind, next_deal_or_end
-from ..rules.spec import require_seed
+from ..rules.seeding import require_seed
 from .deals import SCORES, Deal, agent_seed, deal_at
-from .specs import AgentSource, build_agent
 
 KNOCK = int(Action.KNOCK)
 

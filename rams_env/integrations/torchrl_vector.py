@@ -75,7 +75,7 @@ class RamsBatchedEnv(EnvBase):
         )
 
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
-        partial = tensordict is not None and "_reset" in tensordict.keys()
+        partial = tensordict is not None and "_reset" in tensordict.keys()  # noqa: SIM118  (a TensorDict, not a dict)
         if partial:
             mask = tensordict.get("_reset").reshape(self.venv.num_envs).cpu().numpy().astype(bool)
             observations, info = self.venv.reset(options={"reset_mask": mask})

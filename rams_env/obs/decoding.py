@@ -14,9 +14,9 @@ import numpy as np
 
 from ..rules import Phase, TurnedAt
 from ..rules.cards import NUM_CARDS
-from ..rules.config import PRESETS
+from ..rules.config import MAX_PLAYERS, PRESETS
 from ..rules.phases import PHASE_NAMES
-from .encoding import FIELD, MAX_PLAYERS, OBS_SIZE, SLICES, config_scale
+from .encoding import FIELD, OBS_SIZE, SLICES, config_scale
 
 PHASES = PHASE_NAMES[: Phase.DEAL_OVER + 1]  # the phase slots: "over" ends a deal and the game alike
 VARIANTS = tuple(PRESETS)

@@ -19,9 +19,8 @@ import numpy as np
 from ..rules import Game, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.cards import NUM_CARDS, ace_value
-from ..rules.config import PRESETS
+from ..rules.config import MAX_PLAYERS, PRESETS
 
-MAX_PLAYERS = 7
 ENCODER_VERSION = 2  # 2: start_score, score_left, flight_cost (what winning a rams turns on)
 P = MAX_PLAYERS
 RACE_FLAGS = 5  # score_left: one flag per score from 1 to this (the end of the race is near)

@@ -64,9 +64,10 @@ def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | Non
         raise CheckpointError(f"ensemble manifest {where!r} does not exist (or is not a file)")
     try:
         manifest = jsoncheck.read(path, max_depth=MANIFEST_DEPTH, max_bytes=MANIFEST_BYTES)
+    except jsoncheck.NotJsonError as err:
+        raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: it is not JSON ({err})") from None
     except jsoncheck.JsonInputError as err:
-        why = f"it is not JSON ({err})" if "not JSON" in str(err) else str(err)
-        raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: {why}") from None
+        raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: {err}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != ENSEMBLE_FORMAT:
         raise CheckpointError(f'{where!r} is not a rams_env ensemble manifest ("format" is not {ENSEMBLE_FORMAT!r})')
     if manifest.get("format_version") != ENSEMBLE_VERSION:

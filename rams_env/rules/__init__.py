@@ -3,11 +3,15 @@
 Knows nothing of numpy, gymnasium, pettingzoo or torch. One module per job, each importing only
 those above it (and :class:`Game` for type hints):
 
-- :mod:`.spec`: the facts both engines and both heuristics share (the generator's state size, the
-  heuristic's tunables) and the one seed rule (``check_seed``, ``SeedError``);
-- :mod:`.cards`: cards as ints (``suit_of``/``rank_of``), the decks and the russian write-offs;
+- the facts the twins share (this engine and :mod:`rams_env.compiled`, the Python heuristic and its
+  compiled twin), each in a module named for it: :mod:`.seeding` (the one seed rule: ``check_seed``,
+  ``SeedError``), :mod:`.generator` (the shuffling generator's state size), :mod:`.heuristic_tunables`
+  and :mod:`.odds` (the heuristic's tunables and the draw probability it computes);
+- :mod:`.cards`: cards as ints (``suit_of``/``rank_of``), the hand size, the decks and the russian
+  write-offs;
 - :mod:`.actions`: the action ids (cards and the calls);
-- :mod:`.config`: the rule options, their presets and their validation;
+- :mod:`.config`: the rule options, the table sizes (``MIN_PLAYERS``/``MAX_PLAYERS``), their presets
+  and their validation;
 - :mod:`.phases`: ``Phase``, ``TurnedAt``, ``IllegalActionError`` and its message;
 - :mod:`.tricks`: which cards may be played, and who wins a trick;
 - :mod:`.scoring`: how deals, ramsar and matches score and end;

@@ -6,6 +6,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .cards import HAND_SIZE
+
+MIN_PLAYERS, MAX_PLAYERS = 3, 7  # the fewest and the most seats any table has (the encoder pads to MAX_PLAYERS)
 SWEDISH, RUSSIAN = "swedish", "russian"
 END_AFTER_DEAL, END_AT_ZERO = "after_deal", "at_zero"
 INDIVIDUAL, UNANIMOUS = "individual", "unanimous"
@@ -17,8 +20,8 @@ class RulesConfig:
 
     variant: str = "mattmar"  # preset this configuration was built from
     num_players: int = 4  # seats at the table
-    min_players: int = 3  # fewest seats the variant allows
-    max_players: int = 7  # most seats the variant allows
+    min_players: int = MIN_PLAYERS  # fewest seats the variant allows
+    max_players: int = MAX_PLAYERS  # most seats the variant allows
     deck_size: int = 52  # 52 cards, or 32 (ranks 7..A)
     start_score: int = 10  # score (record) every player starts a rams with; lower is better
     family: str = SWEDISH  # "swedish" or "russian": trick legality, dealer's buying and scoring
@@ -155,17 +158,17 @@ def _validate(cfg: RulesConfig) -> None:
         fail("family", f"must be {SWEDISH!r} or {RUSSIAN!r}")
     if cfg.deck_size not in (52, 32):
         fail("deck_size", "must be 52 or 32")
-    if cfg.min_players < 3:
-        fail("min_players", "a table has at least 3 players")
-    if cfg.max_players > 7:
-        fail("max_players", "a table has at most 7 players")
+    if cfg.min_players < MIN_PLAYERS:
+        fail("min_players", f"a table has at least {MIN_PLAYERS} players")
+    if cfg.max_players > MAX_PLAYERS:
+        fail("max_players", f"a table has at most {MAX_PLAYERS} players")
     if cfg.min_players > cfg.max_players:
         fail(("min_players", "max_players"), "the player range min_players..max_players is empty")
     if not cfg.min_players <= cfg.num_players <= cfg.max_players:
         bound = "min_players" if cfg.num_players < cfg.min_players else "max_players"
         fail(("num_players", bound), f"variant {cfg.variant!r} is for {cfg.min_players} to {cfg.max_players} players")
-    if 5 * cfg.num_players + 1 > cfg.deck_size:
-        need = 5 * cfg.num_players + 1
+    if HAND_SIZE * cfg.num_players + 1 > cfg.deck_size:  # the hands and the turned card
+        need = HAND_SIZE * cfg.num_players + 1
         fail(("num_players", "deck_size"), f"{cfg.num_players} players need {need} cards, the deck has {cfg.deck_size}")
     if cfg.better_cards not in (INDIVIDUAL, UNANIMOUS):
         fail("better_cards", f"must be {INDIVIDUAL!r} or {UNANIMOUS!r}")

@@ -14,7 +14,7 @@ from rams_env.agents.heuristic import ordered_sum
 from rams_env.obs import ObservationEncoder
 from rams_env.rules import Action, Game, Phase, card_index, make_config
 from rams_env.rules.cards import suit_of
-from rams_env.rules.spec import SeedError
+from rams_env.rules.seeding import SeedError
 from rams_env.rules.tricks import trick_winner
 from tests.decks import stack_deck
 from tests.states import random_states

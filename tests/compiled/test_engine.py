@@ -92,7 +92,7 @@ def test_rule_constants_and_observation_scales_come_from_the_rules_and_fields():
 
 def test_one_cache_stamp_covers_the_package_and_the_rules(tmp_path):
     """numba checks only a function's own file: the package's functions share one stamp, so that a
-    rule edited in ``rules.py`` (or a constant of the shared spec) also recompiles ``step_batch`` of
+    rule edited in ``rules.py`` (or a constant the twins share) also recompiles ``step_batch`` of
     ``drivers.py``, which holds it."""
     from rams_env.compiled import compiler
 
@@ -107,8 +107,8 @@ def test_one_cache_stamp_covers_the_package_and_the_rules(tmp_path):
     before = compiler.stamp_of(sources)
     (copy / "rules.py").write_text((copy / "rules.py").read_text() + "\n# a rule changed\n")
     after_rule = compiler.stamp_of(sources)
-    spec = tmp_path / "rules" / "spec.py"
-    spec.write_text(spec.read_text().replace("RUFF_CAP = 0.45", "RUFF_CAP = 0.5"))
+    tunables = tmp_path / "rules" / "heuristic_tunables.py"
+    tunables.write_text(tunables.read_text().replace("RUFF_CAP = 0.45", "RUFF_CAP = 0.5"))
     assert len({before, after_rule, compiler.stamp_of(sources)}) == 3
 
 

@@ -20,7 +20,7 @@ from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent, compare_a
 from rams_env.envs import BatchedRamsEnv, heuristic_seed, next_deal_or_end, win_rewards
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import PRESETS
-from rams_env.rules.spec import SeedError
+from rams_env.rules.seeding import SeedError
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import pytest
 
 import rams_env
 from rams_env import IllegalActionError
-from rams_env.rules.spec import SeedError
+from rams_env.rules.seeding import SeedError
 from tests.decks import stack_deck
 
 ENGINES = ("compiled", "reference")

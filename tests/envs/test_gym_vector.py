@@ -128,12 +128,12 @@ def test_next_step_reset_pays_no_reward_and_holds_the_final_observation():
     vector = RamsVectorEnv(4, opponents="heuristic", reward="points")
     _, info = vector.reset(seed=3)
     while True:
-        obs, rewards, terminated, _, info = vector.step(info["action_mask"].argmax(axis=1))
+        _, _, terminated, _, info = vector.step(info["action_mask"].argmax(axis=1))
         if terminated.any():
             break
     i = int(np.flatnonzero(terminated)[0])
     assert not info["action_mask"][i].any()  # the final observation, with an all-zero mask
-    obs2, rewards2, terminated2, _, info2 = vector.step(np.zeros(4, np.int64))  # game i's action is ignored
+    _, rewards2, terminated2, _, info2 = vector.step(np.zeros(4, np.int64))  # game i's action is ignored
     assert rewards2[i] == 0.0 and not terminated2[i] and info2["action_mask"][i].any()
 
 

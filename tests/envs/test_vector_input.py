@@ -1,4 +1,4 @@
-"""The batched envs' seeds follow the one seed rule (``rams_env.rules.spec.check_seed``): a bad one is a
+"""The batched envs' seeds follow the one seed rule (``rams_env.rules.seeding.check_seed``): a bad one is a
 ``SeedError`` (a ValueError) naming the game, and nothing starts; any seed from 0 to below 2**64 (numpy
 ints too) plays as ``random.Random`` takes it, on both batched engines and the AEC env.
 (Huge rule options are refused in tests/rules/test_config.py.)"""

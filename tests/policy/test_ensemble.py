@@ -154,6 +154,9 @@ def test_a_file_that_is_not_json_is_refused(tmp_path):
     (tmp_path / "x.json").write_bytes(b"\x80\x03not json")
     with pytest.raises(CheckpointError, match="is not a rams_env ensemble manifest: it is not JSON"):
         load_agent(tmp_path / "x.json")
+    (tmp_path / "big.json").write_text("[" + "0," * 600_000 + "0]")  # JSON, but too large: said so, not "not JSON"
+    with pytest.raises(CheckpointError, match=r"manifest: .*big\.json is larger than 1,048,576 bytes$"):
+        load_agent(tmp_path / "big.json")
     with pytest.raises(CheckpointError, match="does not exist"):
         load_agent(tmp_path / "missing.json")
     with pytest.raises(ValueError, match=r"is a \.json file"):

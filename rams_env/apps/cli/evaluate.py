@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+from collections.abc import Iterable
 from typing import Any
 
-from ...agents.specs import is_builtin
+from ...agents.specs import ResolvedAgent, is_policy
 from ...eval import AGENT_SPEC_HELP, evaluate, league
 from ...rules import RulesConfig
 from ..command import Command, CommandError
@@ -18,9 +18,9 @@ from .options import (
     add_rules_arguments,
     at_most,
     check_output,
-    make_agent,
     nonnegative,
     positive,
+    resolve_agent,
     rules_from_args,
     torch_threads,
 )
@@ -70,7 +70,6 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = _checkpoint_rules(args) or rules_from_args(args)
     if len(set(args.agents)) != len(args.agents):
         raise CommandError(f"an agent is named twice: {' '.join(args.agents)}")
     if args.league and args.baseline is not None:
@@ -83,11 +82,29 @@ def _run(args: argparse.Namespace) -> int:
     if args.league and args.knock_plot:
         raise CommandError("--knock-plot is for a duplicate evaluation, not --league")
     with torch_threads(args.threads):
-        return _evaluate_and_report(args, config)
+        config, agents = _resolve_agents(args)
+        return _evaluate_and_report(args, config, agents)
 
 
-def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig) -> int:
-    agents = {spec: make_agent(spec, config) for spec in args.agents}
+def _resolve_agents(args: argparse.Namespace) -> tuple[RulesConfig, dict[str, Any]]:
+    """The rules and the agent sources of ``rams eval``, the baseline's under ``--baseline``'s spec (default
+    ``random``). The trained policies are resolved first, each read once; the rules played are the first
+    one's own (:func:`_checkpoint_rules`) or the rules options'; then each policy is set to those rules
+    (not read again) and each built-in agent made for them."""
+    specs = list(dict.fromkeys([*args.agents, args.baseline or "random"]))
+    policies = {spec: resolve_agent(spec) for spec in specs if is_policy(spec)}
+    config = _checkpoint_rules(args, policies.values()) or rules_from_args(args)
+    agents = {}
+    for spec in specs:
+        try:
+            agents[spec] = (policies[spec].at(config) if spec in policies else resolve_agent(spec, config)).source
+        except ValueError as err:
+            raise CommandError(str(err)) from None
+    return config, agents
+
+
+def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig, sources: dict[str, Any]) -> int:
+    agents = {spec: sources[spec] for spec in args.agents}
     if "torch" in sys.modules:  # a checkpoint agent imported it: its threads now, the workers' from the environment
         sys.modules["torch"].set_num_threads(args.threads)
     progress = not args.no_progress
@@ -106,7 +123,7 @@ def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig) -> int:
         baseline = args.baseline or "random"
         result = evaluate(
             agents,
-            make_agent(baseline, config),
+            sources[baseline],
             config,
             decks=args.decks,
             seed=args.seed,
@@ -130,39 +147,23 @@ def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig) -> int:
     return 0
 
 
-def _is_checkpoint(spec: str) -> bool:
-    """Whether an agent spec names a trained policy: a checkpoint or ensemble file, an RLlib folder, a zoo name."""
-    if is_builtin(spec):
-        return False
-    from ... import zoo
-
-    return os.path.isfile(spec) or os.path.isdir(spec) or (zoo.is_name(spec) and spec in zoo.known_names())
-
-
-def _checkpoint_rules(args: argparse.Namespace) -> RulesConfig | None:
+def _checkpoint_rules(args: argparse.Namespace, agents: Iterable[ResolvedAgent]) -> RulesConfig | None:
     """``rams eval``'s rules from its first checkpoint agent: its own where ``--variant`` and
     ``--num-players`` are left out; a ``CommandError`` naming the option to change where a given one
-    conflicts. ``None`` when no agent is a checkpoint."""
-    spec = next((s for s in [*args.agents, args.baseline or ""] if s and _is_checkpoint(s)), None)
-    if spec is None:
+    conflicts. ``None`` when no agent is a checkpoint that records its rules (the options decide)."""
+    first = next((agent for agent in agents if agent.trained and agent.rules is not None), None)
+    if first is None:
         return None
-    from ...agents import load_agent
-
-    try:
-        agent = load_agent(spec)  # without torch: a MissingExtraError (a ValueError) naming the extra
-    except ValueError as err:
-        raise CommandError(str(err)) from None
     from ...policy import config_at_size  # torch is there
 
-    own: RulesConfig | None = getattr(agent, "config", None)
-    if own is None:  # an agent that does not say its rules (an RLlib folder without them): the options decide
-        return None
+    spec, own = first.spec, first.rules
+    assert own is not None
     if args.variant is not None and args.variant != own.variant:
         raise CommandError(
             f"{spec} plays {own.variant}, not --variant {args.variant}: change it to --variant {own.variant}, "
             "or leave --variant out (rams eval then plays the checkpoint's own rules)"
         )
-    sizes = tuple(sorted(getattr(agent, "table_sizes", (own.num_players,))))
+    sizes = tuple(sorted(first.table_sizes))
     n = args.num_players if args.num_players is not None else own.num_players
     if n not in sizes:
         allowed = str(sizes[0]) if len(sizes) == 1 else f"one of {', '.join(map(str, sizes))}"

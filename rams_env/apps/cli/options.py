@@ -10,9 +10,11 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ...eval import SCORES, agent_source
+from ...agents.specs import ResolvedAgent, resolve
+from ...eval import SCORES
 from ...keyvalue import parse_pair
 from ...rules import PRESETS, RulesConfig, make_config
+from ...rules.config import MAX_PLAYERS, MIN_PLAYERS
 from ...rules.episode import EPISODES, EpisodeKind
 from ..command import CommandError
 
@@ -27,7 +29,11 @@ def add_rules_arguments(parser: argparse.ArgumentParser, own: str = "") -> None:
         "--variant", default=variant, choices=sorted(PRESETS), help=f"rules preset (default {own}mattmar)"
     )
     parser.add_argument(
-        "--num-players", type=int, default=players, metavar="N", help=f"players at the table, 3 to 7 (default {own}4)"
+        "--num-players",
+        type=int,
+        default=players,
+        metavar="N",
+        help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default {own}4)",
     )
     # The spelling of earlier versions, still accepted (rams train and the env keyword say num_players).
     parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
@@ -70,16 +76,18 @@ def rules_from_args(args: argparse.Namespace) -> RulesConfig:
         raise CommandError(str(err)) from None
 
 
-def make_agent(spec: str, config: RulesConfig) -> Any:
-    """The agent (or agent source) of an agent spec for ``config``; ``CommandError`` for a bad spec."""
+def resolve_agent(spec: str, config: RulesConfig | None = None) -> ResolvedAgent:
+    """:func:`rams_env.agents.specs.resolve` of an agent spec; ``CommandError`` for a bad spec (without
+    torch, for a policy: the message names the extra)."""
     try:
-        if os.path.isdir(spec):  # a checkpoint folder, as RLlib saves them
-            from ...agents import load_agent
-
-            return load_agent(spec, expect_config=config)
-        return agent_source(spec, config)
+        return resolve(spec, config)
     except ValueError as err:
         raise CommandError(str(err)) from None
+
+
+def make_agent(spec: str, config: RulesConfig) -> Any:
+    """The agent (or agent source) of an agent spec for ``config``; ``CommandError`` for a bad spec."""
+    return resolve_agent(spec, config).source
 
 
 def check_output(path: str | None, option: str) -> None:

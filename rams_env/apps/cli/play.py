@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ...envs.episode import next_deal_or_end
 from ...eval import AGENT_SPEC_HELP, actor_for, agent_label, agent_seed, build_agent, deal_set
 from ...obs import ObservationEncoder
 from ...rules import Action, Game, RulesConfig, action_name, card_index
+from ...rules.episode import next_deal_or_end
 from ..command import Command, CommandError
 from ..game_log import log_record, write_log
 from ..narration import NEXT_DEAL, PHASE_HINTS, apply_and_narrate, legal_names

@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import TextIO
 
-from ...envs.episode import next_deal_or_end
 from ...envs.render import render_table
 from ...rules import Game, IllegalActionError, Phase
+from ...rules.episode import next_deal_or_end
 from ..command import Command, CommandError
 from ..game_log import load_log, log_action, short_repr
 from ..narration import BOUGHT_KEY, NEXT_DEAL, apply_and_narrate

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ... import jsoncheck
-from ...envs.episode import EPISODES, EpisodeKind
 from ...eval import SCORES
 from ...rules import PRESETS, make_config
+from ...rules.episode import EPISODES, EpisodeKind
 from ..command import CommandError
 from ..game_log import load_log
 from .games import LiveGame

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from ... import jsoncheck
-from ...envs.episode import episode_ends, next_deal_or_end
 from ...eval import Deal, actor_for, agent_seed, build_agent, deal_set
 from ...obs import ObservationEncoder
 from ...rules import Action, Game, IllegalActionError, Phase, RulesConfig, action_name
+from ...rules.episode import episode_ends, next_deal_or_end
 from ..game_log import log_record, write_log
 from ..narration import NEXT_DEAL, PAGE, apply_and_narrate, legal_names
 from ..scores import DealStart, deal_summary

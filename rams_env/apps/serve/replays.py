@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import jsoncheck
-from ...envs.episode import EPISODES, EpisodeKind, next_deal_or_end
 from ...eval import SCORES, actor_for, agent_seed, build_agent, deck_of
 from ...obs import ObservationEncoder
 from ...rules import Action, Game, IllegalActionError, Phase, action_name, card_index
+from ...rules.episode import EPISODES, EpisodeKind, next_deal_or_end
 from ..command import CommandError
 from ..game_log import LOG_FORMAT, check_log
 from ..narration import NEXT_DEAL, PAGE, apply_and_narrate

@@ -14,7 +14,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from ...agents.base import Observation, game_behind
 from ...agents.search import rollout_action
 from ...rules import Game, RulesConfig
-from ...rules.spec import check_seed
+from ...rules.seeding import check_seed
 from .from_game import state_from_game
 from .game import load_game
 from .resample import resample

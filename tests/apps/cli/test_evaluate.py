@@ -63,6 +63,73 @@ def test_a_zoo_name_plays_its_models_rules(capsys: pytest.CaptureFixture) -> Non
     assert "russian, 4 players" in capsys.readouterr().out
 
 
+# ----------------------------------------------------------------------------- each checkpoint read once
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths ``torch.load`` reads from now on (every checkpoint read goes through it)."""
+    import torch
+
+    reads: list[str] = []
+    real = torch.load
+
+    def counting(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        reads.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", counting)
+    return reads
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["{ckpt}"],  # its rules read from it, then played: one read
+        ["{ckpt}", "--baseline", "{ckpt}"],  # the agent and the baseline: still one
+        ["random", "--baseline", "{ckpt}", "--num-players", "4"],
+        ["--league", "random", "{ckpt}"],
+    ],
+)
+def test_eval_reads_each_checkpoint_once(
+    russian_checkpoint: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    reads = _count_reads(monkeypatch)
+    argv = [a.format(ckpt=russian_checkpoint) for a in argv]
+    assert main(["eval", *argv, "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
+    assert reads == [str(russian_checkpoint)]
+    assert "russian, 4 players" in capsys.readouterr().out
+
+
+def test_a_second_checkpoint_is_checked_against_the_first_ones_rules_without_a_second_read(
+    russian_checkpoint: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from rams_env.obs import OBS_SIZE
+    from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
+    from rams_env.rules.actions import NUM_ACTIONS
+
+    other = tmp_path / "mattmar-4p.pt"
+    save_checkpoint(other, make_checkpoint(PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(8,)), make_config("mattmar", 4)))
+    reads = _count_reads(monkeypatch)
+    assert main(["eval", str(russian_checkpoint), str(other), "--decks", "1", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert f"{str(other)!r} was trained for other rules: variant='mattmar' (expected 'russian')" in err
+    assert reads == [str(russian_checkpoint), str(other)]
+
+
+def test_a_multi_size_checkpoint_plays_the_size_asked_for_from_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from rams_env.obs import OBS_SIZE
+    from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
+    from rams_env.rules.actions import NUM_ACTIONS
+
+    path = tmp_path / "mattmar-3to5p.pt"
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden=(8,))
+    save_checkpoint(path, make_checkpoint(net, make_config("mattmar", 4), table_sizes=[3, 4, 5]))
+    reads = _count_reads(monkeypatch)
+    assert main(["eval", str(path), "--num-players", "5", "--decks", "1", "--resamples", "20", "--no-progress"]) == 0
+    assert "mattmar, 5 players" in capsys.readouterr().out
+    assert reads == [str(path)]
+
+
 # ----------------------------------------------------------------------------- torch threads of rams eval
 class ThreadProbe:
     """An agent that plays the first legal action and notes the torch threads of its process in ``log``."""
@@ -83,11 +150,14 @@ class ThreadProbe:
 def _probe_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[int, set[int]]:
     import functools
 
+    from rams_env.agents import ResolvedAgent
     from rams_env.apps.cli import evaluate
 
-    real = evaluate.make_agent
-    probe = functools.partial(ThreadProbe, log=str(tmp_path))
-    monkeypatch.setattr(evaluate, "make_agent", lambda spec, config: probe if spec == "probe" else real(spec, config))
+    real = evaluate.resolve_agent
+    probe = ResolvedAgent("probe", functools.partial(ThreadProbe, log=str(tmp_path)), None)
+    monkeypatch.setattr(
+        evaluate, "resolve_agent", lambda spec, config=None: probe if spec == "probe" else real(spec, config)
+    )
     assert main(["eval", "probe", "--decks", "4", "--no-progress", "--resamples", "10", *argv]) == 0
     return {int(p.stem): {int(line) for line in p.read_text().split()} for p in tmp_path.glob("*.txt")}
 

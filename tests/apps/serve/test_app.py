@@ -29,10 +29,10 @@ from rams_env.apps import cli, command, game_log
 from rams_env.apps.serve.app import MAX_BODY, create_app
 from rams_env.apps.serve.command import COMMAND
 from rams_env.apps.serve.state import ServeState
-from rams_env.envs.episode import next_deal_or_end
 from rams_env.eval import agent_seed, agent_source, deal_set
 from rams_env.eval.play import play_deal
 from rams_env.rules import Action, Phase, card_index, card_name, make_config
+from rams_env.rules.episode import next_deal_or_end
 
 CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
 ROOT = Path(__file__).resolve().parents[3]
