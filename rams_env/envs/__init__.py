@@ -30,10 +30,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ..gym_id import ENV_ID, VECTOR_ENV_ID
 from ..rules.episode import EPISODES, REWARDS, EpisodeKind, check_episode, episode_ends, next_deal_or_end, win_rewards
 from .aec import RamsEnv, env, raw_env
 from .backends import ENGINES, GameMirror
-from .gym_env import ENV_ID, VECTOR_ENV_ID, RamsGymEnv
+from .gym_env import RamsGymEnv
 from .render import render_table
 
 # The batched envs are loaded on first use: their heuristic seats import the compiled heuristic,

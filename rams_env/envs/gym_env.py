@@ -18,6 +18,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from ..gym_id import ENTRY_POINT, ENV_ID, register
 from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError
 from ..rules.actions import NUM_ACTIONS
@@ -25,12 +26,6 @@ from ..rules.seeding import check_seed
 from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int
 from .backends import action_id
 
-ENV_ID = "rams_env/Rams-v1"
-# The vector id: gymnasium.make_vec(VECTOR_ENV_ID, num_envs=N) builds rams_env.envs.gym_vector.RamsVectorEnv (its
-# vector entry point), gymnasium.make(VECTOR_ENV_ID) one RamsGymEnv. A separate id, as a vector entry point makes
-# make_vec refuse a spec's additional wrappers, and ENV_ID has one (ActionMasks).
-VECTOR_ENV_ID = "rams_env/RamsVec-v1"
-VECTOR_ENTRY_POINT = "rams_env.envs.gym_vector:RamsVectorEnv"
 # reset() with options deals again from the same options while the episode ends before the
 # learner's first decision; after this many deals it gives up (ValueError).
 OPTION_DEALS = 100
@@ -288,18 +283,6 @@ class ActionMasks(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
         return self.env.get_wrapper_attr("action_masks")()
 
 
-ENTRY_POINT = "rams_env.envs.gym_env:RamsGymEnv"
-
-
-def _register() -> None:
-    """Register :data:`ENV_ID` and :data:`VECTOR_ENV_ID` (``import rams_env`` imports this module, so importing it
-    registers both; the vector env's module is imported only by ``make_vec``)."""
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
-    if VECTOR_ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=VECTOR_ENV_ID, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT)
-
-
 def _wrap_made_envs() -> None:
     """List :class:`ActionMasks` among the registered spec's additional wrappers.
 
@@ -314,5 +297,5 @@ def _wrap_made_envs() -> None:
         spec.additional_wrappers = (*spec.additional_wrappers, wrapper)
 
 
-_register()
+register()  # the ids (rams_env.gym_id), when this module is imported without rams_env/__init__'s registration
 _wrap_made_envs()

@@ -72,7 +72,7 @@ from ..rules.episode import check_episode
 from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed
 from .aec import OBS_HIGH, OBS_LOW, seat_int
-from .gym_env import VECTOR_ENV_ID, opponent_seed  # noqa: F401  (the id make_vec builds this env for)
+from .gym_env import opponent_seed
 from .vector import checked_actions, game_seeds
 
 COMPILED_OPPONENTS = {"heuristic": HEURISTIC, "random": RANDOM}

@@ -19,8 +19,8 @@ from typing import Any
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module import RLModuleSpec
 
-from ..envs.gym_env import VECTOR_ENV_ID
 from ..envs.gym_vector import RamsVectorEnv
+from ..gym_id import VECTOR_ENV_ID
 from .rllib import DEFAULT_ACTIVATION, DEFAULT_HIDDEN, MaskedPPOModule, activation_name
 
 ENV = f"rams_env:{VECTOR_ENV_ID}"  # "module:id": gymnasium imports rams_env (registering the id) first
