@@ -5,12 +5,13 @@ collectors reset finished games through its partial resets (``"_reset"``), which
 ``reset(options={"reset_mask": ...})`` with its autoreset disabled. The keys: ``"observation"`` (float32,
 ``(N, OBS_SIZE)``), ``"action_mask"`` (bool, ``(N, 60)``), ``"action"`` (int64 ids), ``"reward"``,
 ``"done"``, ``"terminated"`` and ``"truncated"`` (``(N, 1)``; ``truncated`` is always False).
-:func:`masked_actor` is a policy over those keys that never samples an illegal action. Needs the
+:func:`masked_actor` is a policy over those keys that never samples an illegal action, and
+:func:`value_module` its critic, both over one project :class:`~rams_env.policy.PolicyNet`. Needs the
 ``rams_env[torchrl]`` extra.
 
     from torchrl.collectors import Collector
     env = RamsBatchedEnv(64, opponents="heuristic", episode="rams", reward="win")
-    collector = Collector(env, masked_actor(env), frames_per_batch=4096, total_frames=-1)
+    collector = Collector(env, masked_actor(), frames_per_batch=4096, total_frames=-1)
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from torchrl.modules import MaskedCategorical, ProbabilisticActor
 from ..envs.aec import OBS_HIGH, OBS_LOW
 from ..envs.gym_vector import RamsVectorEnv
 from ..obs.encoding import OBS_SIZE
+from ..policy import DEFAULT_HIDDEN, PolicyNet
 from ..rules.actions import NUM_ACTIONS
 
 
@@ -103,21 +105,45 @@ class RamsBatchedEnv(EnvBase):
         self._next_seed = seed
 
 
-def masked_actor(env: RamsBatchedEnv, hidden: Sequence[int] = (256, 256)) -> ProbabilisticActor:
-    """A ReLU MLP policy from ``"observation"`` to logits, sampled by ``MaskedCategorical`` under
-    ``"action_mask"`` (writes ``"action"`` and ``"action_log_prob"``)."""
-    layers: list[nn.Module] = []
-    width = OBS_SIZE
-    for h in hidden:
-        layers += [nn.Linear(width, h), nn.ReLU()]
-        width = h
-    layers.append(nn.Linear(width, NUM_ACTIONS))
-    module = TensorDictModule(nn.Sequential(*layers), in_keys=["observation"], out_keys=["logits"])
+class _Logits(nn.Module):
+    """The policy head of a :class:`PolicyNet`."""
+
+    def __init__(self, net: PolicyNet, bf16: bool) -> None:
+        super().__init__()
+        self.net, self.bf16 = net, bf16
+
+    def forward(self, observation: torch.Tensor) -> torch.Tensor:
+        return self.net(observation, bf16_torso=self.bf16)[0]
+
+
+class _Value(nn.Module):
+    """The value head of a :class:`PolicyNet`, with TorchRL's trailing dimension of 1."""
+
+    def __init__(self, net: PolicyNet, bf16: bool) -> None:
+        super().__init__()
+        self.net, self.bf16 = net, bf16
+
+    def forward(self, observation: torch.Tensor) -> torch.Tensor:
+        return self.net(observation, bf16_torso=self.bf16)[1].unsqueeze(-1)
+
+
+def masked_actor(net: PolicyNet | None = None, hidden: Sequence[int] = DEFAULT_HIDDEN, bf16: bool = False) -> Any:
+    """A policy over :class:`RamsBatchedEnv`'s keys: ``net``'s logits (a new :class:`PolicyNet` of ``hidden``
+    if None) sampled by ``MaskedCategorical`` under ``"action_mask"``; writes ``"action"`` and
+    ``"action_log_prob"``. ``bf16`` runs the hidden layers under bfloat16 autocast."""
+    net = net if net is not None else PolicyNet(OBS_SIZE, NUM_ACTIONS, hidden)
+    module = TensorDictModule(_Logits(net, bf16), in_keys=["observation"], out_keys=["logits"])
     return ProbabilisticActor(
         module,
         in_keys={"logits": "logits", "mask": "action_mask"},
         out_keys=["action"],
         distribution_class=MaskedCategorical,
         return_log_prob=True,
-        spec=env.action_spec,
+        log_prob_key="action_log_prob",
     )
+
+
+def value_module(net: PolicyNet, bf16: bool = False) -> TensorDictModule:
+    """``net``'s value head as TorchRL's critic: ``"observation"`` to ``"state_value"`` (the torso shared with
+    :func:`masked_actor` of the same net)."""
+    return TensorDictModule(_Value(net, bf16), in_keys=["observation"], out_keys=["state_value"])

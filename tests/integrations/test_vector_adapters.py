@@ -67,7 +67,7 @@ def test_torchrl_batched_env_passes_check_env_specs_and_resets_finished_games_al
 
     env = RamsBatchedEnv(8, opponents="heuristic", episode="deal")
     check_env_specs(env, seed=0)
-    actor = masked_actor(env, hidden=(32,))
+    actor = masked_actor(hidden=(32,))
     collector = Collector(
         env, actor, frames_per_batch=8 * 32, total_frames=8 * 32 * 2, auto_register_policy_transforms=False
     )
@@ -82,28 +82,26 @@ def test_torchrl_batched_env_passes_check_env_specs_and_resets_finished_games_al
     assert done > 0
 
 
-def test_torchrl_ppo_loss_updates_the_actor():
-    from tensordict.nn import TensorDictModule
-    from torch import nn
+def test_torchrl_ppo_loss_updates_the_shared_policy_net():
     from torchrl.objectives import ClipPPOLoss
     from torchrl.objectives.value import GAE
 
-    from rams_env.integrations.torchrl_vector import RamsBatchedEnv, masked_actor
+    from rams_env.integrations.torchrl_vector import RamsBatchedEnv, masked_actor, value_module
+    from rams_env.policy import PolicyNet
+    from rams_env.rules.actions import NUM_ACTIONS
 
     env = RamsBatchedEnv(4, opponents="random", episode="deal")
     env.set_seed(1)
-    actor = masked_actor(env, hidden=(32,))
-    critic = TensorDictModule(
-        nn.Sequential(nn.Linear(OBS_SIZE, 32), nn.ReLU(), nn.Linear(32, 1)), ["observation"], ["state_value"]
-    )
+    net = PolicyNet(OBS_SIZE, NUM_ACTIONS, (32,))
+    actor, critic = masked_actor(net), value_module(net)
     with torch.no_grad():
         batch = env.rollout(20, actor, break_when_any_done=False)
         GAE(gamma=1.0, lmbda=0.95, value_network=critic)(batch)
     loss = ClipPPOLoss(actor, critic)
+    loss.set_keys(sample_log_prob="action_log_prob", value="state_value")
     values = loss(batch)
-    total = values["loss_objective"] + values["loss_critic"] + values["loss_entropy"]
-    total.backward()
-    assert all(p.grad is not None for p in actor.parameters())
+    (values["loss_objective"] + values["loss_critic"] + values["loss_entropy"]).backward()
+    assert all(p.grad is not None for p in net.parameters())
 
 
 # ----------------------------------------------------------------------------- RLlib
