@@ -156,3 +156,18 @@ def test_the_checks_take_good_values():
     assert checks.device("device", "cpu") == "cpu"
     assert checks.rules("mattmar", 4).num_players == 4
     assert improve.ImproveArgs(variant="mattmar", out="r", held_out=0.0, seed=np.int64(3)).held_out == 0.0
+
+
+@pytest.mark.parametrize(
+    "extra, option",
+    [
+        (["--decks", "0"], "--decks"),
+        (["--deal-decks", "-1"], "--deal-decks"),
+        (["--workers", "0"], "--workers"),
+        (["--checkpoint", "worst"], "--checkpoint"),
+    ],
+)
+def test_export_refuses_each_bad_option_by_name(tmp_path, capsys, extra, option):
+    from training import export
+
+    refused(export.main, ["--run-dir", str(tmp_path), "--name", "x", "--command", "c", *extra], capsys, option)
