@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from rams_env import compiled
 from rams_env.compiled.random_policy import random_legal_actions
+from rams_env.compiled.workspace import mt_states
 from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
 
 PRESETS = [("mattmar", 4), ("norrlandsknack", 5), ("rams32", 3), ("russian", 4)]
@@ -31,7 +32,7 @@ def compare(variant: str, players: int, deals: int, games: int, seed: int) -> tu
     fast = BatchedRamsEnv(games, variant=variant, num_players=players, seed=seed)
     slow = ReferenceBatchedRamsEnv(games, variant=variant, num_players=players, seed=seed)
     a, b = fast.reset(), slow.reset()
-    rng = np.zeros(625, np.int64)
+    rng = mt_states()
     compiled.mt_seed(rng, seed)
     actions = np.empty(games, np.int64)
     episodes = steps = 0

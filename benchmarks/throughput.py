@@ -24,6 +24,7 @@ import numpy as np
 from benchmarks.env_speed import aec_runner, hearts_runner, measure, print_table, rams_runner, texas_runner
 from rams_env import compiled
 from rams_env.compiled.random_policy import random_legal_actions
+from rams_env.compiled.workspace import mt_states
 from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
 from rams_env.rules import Game, Phase, make_config
 
@@ -34,7 +35,7 @@ HEADLINE = "rams_env batched, 1 process"
 def batched_runner(env: BatchedRamsEnv | SubprocBatchedRamsEnv | ReferenceBatchedRamsEnv) -> Runner:
     """Steps of a batched env (one step = one agent decision in one game); the uniformly random
     legal actions are drawn by a compiled helper, as a trained policy would be batched."""
-    rng = np.zeros(625, np.int64)
+    rng = mt_states()
     compiled.mt_seed(rng, 0)
     state = {"out": env.reset(seed=0)}
     actions = np.empty(env.num_games, np.int64)

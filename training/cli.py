@@ -177,14 +177,12 @@ def summary(recipe: str, args: TrainArgs) -> str:
 
 def engine_compiled() -> bool:
     """Whether numba's cache holds the batched env's compiled step (False when unsure), so that the
-    first run can say it compiles. Reads numba's cache index: the package's own business, hence the guard."""
-    try:
-        from rams_env import compiled
-        from rams_env.compiled import versus  # the final evaluation's games against compiled heuristics
+    first run can say it compiles."""
+    from rams_env import compiled
+    from rams_env.compiled import versus  # the final evaluation's games against compiled heuristics
+    from rams_env.compiled.compiler import is_cached
 
-        return all(f._cache._cache_file._load_index() for f in (compiled.step_batch, versus.step_deals))
-    except Exception:  # another numba, or no cache: say it compiles
-        return False
+    return is_cached(compiled.step_batch) and is_cached(versus.step_deals)
 
 
 def run(namespace: argparse.Namespace) -> int:

@@ -47,10 +47,11 @@ from rams_env.policy.checkpoint import (
 from rams_env.policy.network import MaskedCategorical
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
+from rams_env.rules.seeding import wrap_seed
 from rams_env.zoo import locate
 
-from .checks import distill_options
-from .options import REQUIRED, arg, parse
+from .checks import agent_spec, device, model, rules
+from .options import REQUIRED, SEED, arg, check_fields, option_name, parse
 from .shards import (
     DISTILL_SHARD,
     SHARD,
@@ -165,18 +166,23 @@ class DistillArgs:
     expert: str = arg(REQUIRED, "agent spec of the expert, as rams eval takes it")
     variant: str = arg(REQUIRED, "rules preset (4 players)")
     num_players: int = arg(4, "players at the table (default 4)")
-    decisions: int = arg(20000, "decisions to collect (default 20000)")
-    shard: int = arg(500, "decisions per shard (default 500)")
+    decisions: int = arg(20000, "decisions to collect (default 20000)", low=1)
+    shard: int = arg(500, "decisions per shard (default 500)", low=1)
     out: str = arg(REQUIRED, "run folder (shards, distilled.pt)")
-    epochs: int = arg(8, "fine-tuning passes (default 8)")
-    lr: float = arg(1e-4, "Adam learning rate (default 1e-4)")
-    kl: float = arg(1.0, "weight of the KL to the student (default 1)")
-    seed: int = arg(0, "seed of the ramsar and of the fine-tuning")
-    threads: int = arg(1, "torch threads (default 1)")
+    epochs: int = arg(8, "fine-tuning passes (default 8)", low=1)
+    lr: float = arg(1e-4, "Adam learning rate (default 1e-4)", low=0, open_low=True)
+    kl: float = arg(1.0, "weight of the KL to the student (default 1)", low=0)
+    seed: int = arg(0, "seed of the ramsar and of the fine-tuning", check=SEED)
+    threads: int = arg(1, "torch threads (default 1)", low=1)
     device: str = arg("cpu", "torch device of the fine-tuning: cpu or cuda (default cpu)")
 
     def __post_init__(self) -> None:
-        distill_options(self)  # every option (training/checks.py), before anything is loaded or written
+        """Every option, before anything is loaded or written (``ValueError`` naming the first bad one)."""
+        check_fields(self, option_name)  # each field's type and range, declared with it
+        device("device", self.device)
+        config = rules(self.variant, self.num_players)
+        model("student", self.student, config)
+        agent_spec("expert", self.expert, config)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         path = data_dir / SHARD.format(k)
         set_aside_if_damaged(path, DISTILL_SHARD)  # a resume collects a damaged shard again, saying so
         if not path.exists():
-            write_shard(path, collect_shard(config, student, args.expert, args.shard, args.seed * 100003 + k))
+            write_shard(
+                path, collect_shard(config, student, args.expert, args.shard, wrap_seed(args.seed * 100003 + k))
+            )
     try:
         data = read_shards(data_dir)
     except DamagedFileError as err:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import os
 import platform
 import sys
@@ -40,6 +41,7 @@ from rams_env.rules import RulesConfig
 from rams_env.zoo import CARD, FLAGSHIPS, SOURCE_ZOO, is_name
 
 from .logs import plot_learning_curves
+from .options import REQUIRED, add_options, arg, check_fields, option_name
 from .runargs import read_run_args
 
 SHIPPED = SOURCE_ZOO  # the zoo of this checkout: checkpoints/<preset>/<model>/
@@ -354,6 +356,33 @@ def _knock_share(report: AgentReport, scores: range) -> float | None:
     return knocked / decided if decided else None
 
 
+CHECKPOINTS = ("latest", "best")
+
+
+@dataclass(kw_only=True)
+class ExportArgs:
+    """The options of ``python -m training.export`` but the source (``--run-dir`` or ``--ensemble``),
+    checked as they are made (training/options.py)."""
+
+    name: str = arg(REQUIRED, "the model's zoo name (its folder), e.g. mattmar-4p")
+    decks: int = arg(100, "decks of the whole-ramsar evaluations (x seats ramsar)", low=1)
+    deal_decks: int = arg(1000, "decks of the single-deal evaluation (heuristic)", low=0)
+    search_decks: int = arg(100, "decks against SearchAgent (slow)", low=0)
+    command: str | None = arg(None, "the exact command that trained the run (for the card; with --run-dir)")
+    note: str | None = arg(None, "why these members (for the card and the manifest; with --ensemble)")
+    workers: int = arg(1, "evaluation processes (same numbers, less time)", low=1)
+    checkpoint: str = arg(
+        "latest",
+        "which checkpoint of the run to ship: latest or best (by the small periodic evaluations, a noisy choice)",
+    )
+    threads: int = arg(1, "torch threads (1: fastest for one-at-a-time decisions)", low=0)
+
+    def __post_init__(self) -> None:
+        check_fields(self, option_name)
+        if self.checkpoint not in CHECKPOINTS:
+            raise ValueError(f"--checkpoint must be one of {', '.join(CHECKPOINTS)}, got {self.checkpoint!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
@@ -361,28 +390,21 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument(
         "--ensemble", nargs="+", type=Path, metavar="CHECKPOINT", help="zoo checkpoints to play as one policy"
     )
-    parser.add_argument("--name", required=True, help="the model's zoo name (its folder), e.g. mattmar-4p")
-    parser.add_argument("--decks", type=int, default=100, help="decks of the whole-ramsar evaluations (x seats ramsar)")
-    parser.add_argument("--deal-decks", type=int, default=1000, help="decks of the single-deal evaluation (heuristic)")
-    parser.add_argument("--search-decks", type=int, default=100, help="decks against SearchAgent (slow)")
-    parser.add_argument("--command", help="the exact command that trained the run (for the card; with --run-dir)")
-    parser.add_argument("--note", help="why these members (for the card and the manifest; with --ensemble)")
-    parser.add_argument("--workers", type=int, default=1, help="evaluation processes (same numbers, less time)")
-    parser.add_argument(
-        "--checkpoint",
-        choices=("latest", "best"),
-        default="latest",
-        help="which checkpoint of the run to ship (best: by the small periodic evaluations, a noisy choice)",
-    )
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (1: fastest for one-at-a-time decisions)")
-    args = parser.parse_args(argv)
+    add_options(parser, ExportArgs)
+    namespace = parser.parse_args(argv)
+    try:
+        args = ExportArgs(**{f.name: getattr(namespace, f.name) for f in dataclasses.fields(ExportArgs)})
+    except (TypeError, ValueError) as err:
+        parser.error(str(err))
+        raise  # parser.error exits
+    run_dir, ensemble = namespace.run_dir, namespace.ensemble
     torch.set_num_threads(max(1, args.threads))
-    if args.ensemble:
+    if ensemble:
         if not args.note:
             parser.error("--ensemble needs --note: why these members (it goes on the card)")
         try:
             card = export_ensemble(
-                args.ensemble, args.name, args.note, args.decks, args.deal_decks, args.search_decks, args.workers
+                ensemble, args.name, args.note, args.decks, args.deal_decks, args.search_decks, args.workers
             )
         except ValueError as err:  # CheckpointError too
             print(f"training.export: error: {err}", file=sys.stderr)
@@ -391,11 +413,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.command:
         parser.error("--run-dir needs --command: the exact command that trained the run")
-    if not (args.run_dir / "progress.csv").exists():
-        print(f"{args.run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
+    if not (run_dir / "progress.csv").exists():
+        print(f"{run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
         return 1
     card = export(
-        args.run_dir,
+        run_dir,
         args.name,
         args.decks,
         args.deal_decks,

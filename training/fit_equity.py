@@ -33,8 +33,8 @@ from tqdm.auto import tqdm
 from rams_env import equity, jsoncheck
 from rams_env.rules import PRESETS, RulesConfig, make_config
 
-from .checks import fit_equity_options
-from .options import arg, parse
+from .checks import known
+from .options import SEED, arg, check_fields, option_name, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "rams_env" / "data" / equity.DATA_FILE
@@ -46,17 +46,21 @@ PLOT = ROOT / "docs" / "equity-reliability.png"
 class Args:
     """The arguments of ``python -m training.fit_equity`` (module docstring)."""
 
-    train: int = arg(20000, "ramsar simulated to fit each model (half from random scores)")
-    test: int = arg(5000, "held-out ramsar per model, played from the start score, for the calibration figures")
+    train: int = arg(20000, "ramsar simulated to fit each model (half from random scores)", low=1)
+    test: int = arg(5000, "held-out ramsar per model, played from the start score, for the calibration figures", low=1)
     seed: int = arg(
-        2027, "seed of the simulations (each model's train and test sets are drawn from it and the model key)"
+        2027,
+        "seed of the simulations (each model's train and test sets are drawn from it and the model key)",
+        check=SEED,
     )
-    smooth: float = arg(1e-3, "weight of the squared differences between neighbouring table cells")
-    ridge: float = arg(1e-5, "weight of the squared parameters")
+    smooth: float = arg(1e-3, "weight of the squared differences between neighbouring table cells", low=0)
+    ridge: float = arg(1e-5, "weight of the squared parameters", low=0)
     only: str = arg("", "comma-separated model keys (e.g. mattmar-4p) to refit; the others are kept from the data file")
 
     def __post_init__(self) -> None:
-        fit_equity_options(self, [equity.model_key(c) for c in configs()])  # training/checks.py
+        """Every option (``ValueError`` naming the first bad one)."""
+        check_fields(self, option_name)  # each field's type and range, declared with it
+        known("only", [k for k in self.only.split(",") if k], [equity.model_key(c) for c in configs()])
 
 
 def configs() -> list[RulesConfig]:

@@ -65,10 +65,11 @@ from rams_env.policy.network import PolicyNet
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.config import RulesConfig
+from rams_env.rules.seeding import wrap_seed
 from rams_env.zoo import locate
 
-from .checks import improve_options
-from .options import REQUIRED, arg, error, parse
+from .checks import device, network_size, rules
+from .options import REQUIRED, SEED, arg, check_fields, error, option_name, parse
 from .shards import IMPROVE_SHARD, SHARD, DamagedFileError, check_collection, read_shard, set_aside_if_damaged
 
 EMPTY = np.zeros(0, np.int64)  # no fixed deck: a shuffled one
@@ -465,30 +466,35 @@ class ImproveArgs:
 
     variant: str = arg(REQUIRED, "rules preset")
     num_players: int = arg(4, "players at the table (default 4)")
-    ramsar: int = arg(4000, "ramsar to collect from (default 4000)")
+    ramsar: int = arg(4000, "ramsar to collect from (default 4000)", low=1)
     base: str = arg(
         "heuristic",
         "who plays the learner's seat and its branches: heuristic (compiled, fastest), or a zoo name, "
         "checkpoint or ensemble manifest of a policy (default heuristic)",
     )
-    shard: int = arg(200, "ramsar per shard (default 200)")
-    explore: float = arg(0.05, "learner's chance of a random action (default 0.05)")
-    record: float = arg(0.5, "share of its decisions recorded (default 0.5)")
-    random_start: float = arg(0.3, "share of ramsar from random scores (default 0.3)")
+    shard: int = arg(200, "ramsar per shard (default 200)", low=1)
+    explore: float = arg(0.05, "learner's chance of a random action (default 0.05)", low=0, high=1)
+    record: float = arg(0.5, "share of its decisions recorded (default 0.5)", low=0, high=1)
+    random_start: float = arg(0.3, "share of ramsar from random scores (default 0.3)", low=0, high=1)
     out: str = arg(REQUIRED, "run folder (shards, improved.pt)")
     init_from: str | None = arg(None, "zoo name or checkpoint to start the network from")
-    hidden: tuple[int, ...] = arg((256, 256), "hidden widths of a new network (default 256,256)")
-    epochs: int = arg(10, "training passes (default 10)")
-    lr: float = arg(1e-3, "Adam learning rate (default 1e-3)")
-    scale: float = arg(100.0, "logits per unit of win chance (default 100)")
-    held_out: float = arg(0.05, "share of ramsar kept to measure (default 0.05)")
-    seed: int = arg(0, "seed of the collection and the training")
-    threads: int = arg(1, "torch threads (default 1)")
+    hidden: tuple[int, ...] = arg((256, 256), "hidden widths of a new network (default 256,256)", low=1)
+    epochs: int = arg(10, "training passes (default 10)", low=1)
+    lr: float = arg(1e-3, "Adam learning rate (default 1e-3)", low=0, open_low=True)
+    scale: float = arg(100.0, "logits per unit of win chance (default 100)", low=0, open_low=True)
+    held_out: float = arg(0.05, "share of ramsar kept to measure (default 0.05)", low=0, high=1, open_high=True)
+    seed: int = arg(0, "seed of the collection and the training", check=SEED)
+    threads: int = arg(1, "torch threads (default 1)", low=1)
     device: str = arg("cpu", "torch device of the training: cpu or cuda (default cpu)")
     collect_only: bool = arg(False, "collect the shards and stop")
 
     def __post_init__(self) -> None:
-        improve_options(self)  # every option (training/checks.py), before anything is loaded or written
+        """Every option, before anything is loaded or written (``ValueError`` naming the first bad one)."""
+        check_fields(self, option_name)  # each field's type and range, declared with it
+        device("device", self.device)
+        rules(self.variant, self.num_players)
+        if self.init_from is None:  # a new network: its size is known before torch allocates it
+            network_size("hidden", self.hidden)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -512,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
         path = data_dir / SHARD.format(k)
         set_aside_if_damaged(path, IMPROVE_SHARD)  # a resume collects a damaged shard again, saying so
         if not path.exists():
-            options = (args.shard, args.seed * 100003 + k, args.explore, args.record, args.random_start)
+            options = (args.shard, wrap_seed(args.seed * 100003 + k), args.explore, args.record, args.random_start)
             shard = collect_shard(config, *options) if base is None else collect_policy_shard(config, base, *options)
             write_shard(path, shard)
     if args.collect_only:

@@ -85,3 +85,12 @@ def entry_point(function: numba.core.registry.CPUDispatcher, *example_args: obje
     """``function`` compiled for the types of ``example_args``, callable without numba's type
     dispatch (a cheaper call): only for callers that always pass those exact types."""
     return function.compile(tuple(numba.typeof(a) for a in example_args))
+
+
+def is_cached(function: object) -> bool:
+    """Whether numba's on-disk cache holds compiled code of the jitted ``function`` (False when unsure:
+    another numba, no cache). Reads numba's cache index, numba's own business, hence the guard."""
+    try:
+        return bool(function._cache._cache_file._load_index())  # type: ignore[attr-defined]
+    except Exception:
+        return False

@@ -121,6 +121,24 @@ class RamsEnv(AECEnv):
         is a live, read-only :class:`~rams_env.envs.backends.GameMirror`: read it, do not change it."""
         return self._backend.game
 
+    def seat_of(self, agent: str) -> int:
+        """The seat of ``agent`` (``"player_2"``: 2); ``KeyError`` for a name that is not an agent's."""
+        return self._seat[agent]
+
+    def cumulative_reward(self, agent: str) -> float:
+        """What ``last()`` would report as ``agent``'s reward: its rewards since its last step."""
+        return self._cumulative_rewards[agent]
+
+    @property
+    def seeder_state(self) -> object:
+        """The state of the seed sequence that ``reset()`` without a seed draws from (set it back to
+        undo the draws of a reset that the caller abandons)."""
+        return self._seeder.getstate()
+
+    @seeder_state.setter
+    def seeder_state(self, state: object) -> None:
+        self._seeder.setstate(state)
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -291,9 +309,9 @@ class RamsEnv(AECEnv):
                 "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'."
             )
             return None
-        return self._render_from(self._seat.get(self.agent_selection, 0))
+        return self.render_from(self._seat.get(self.agent_selection, 0))
 
-    def _render_from(self, viewer: int) -> str | np.ndarray | None:
+    def render_from(self, viewer: int) -> str | np.ndarray | None:
         """Render in ``render_mode`` as seat ``viewer`` sees the table."""
         if self.render_mode == "rgb_array":
             from .render_rgb import render_view
@@ -318,7 +336,7 @@ def _forwarded(name: str) -> property:
     """A hot attribute read straight from the raw env once reset() has been called."""
 
     def get(self: _OrderEnforcing) -> Any:
-        if not self._has_reset:
+        if not self.has_reset:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self._raw, name)
 
@@ -327,11 +345,20 @@ def _forwarded(name: str) -> property:
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing with its checks kept, and the hot paths (``last``, ``step``,
-    the attributes the agent iterator reads) answered without chains of ``__getattr__``."""
+    the attributes the agent iterator reads) answered without chains of ``__getattr__``. It keeps its
+    own record of ``reset()`` and of a ``step()`` since the agent iterator's last agent (PettingZoo's
+    flags are PettingZoo's business), set as PettingZoo sets its own."""
 
     def __init__(self, env: RamsEnv) -> None:
         super().__init__(env)
         self._raw = env
+        self._reset_called = False
+        self._updated = False  # a step() or reset() since the agent iterator's last agent
+
+    @property
+    def has_reset(self) -> bool:
+        """Whether ``reset()`` has been called (before it, PettingZoo's order checks refuse to step)."""
+        return self._reset_called
 
     agents = _forwarded("agents")
     agent_selection = _forwarded("agent_selection")
@@ -340,23 +367,28 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     rewards = _forwarded("rewards")
     infos = _forwarded("infos")
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._reset_called = self._updated = True  # before the raw reset, as PettingZoo's flags
+        super().reset(seed=seed, options=options)
+
     def last(self, observe: bool = True):
-        if not self._has_reset:
+        if not self.has_reset:
             return super().last(observe)
         return self._raw.last(observe)
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
         """PettingZoo's order-enforcing agent iterator, reading the raw env's attributes directly."""
-        if not self._has_reset:
+        if not self.has_reset:
             super().agent_iter(max_iter)  # raises: agent_iter before reset
         return _AgentIterable(self, max_iter)
 
     def step(self, action: Any) -> None:
-        if self._has_reset and self._raw.agents:
-            self._has_updated = True
-            self._raw.step(action)
-        else:
-            super().step(action)
+        if self.has_reset:
+            self._updated = True  # PettingZoo's step counts a step after the episode too (and warns)
+            if self._raw.agents:
+                self._raw.step(action)
+                return
+        super().step(action)
 
 
 class _AgentIterable:
@@ -383,8 +415,8 @@ class _AgentIterator:
             raise StopIteration
         self.left -= 1
         wrapper = self.wrapper
-        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        wrapper._has_updated = False
+        assert wrapper._updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._updated = False
         return raw.agent_selection
 
 

@@ -157,14 +157,14 @@ class RamsGymEnv(gymnasium.Env):
         aec = self.aec
         generator, generator_seed = self._np_random, self._np_random_seed
         generator_state = None if generator is None else generator.bit_generator.state
-        seeder_state = aec._seeder.getstate()
+        seeder_state = aec.seeder_state
         try:
             self._reset(seed, options)
         except BaseException:
             self._np_random, self._np_random_seed = generator, generator_seed
             if generator is not None:
                 generator.bit_generator.state = generator_state
-            aec._seeder.setstate(seeder_state)
+            aec.seeder_state = seeder_state
             raise
         return self._observe()
 
@@ -197,7 +197,7 @@ class RamsGymEnv(gymnasium.Env):
             self._advance()
             deals += 1
         # Rewards the learner got before its first decision are paid with its first step.
-        self._carry = float(aec._cumulative_rewards[learner])
+        self._carry = float(aec.cumulative_reward(learner))
         if self.render_mode == "human":
             self.render()
 
@@ -214,7 +214,7 @@ class RamsGymEnv(gymnasium.Env):
             )
         aec.step(index)
         self._advance()
-        reward = float(aec._cumulative_rewards[learner]) + self._carry
+        reward = float(aec.cumulative_reward(learner)) + self._carry
         self._carry = 0.0
         obs, info = self._observe()
         if self.render_mode == "human":
@@ -231,7 +231,7 @@ class RamsGymEnv(gymnasium.Env):
         try:
             while not aec.terminations[learner] and aec.agent_selection != learner:
                 agent = aec.agent_selection
-                policy = self._policies[aec._seat[agent]]
+                policy = self._policies[aec.seat_of(agent)]
                 if policy is None:
                     legal = aec.legal_actions()
                     aec.step(legal[int(self.np_random.integers(len(legal)))])
@@ -248,7 +248,7 @@ class RamsGymEnv(gymnasium.Env):
         self._last_mask = obs["action_mask"]
         info = dict(self.aec.infos[self._learner])
         info["action_mask"] = obs["action_mask"]
-        info["seat"] = self.aec._seat[self._learner]
+        info["seat"] = self.aec.seat_of(self._learner)
         return obs["observation"], info
 
     def action_masks(self) -> np.ndarray:
@@ -263,7 +263,7 @@ class RamsGymEnv(gymnasium.Env):
             return self.aec.render()  # warns
         if self.aec.game is None:
             return None
-        picture = self.aec._render_from(self.aec._seat[self._learner])
+        picture = self.aec.render_from(self.aec.seat_of(self._learner))
         if self.render_mode == "human":
             print(picture)
             return None

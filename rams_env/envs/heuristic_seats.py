@@ -7,24 +7,24 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled.heuristic import WORK_SIZE
 from ..compiled.layout import P
-from ..compiled.workspace import mt_states
+from ..compiled.versus import VersusOutputs, VersusTables, make_versus_tables
 
 
 class Versus:
-    """The arrays of a batched env's heuristic seats: seat masks (next reset, now, next episode), generators,
-    the rewards carried into the next step, and the heuristic's scratch."""
+    """A batched env's heuristic seats: the compiled step's :class:`~rams_env.compiled.versus.VersusTables`
+    (the games, their seat masks now and for the next episode, generators, carried rewards, scratch), the
+    seat masks of the next reset, and the episodes skipped so far."""
 
     def __init__(self, num_games: int, num_players: int) -> None:
-        self.pending = np.zeros(num_games, np.int64)  # for the next reset
-        self.masks = np.zeros(num_games, np.int64)  # the current episodes'
-        self.next = np.zeros(num_games, np.int64)  # each game's next episode's
-        self.rngs = mt_states(num_games, P)
-        self.carry = np.zeros((num_games, num_players), np.float32)
-        self.work = np.zeros(WORK_SIZE, np.float64)
-        self.iwork = np.zeros(WORK_SIZE, np.int64)
+        self.tables: VersusTables = make_versus_tables(num_games, num_players)
+        self.pending = np.zeros(num_games, np.int64)  # the seat masks for the next reset
         self.skipped = 0
+
+
+def versus_outputs(out: Any) -> VersusOutputs:
+    """The arrays of a ``BatchStep`` the compiled step writes."""
+    return VersusOutputs(out.observations, out.action_masks, out.seats, out.rewards, out.terminated)
 
 
 def seat_masks(seats: Any, num_games: int, num_players: int) -> np.ndarray:
@@ -79,4 +79,4 @@ def checked_heuristic_seeds(seeds: list[int], given: Any, num_games: int, num_pl
     return out
 
 
-__all__ = ["Versus", "checked_heuristic_seeds", "heuristic_seed", "seat_masks", "unpack_seats"]
+__all__ = ["Versus", "checked_heuristic_seeds", "heuristic_seed", "seat_masks", "unpack_seats", "versus_outputs"]

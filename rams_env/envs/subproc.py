@@ -61,7 +61,7 @@ _BITS = np.left_shift(1, np.arange(NUM_ACTIONS, dtype=np.int64))  # mask row @ _
 def _legal_sets(env: BatchedRamsEnv | ReferenceBatchedRamsEnv, out: BatchStep) -> np.ndarray:
     """The worker's games' legal sets: the compiled engine's own, or packed from the masks the
     reference env just wrote (before the parent, or a caller holding them, can touch them)."""
-    return env._legal_sets() if isinstance(env, BatchedRamsEnv) else out.action_masks @ _BITS
+    return env.legal_sets() if isinstance(env, BatchedRamsEnv) else out.action_masks @ _BITS
 
 
 def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[str, Any]) -> None:
@@ -70,7 +70,7 @@ def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[s
     checks actions against); the pipe carries the commands and one reply to each."""
     reference = kwargs.pop("reference", False)
     env = (ReferenceBatchedRamsEnv if reference else BatchedRamsEnv)(**kwargs)
-    env._first_game = rows.start  # errors name the game by its index in the whole batch
+    env.first_game = rows.start  # errors name the game by its index in the whole batch
     blocks = [shared_memory.SharedMemory(name=name) for name in names]
     shared = _shared_batch(blocks[:-1], total, env.num_players)
     out = BatchStep(*(getattr(shared, f.name)[rows] for f in dataclasses.fields(BatchStep)))
@@ -87,7 +87,7 @@ def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[s
                     env.step(payload, out=out)
                     legal[:] = _legal_sets(env, out)
                 elif command == "why":
-                    reply = env._illegal(*payload)
+                    reply = env.why_illegal(*payload)
                 elif command == "heuristic_seats":
                     env.set_heuristic_seats(payload)
                 elif command == "next_heuristic_seats":

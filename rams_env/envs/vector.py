@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import compiled
 from ..compiled.versus import reset_versus, step_versus
+from ..compiled.workspace import mt_states
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
@@ -35,7 +36,7 @@ from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
 from ..rules.seeding import require_seed
 from .contracts import AutoresetMode
-from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats
+from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats, versus_outputs
 
 
 @dataclass
@@ -123,7 +124,8 @@ class _Batch:
         self.num_games, self.num_players = num_games, num_players
         self.episode, self.reward_kind = episode, reward
         self._seed = seed
-        self._first_game = 0  # index of game 0 in a larger batch (a worker's block), for error messages
+        self.first_game = 0
+        """the index of game 0 in a larger batch (a subprocess worker's block): errors name games by it"""
 
     def reset(self, seed: int | None = None) -> BatchStep:
         """Start a fresh episode in every game (seeded per game from ``seed``)."""
@@ -153,18 +155,20 @@ class BatchedRamsEnv(_Batch):
         super().__init__(num_games, *args, **kwargs)
         num_games, episode, reward = self.num_games, self.episode, self.reward_kind
         self._cfg = compiled.config_array(self.config, episode, reward)
-        self._states = np.zeros((num_games, compiled.STATE_WIDTH), np.int64)
-        self._rngs = np.zeros((num_games, 2, 625), np.int64)  # per game: episode seeder, game's rng
         self._started = False
         self._versus: Versus | None = None
-        if heuristic_seats is not None:
+        if heuristic_seats is None:
+            self._states = np.zeros((num_games, compiled.STATE_WIDTH), np.int64)
+            self._rngs = mt_states(num_games, 2)  # per game: episode seeder, game's rng
+        else:
             self._versus = Versus(num_games, self.num_players)
+            self._states, self._rngs = self._versus.tables.states, self._versus.tables.rngs
             self.set_heuristic_seats(heuristic_seats)
 
     @property
     def heuristic_seats(self) -> np.ndarray | None:
         """Per game and seat: played by the heuristic in the current episode (None without them)."""
-        return None if self._versus is None else unpack_seats(self._versus.masks, self.num_players)
+        return None if self._versus is None else unpack_seats(self._versus.tables.hmasks, self.num_players)
 
     @property
     def skipped_episodes(self) -> int:
@@ -176,11 +180,11 @@ class BatchedRamsEnv(_Batch):
         and of every later one."""
         masks = self._masks(seats)
         self._versus.pending[:] = masks
-        self._versus.next[:] = masks
+        self._versus.tables.hnext[:] = masks
 
     def set_next_heuristic_seats(self, seats: Any) -> None:
         """The heuristic seats of each game from its next episode on (the current ones keep theirs)."""
-        self._versus.next[:] = self._masks(seats)
+        self._versus.tables.hnext[:] = self._masks(seats)
 
     def _masks(self, seats: Any) -> np.ndarray:
         if self._versus is None:
@@ -225,22 +229,8 @@ class BatchedRamsEnv(_Batch):
             )
         else:
             hseeds = checked_heuristic_seeds(seeds, heuristic_seeds, self.num_games, self.num_players)
-            versus.masks[:] = versus.pending
-            versus.skipped += reset_versus(
-                self._states,
-                self._rngs,
-                self._cfg,
-                seed_array,
-                versus.masks,
-                versus.rngs,
-                hseeds,
-                out.observations,
-                out.action_masks,
-                out.seats,
-                versus.carry,
-                versus.work,
-                versus.iwork,
-            )
+            versus.tables.hmasks[:] = versus.pending
+            versus.skipped += reset_versus(versus.tables, self._cfg, seed_array, hseeds, versus_outputs(out))
         self._started = True
         return out
 
@@ -267,33 +257,18 @@ class BatchedRamsEnv(_Batch):
                 out.terminated,
             )
         else:
-            bad, skipped = step_versus(
-                self._states,
-                self._rngs,
-                self._cfg,
-                actions,
-                versus.masks,
-                versus.next,
-                versus.rngs,
-                out.observations,
-                out.action_masks,
-                out.seats,
-                out.rewards,
-                out.terminated,
-                versus.carry,
-                versus.work,
-                versus.iwork,
-            )
+            bad, skipped = step_versus(versus.tables, self._cfg, actions, versus_outputs(out))
             versus.skipped += skipped
         if bad >= 0:
-            raise IllegalActionError(f"game {self._first_game + bad}: {self._illegal(bad, int(actions[bad]))}")
+            raise IllegalActionError(f"game {self.first_game + bad}: {self.why_illegal(bad, int(actions[bad]))}")
         return out
 
-    def _legal_sets(self) -> np.ndarray:
+    def legal_sets(self) -> np.ndarray:
         """Every game's legal actions as a bit set (bit ``a``: action ``a`` is legal)."""
         return self._states[:, compiled.LEGAL]
 
-    def _illegal(self, game: int, action: int) -> str:
+    def why_illegal(self, game: int, action: int) -> str:
+        """Why ``action`` is illegal in ``game`` (the words of ``IllegalActionError``)."""
         state = self._states[game]
         player, phase = int(state[compiled.CURRENT]), int(state[compiled.PHASE])
         return illegal_message(action, player, phase, compiled.legal_actions(state))
@@ -350,7 +325,7 @@ class ReferenceBatchedRamsEnv(_Batch):
         action_list = actions.tolist()
         for i, action in enumerate(action_list):  # every action is checked before any game steps
             if action not in self.games[i].legal_actions():
-                raise IllegalActionError(f"game {self._first_game + i}: {self._illegal(i, action)}")
+                raise IllegalActionError(f"game {self.first_game + i}: {self.why_illegal(i, action)}")
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
         out.terminated.fill(False)
@@ -370,6 +345,7 @@ class ReferenceBatchedRamsEnv(_Batch):
             self._observe(i, out)
         return out
 
-    def _illegal(self, game: int, action: int) -> str:
+    def why_illegal(self, game: int, action: int) -> str:
+        """Why ``action`` is illegal in ``game`` (the words of ``IllegalActionError``)."""
         state = self.games[game]
         return illegal_message(action, state.current, state.phase, state.legal_actions())

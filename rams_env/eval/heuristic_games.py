@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..compiled import heuristic as compiled_heuristic
 from ..compiled.layout import (
     C_EPISODE,
     EPISODE_DEAL,
@@ -28,15 +27,12 @@ from ..compiled.layout import (
     PHASE,
     RAMS_WINNERS,
     SCORES,
-    STATE_WIDTH,
     P,
     config_array,
 )
-from ..compiled.versus import start_deals, step_deals
-from ..compiled.workspace import mt_states
-from ..obs.encoding import OBS_SIZE
+from ..compiled.versus import DealStarts, DealTables, make_deal_tables, start_deals, step_deals
 from ..rules import IllegalActionError, RulesConfig, card_index
-from ..rules.actions import NUM_ACTIONS, Action
+from ..rules.actions import Action
 from ..rules.episode import EPISODES, EpisodeKind, episode_kind
 from ..rules.phases import Phase
 from .play import GameRecord
@@ -122,17 +118,10 @@ class _Table:
     def __init__(self, config: RulesConfig, episode: str, size: int) -> None:
         self.config, self.size, self.n = config, size, config.num_players
         self.cfg = config_array(config, episode, "points")
-        self.states = np.zeros((size, STATE_WIDTH), np.int64)
-        self.rngs = mt_states(size, 2)
-        self.hmasks = np.zeros(size, np.int64)
-        self.hrngs = mt_states(size, P)
-        self.observations = np.zeros((size, OBS_SIZE), np.float32)
-        self.masks = np.zeros((size, NUM_ACTIONS), np.int8)
-        self.over = np.zeros(size, bool)
-        self.deals = np.zeros(size, np.int64)
+        self.tables: DealTables = make_deal_tables(size)
+        t = self.tables  # what the loop above reads
+        self.states, self.observations, self.masks, self.over = t.states, t.observations, t.masks, t.over
         self.start_scores = np.zeros((size, self.n), np.int64)
-        self.work = np.zeros(compiled_heuristic.WORK_SIZE, np.float64)
-        self.iwork = np.zeros(compiled_heuristic.WORK_SIZE, np.int64)
 
     def start(self, slots: np.ndarray, games: list[tuple[Any, int]], heuristic_seeds: SeedOf) -> None:
         """Start each slot from its (deal, tested seat)."""
@@ -146,43 +135,18 @@ class _Table:
             hseeds[k, :n] = [heuristic_seeds(deal.index, s) for s in range(n)]
             start_masks[k] = ((1 << n) - 1) & ~(1 << seat)
         self.start_scores[slots] = scores
-        start_deals(
-            self.states,
-            self.rngs,
-            self.cfg,
-            slots,
+        starts = DealStarts(
             np.array([deal.seed for deal, _ in games], np.int64),
             np.array([deal.dealer for deal, _ in games], np.int64),
             scores,
             decks,
             start_masks,
-            self.hmasks,
-            self.hrngs,
             hseeds,
-            self.observations,
-            self.masks,
-            self.over,
-            self.deals,
-            self.work,
-            self.iwork,
         )
+        start_deals(self.tables, self.cfg, slots, starts)
 
     def step(self, slots: np.ndarray, actions: np.ndarray, name: str) -> None:
-        bad = step_deals(
-            self.states,
-            self.rngs,
-            self.cfg,
-            slots,
-            actions,
-            self.hmasks,
-            self.hrngs,
-            self.observations,
-            self.masks,
-            self.over,
-            self.deals,
-            self.work,
-            self.iwork,
-        )
+        bad = step_deals(self.tables, self.cfg, slots, actions)
         if bad >= 0:
             raise IllegalActionError(f"agent {name!r} chose the illegal action {int(actions[bad])}")
 
@@ -202,7 +166,7 @@ class _Table:
         seat_knocks = [int(knocks) if k == seat else 0 for k in range(n)]
         by_score = [tally if k == seat else {} for k in range(n)]
         points = (self.start_scores[slot] - scores).tolist()
-        return record_type(points, int(self.deals[slot]), seat_knocks, flights.tolist(), wins, by_score)
+        return record_type(points, int(self.tables.deals[slot]), seat_knocks, flights.tolist(), wins, by_score)
 
 
 __all__ = ["batch_actor", "play_against_heuristic"]

@@ -92,15 +92,17 @@ INT_LIMIT = 2**31 - 1
 def make_config(variant: str = "mattmar", num_players: int | None = None, **options: Any) -> RulesConfig:
     """Build the configuration of a preset with some options overridden by keyword.
 
-    Raises ``ValueError`` naming an unknown preset, an unknown option or an impossible value; when
-    a value clashes with another option, the error names the option the caller gave.
+    Raises :class:`ConfigError` (a ``ValueError``) naming an unknown preset, an unknown option or an
+    impossible value; when a value clashes with another option, the error names the option the caller
+    gave (its ``option`` says which).
     """
     if variant not in PRESETS:
-        raise ValueError(f"unknown variant {variant!r}; choose one of {sorted(PRESETS)}")
+        raise ConfigError(f"unknown variant {variant!r}; choose one of {sorted(PRESETS)}", "variant")
     unknown = sorted(set(options) - set(OPTION_NAMES))
     if unknown:
-        raise ValueError(
-            f"unknown rule option(s) {unknown} for variant {variant!r}; known options: {list(OPTION_NAMES)}"
+        raise ConfigError(
+            f"unknown rule option(s) {unknown} for variant {variant!r}; known options: {list(OPTION_NAMES)}",
+            unknown[0],
         )
     fields: dict[str, Any] = dict(PRESETS[variant], variant=variant)
     if num_players is not None:
@@ -114,7 +116,19 @@ def make_config(variant: str = "mattmar", num_players: int | None = None, **opti
     try:
         return RulesConfig(**fields)
     except _InvalidOption as err:
-        raise ValueError(err.message(next((o for o in err.options if o in given), err.options[0]))) from None
+        option = next((o for o in err.options if o in given), err.options[0])
+        raise ConfigError(err.message(option), option) from None
+
+
+class ConfigError(ValueError):
+    """A rules configuration that cannot be made; ``option`` is the option (or ``"variant"``) it names."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        return ConfigError, (str(self), self.option)  # pickles (to another process) with its option
 
 
 class _InvalidOption(ValueError):

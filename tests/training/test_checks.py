@@ -3,12 +3,17 @@ option, exit status 2, before any collection, allocation or file write."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
 from rams_env.obs.encoding import OBS_SIZE
 from rams_env.policy.network import PolicyNet
+from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.config import ConfigError
+from rams_env.rules.seeding import SeedError, seed_error
 from training import checks, distill, fit_equity, improve
 
 EXPERT = "search:simulations=1,base=mattmar-4p,opponent_model=heuristic"
@@ -41,7 +46,7 @@ def refused(main, argv, capsys, option: str) -> str:
         (["--random-start", "1.5"], "--random-start"),
         (["--held-out", "nan"], "--held-out"),
         (["--seed", "-1"], "--seed"),
-        (["--seed", str(2**32)], "--seed"),
+        (["--seed", str(2**64)], "--seed"),
         (["--threads", "0"], "--threads"),
         (["--epochs", "-2"], "--epochs"),
         (["--device", "tpu"], "--device"),
@@ -114,30 +119,55 @@ def test_the_parameter_count_is_the_networks():
     assert checks.network_size("hidden", (256, 256)) < checks.MAX_PARAMETERS
 
 
-@pytest.mark.parametrize(
-    "check, value",
-    [
-        (checks.at_least, True),
-        (checks.at_least, 1.0),
-        (checks.share, float("inf")),
-        (checks.share, "0.5"),
-        (checks.positive, float("-inf")),
-        (checks.non_negative, None),
-        (checks.seed, True),
-        (checks.seed, 1.5),
-        (checks.seed, np.int64(-1)),
-        (checks.hidden, "a,b"),
-        (checks.hidden, ""),
-        (checks.hidden, (4, 0)),
-    ],
-)
-def test_each_check_names_the_option(check, value):
+def test_each_check_names_the_option():
     with pytest.raises(checks.OptionError, match=r"^--some-option"):
-        check("some_option", value)
+        checks.device("some_option", "tpu")
+    with pytest.raises(checks.OptionError, match=r"^--some-option"):
+        checks.known("some_option", ["x"], ["y"])
+    with pytest.raises(checks.OptionError, match=r"^--some-option"):
+        checks.network_size("some_option", (10**5, 10**5))
+
+
+def test_seeds_follow_the_one_seed_rule_with_its_message(tmp_path, capsys):
+    """Every script's seed is checked by rams_env.rules.seeding.check_seed: any seed below 2**64 is taken."""
+    line = refused(
+        improve.main, ["--variant", "mattmar", "--out", str(tmp_path / "r"), "--seed", "-1"], capsys, "--seed"
+    )
+    assert str(seed_error(-1, "--seed")) in line
+    args = improve.ImproveArgs(variant="mattmar", out=str(tmp_path / "r"), seed=2**64 - 1)
+    assert args.seed == 2**64 - 1
+    assert fit_equity.Args(seed=2**40).seed == 2**40
+    with pytest.raises(SeedError, match=r"^--seed must be a non-negative int below 2\*\*64"):
+        fit_equity.Args(seed=2**64)
+
+
+def test_the_rules_check_names_the_option_by_the_errors_type_not_its_text():
+    with pytest.raises(checks.OptionError, match=r"^--variant: unknown variant 'players'"):
+        checks.rules("players", 4)  # the word "player" in the text names no option
+    with pytest.raises(checks.OptionError, match=r"^--num-players: invalid rule option num_players=9"):
+        checks.rules("mattmar", 9)
+    with pytest.raises(ConfigError) as err:
+        make_config("mattmar", 4, nonsense=1)
+    assert err.value.option == "nonsense"
+    assert pickle.loads(pickle.dumps(err.value)).option == "nonsense"
 
 
 def test_the_checks_take_good_values():
-    assert checks.seed("seed", np.int64(3)) == 3
-    assert checks.share("held_out", 0.0, below_one=True) == 0.0
-    assert checks.hidden("hidden", "32,16") == (32, 16)
+    assert checks.device("device", "cpu") == "cpu"
     assert checks.rules("mattmar", 4).num_players == 4
+    assert improve.ImproveArgs(variant="mattmar", out="r", held_out=0.0, seed=np.int64(3)).held_out == 0.0
+
+
+@pytest.mark.parametrize(
+    "extra, option",
+    [
+        (["--decks", "0"], "--decks"),
+        (["--deal-decks", "-1"], "--deal-decks"),
+        (["--workers", "0"], "--workers"),
+        (["--checkpoint", "worst"], "--checkpoint"),
+    ],
+)
+def test_export_refuses_each_bad_option_by_name(tmp_path, capsys, extra, option):
+    from training import export
+
+    refused(export.main, ["--run-dir", str(tmp_path), "--name", "x", "--command", "c", *extra], capsys, option)

@@ -36,6 +36,12 @@ from .validation import (
 )
 
 SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
+
+
+class ServeExtraMissing(ImportError):
+    """Flask is not installed: the message is :data:`SERVE_EXTRA_HINT`."""
+
+
 STATIC = Path(__file__).resolve().with_name("static")
 MAX_BODY = 4 * 1024 * 1024  # bytes of a request body (an uploaded log of a whole match is far smaller)
 BODY_DEPTH = jsoncheck.MAX_DEPTH  # levels of nesting of a request body (an uploaded log has 4)
@@ -49,7 +55,7 @@ def create_app(
     try:
         import flask  # with Werkzeug, which the error answers use
     except ImportError as err:
-        raise ImportError(SERVE_EXTRA_HINT) from err
+        raise ServeExtraMissing(SERVE_EXTRA_HINT) from err
 
     state = state or ServeState()
     app = flask.Flask(__name__, static_folder=str(STATIC), static_url_path="/static")

@@ -11,7 +11,7 @@ import os
 from ..cli.options import MAX_THREADS
 from ..command import Command, CommandError
 from ..game_log import load_log
-from .app import SERVE_EXTRA_HINT, create_app
+from .app import SERVE_EXTRA_HINT, ServeExtraMissing, create_app
 from .limits import Limits
 from .state import ServeState
 
@@ -170,8 +170,10 @@ def _run(args: argparse.Namespace) -> int:
             ServeState(args.save_dir, args.logs, args.checkpoints, args.threads, limits_from_args(args)),
             allowed_hosts=("127.0.0.1", "localhost", "::1") if local else None,
         )
-    except ImportError as err:
-        raise CommandError(str(err) if "rams_env[serve]" in str(err) else SERVE_EXTRA_HINT) from None
+    except ServeExtraMissing as err:
+        raise CommandError(str(err)) from None
+    except ImportError:  # Werkzeug (which comes with Flask) missing
+        raise CommandError(SERVE_EXTRA_HINT) from None
     if args.quiet:
         import logging
 
