@@ -21,8 +21,12 @@ Run: ``python -m benchmarks.vector_speed [--updates 3] [--only env,rams,cleanrl,
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import importlib.util
+import json
 import os
+import platform
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -71,12 +75,21 @@ def env_rates(steps: int) -> dict[str, tuple[float, float]]:
                 masks = step(actions)
         return clock
 
+    def playable(masks: np.ndarray) -> np.ndarray:
+        """Next-step autoreset: a finished game's all-zero mask gets action 0 (the env ignores it)."""
+        masks[:, 0] |= ~masks.any(axis=1)
+        return masks
+
     batched = BatchedRamsEnv(GAMES, heuristic_seats=np.array([False, True, True, True]), seed=0, **ENV_KWARGS)
-    vector = RamsVectorEnv(GAMES, opponents="heuristic", **ENV_KWARGS)
+    same = RamsVectorEnv(GAMES, opponents="heuristic", autoreset_mode="SameStep", **ENV_KWARGS)
+    nxt = RamsVectorEnv(GAMES, opponents="heuristic", **ENV_KWARGS)
     out = {
         "BatchedRamsEnv": run(lambda: batched.reset().action_masks, lambda a: batched.step(a).action_masks),
-        "RamsVectorEnv": run(
-            lambda: vector.reset(seed=0)[1]["action_mask"], lambda a: vector.step(a)[4]["action_mask"]
+        "RamsVectorEnv same-step": run(
+            lambda: same.reset(seed=0)[1]["action_mask"], lambda a: same.step(a)[4]["action_mask"]
+        ),
+        "RamsVectorEnv next-step": run(
+            lambda: playable(nxt.reset(seed=0)[1]["action_mask"]), lambda a: playable(nxt.step(a)[4]["action_mask"])
         ),
     }
     return {name: rates(GAMES * steps, clock) for name, clock in out.items()}
@@ -114,6 +127,7 @@ def train_cleanrl(updates: int) -> tuple[int, Clock]:
     path = Path(__file__).resolve().parent.parent / "examples" / "cleanrl_ppo.py"
     spec = importlib.util.spec_from_file_location("cleanrl_ppo", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
     spec.loader.exec_module(module)
     module.train(module.Args(total_steps=ROLLOUT, **ENV_KWARGS))  # warm-up
     with Clock() as clock:
@@ -235,20 +249,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--updates", type=int, default=3, help="timed updates per training pipeline")
     parser.add_argument("--env-steps", type=int, default=400, help="timed steps of each env")
     parser.add_argument("--only", default=",".join(PIPELINES), help=f"comma-separated subset of {PIPELINES}")
+    parser.add_argument("--json", default=None, help="also write the figures, the command and the versions here")
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = sorted(set(chosen) - set(PIPELINES))
     if unknown:
         parser.error(f"--only: unknown {unknown}; choose from {PIPELINES}")
     torch.set_num_threads(1)
-    print(f"one thread; load average before: {os.getloadavg()[0]:.2f}")
+    load_before = os.getloadavg()[0]
+    print(f"one thread; load average before: {load_before:.2f}")
     results: dict[str, Any] = {}
     if "env" in chosen:
         env = env_rates(args.env_steps)
         base = env["BatchedRamsEnv"]
         print("env step, decisions/s (wall | CPU), ratio to BatchedRamsEnv (wall | CPU):")
         for name, (wall, cpu) in env.items():
-            print(f"  {name:16s} {wall:>10,.0f} | {cpu:>10,.0f}   {wall / base[0]:.2f} | {cpu / base[1]:.2f}")
+            print(f"  {name:24s} {wall:>10,.0f} | {cpu:>10,.0f}   {wall / base[0]:.2f} | {cpu / base[1]:.2f}")
         results["env"] = env
     peer = None
     for name in [n for n in TRAINERS if n in chosen]:
@@ -258,8 +274,35 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ratio = f"   {wall / peer[0]:.2f} | {cpu / peer[1]:.2f} of rams" if peer else ""
         print(f"train {name:8s} {wall:>10,.0f} | {cpu:>10,.0f} decisions/s (wall | CPU){ratio}", flush=True)
         results[name] = (wall, cpu)
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    load_after = os.getloadavg()[0]
+    print(f"load average after: {load_after:.2f}")
+    if args.json:
+        record = {
+            "command": "python -m benchmarks.vector_speed " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "load_average": [load_before, load_after],
+            "versions": {
+                name: _version(name)
+                for name in ("rams_env", "torch", "stable_baselines3", "sb3_contrib", "torchrl", "ray", "numba")
+            },
+            "cpu": platform.processor() or platform.machine(),
+            "results": {name: {"wall": wall, "cpu": cpu} for name, (wall, cpu) in _flat(results).items()},
+        }
+        Path(args.json).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return results
+
+
+def _flat(results: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """The env's rows and the pipelines' as one mapping of name to (wall, CPU) rates."""
+    flat = {f"env {name}": value for name, value in results.get("env", {}).items()}
+    flat.update({f"train {name}": value for name, value in results.items() if name != "env"})
+    return flat
+
+
+def _version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ SECTION = "## Use it with your RL library"
 LIBRARIES = {
     "sb3": "from sb3_contrib import",
     "rllib": "from rams_env.integrations.rllib import",
-    "torchrl": "from rams_env.integrations.torchrl import",
+    "torchrl": "from rams_env.integrations.torchrl",
+    "gymnasium": "gymnasium.make_vec(",
 }
 
 
