@@ -173,8 +173,11 @@ def train_torchrl(updates: int) -> tuple[int, Clock]:
 
     env = RamsBatchedEnv(GAMES, opponents="heuristic", learner_seat="random", **ENV_KWARGS)
     env.set_seed(0)
+    from training.run import uses_bf16
+
     net = PolicyNet(OBS_SIZE, NUM_ACTIONS, HIDDEN)
-    actor, critic = masked_actor(net), value_module(net)
+    bf16 = uses_bf16("auto", torch.device("cpu"))  # as rams train and the example do where the CPU has native bf16
+    actor, critic = masked_actor(net, bf16=bf16), value_module(net, bf16=bf16)
     collector = Collector(env, actor, frames_per_batch=ROLLOUT, total_frames=-1, auto_register_policy_transforms=False)
     gae = GAE(gamma=1.0, lmbda=0.95, value_network=critic)
     loss = ClipPPOLoss(actor, critic, entropy_coeff=0.01, critic_coeff=0.5, loss_critic_type="l2")

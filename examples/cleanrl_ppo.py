@@ -120,6 +120,7 @@ def train(args: Args) -> tuple[PolicyNet, dict[str, float]]:
     """PPO for ``args.total_steps`` learner decisions; returns the network and the run's speed."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
+    torch.distributions.Distribution.set_default_validate_args(False)  # the masks are checked by the env
     config = rams_env.make_config(args.variant, args.num_players)
     envs = gymnasium.make_vec(
         "rams_env/RamsVec-v1",
