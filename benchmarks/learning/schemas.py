@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rams_env.envs.episode import check_episode
+from rams_env.rules.episode import check_episode
 
 from training.config import TrainArgs
 from training.options import arg, check_fields, describe, field_types

@@ -12,9 +12,9 @@ What lives here, one job a module:
   vector env over the compiled engine (``gymnasium.make_vec("rams_env/RamsVec-v1")``);
 - :mod:`~rams_env.envs.contracts`: the ``Protocol``\ s of an AEC backend and of a batched env;
 - :mod:`~rams_env.envs.backends`: the two engines an AEC env can run (compiled, reference);
-- :mod:`~rams_env.envs.episode`: the episode rules of :mod:`rams_env.rules.episode` (when an episode
-  ends and what ``reward="win"`` pays, the one home of those rules for every env, the server and
-  OpenSpiel), importable here too;
+- the episode rules (when an episode ends and what ``reward="win"`` pays) live in
+  :mod:`rams_env.rules.episode`, the one home of those rules for every env, the server and OpenSpiel,
+  and are importable from here too;
 - :mod:`~rams_env.envs.heuristic_seats`: seats the batched env lets the compiled heuristic play;
 - :mod:`~rams_env.envs.render` (text) and :mod:`~rams_env.envs.render_rgb` (pictures, Pillow;
   not imported here, so that ``import rams_env`` loads no drawing code).
