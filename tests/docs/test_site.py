@@ -260,6 +260,9 @@ def test_nothing_refers_to_rules_or_contract_documents_outside_the_repository():
 
 
 # ----------------------------------------------------------------------------- the README's numbers
+REPORT_SEED, REPORT_RAMSAR = 7400001, 1600  # the flagships' table: the report set of the docs, 400 decks at 4 players
+
+
 def _win(path: Path) -> str:
     agent = json.loads(path.read_text())["agents"][0]
     low, high = agent["win_rate_ci"]
@@ -281,15 +284,34 @@ def test_the_readme_names_each_flagship_with_its_cards_figures():
         assert model.preset == preset
         assert heuristic.strip() == _win(model.folder / "rams_vs_heuristic.json"), name
         assert random.strip() == _win(model.folder / "rams_vs_random.json"), name
-        assert json.loads((model.folder / "rams_vs_heuristic.json").read_text())["agents"][0]["games"] == 800
+        for file in ("rams_vs_heuristic.json", "rams_vs_random.json"):  # the docs' report set, 1,600 ramsar
+            result = json.loads((model.folder / file).read_text())
+            assert (result["seed"], result["agents"][0]["games"]) == (REPORT_SEED, REPORT_RAMSAR), (name, file)
+    assert f"{REPORT_RAMSAR:,} ramsar of the report deal set (seed {REPORT_SEED}" in prose(ROOT / "README.md")
+
+
+def test_each_flagship_card_shows_its_files_and_their_command():
+    for name in zoo.FLAGSHIPS.values():
+        model = zoo.resolve(name)
+        card = model.card.read_text(encoding="utf-8")
+        for file, label in (("rams_vs_heuristic.json", "3 heuristics"), ("rams_vs_random.json", "3 random")):
+            result = json.loads((model.folder / file).read_text())
+            agent = result["agents"][0]
+            low, high = agent["win_rate_ci"]
+            [row] = [line for line in card.splitlines() if line.startswith(f"| whole ramsar vs {label}, win share |")]
+            assert f"| {agent['win_rate']:.3f} | [{low:.3f}, {high:.3f}] |" in row, (name, file)
+            command = (
+                f"`rams eval {name} --baseline {result['baseline']['name']} --variant {model.preset} --players 4"
+                f" --episode rams --scores start --decks {result['decks']} --seed {result['seed']}`"
+            )
+            assert command in card, (name, file)
 
 
 def test_every_number_in_the_readme_has_its_source():
-    from training.export import EVAL_SEED
-
     performance = (DOCS / "performance.md").read_text(encoding="utf-8")
     performance += (DOCS / "training.md").read_text(encoding="utf-8")  # the main job's times and figures
-    sources = {f"{OBS_SIZE:,}", str(NUM_ACTIONS), str(len(zoo.models())), str(len(PRESETS)), str(EVAL_SEED), "800"}
+    sources = {f"{OBS_SIZE:,}", str(NUM_ACTIONS), str(len(zoo.models())), str(len(PRESETS))}
+    sources |= {str(REPORT_SEED), f"{REPORT_RAMSAR:,}"}  # the flagships' deal set and size
     sources |= {f"{1 / 4:.3f}", "2.13.0", "8765"}  # fair share at 4; the torch of .ci/run; rams serve's port
     assert (
         "torch==2.13.0" in (ROOT / ".ci" / "run").read_text()
