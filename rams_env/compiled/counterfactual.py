@@ -43,6 +43,7 @@ from .layout import (
     SCORES,
 )
 from .mt import mt_randbelow, mt_seed
+from .random_policy import random_legal
 from .rules import apply, new_game_with
 from .workspace import Workspace
 
@@ -81,21 +82,6 @@ def _outcome(s: np.ndarray, n: int, row: int, out_scores: np.ndarray, out_dealer
         out_winners[row] = s[GAME_WINNERS]
     else:
         out_winners[row] = s[RAMS_WINNERS]
-
-
-@jit
-def _random_legal(legal: int, mt: np.ndarray) -> int:
-    """A uniformly drawn action of the legal set ``legal`` (bit ``a`` for action ``a``)."""
-    count = 0
-    for a in range(NUM_ACTIONS):
-        count += (legal >> a) & 1
-    pick = mt_randbelow(mt, count)
-    for a in range(NUM_ACTIONS):
-        if (legal >> a) & 1:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
 
 
 class CounterfactualRecords(NamedTuple):
@@ -190,7 +176,7 @@ def collect_counterfactuals(
                             branches += 1
                         decisions += 1
                     if mt_randbelow(behaviour, PER_MILLION) < explore_ppm:
-                        action = _random_legal(legal, behaviour)
+                        action = random_legal(legal, behaviour)
                 apply(s, c, action)
             if next_deal_or_end(s, c, rng):
                 break

@@ -1,4 +1,5 @@
-"""A uniformly random policy for the compiled engine, compiled: the benchmarks' policy and the tests'."""
+"""Uniformly random play for the compiled engine: ``RandomAgent``'s draw from a legal set (the vector env's random
+opponents, the counterfactual rollouts), and the benchmarks' and the tests' policy over masks."""
 
 from __future__ import annotations
 
@@ -7,6 +8,22 @@ import numpy as np
 from ..rules.actions import NUM_ACTIONS
 from .compiler import jit
 from .mt import mt_randbelow
+
+
+@jit
+def random_legal(legal: int, mt: np.ndarray) -> int:
+    """``RandomAgent.act``: a uniformly drawn action of the legal set ``legal`` (bit ``a`` for action ``a``),
+    ``legal[rng.randrange(len(legal))]`` of the legal actions in ascending order."""
+    count = 0
+    for a in range(NUM_ACTIONS):
+        count += (legal >> a) & 1
+    pick = mt_randbelow(mt, count)
+    for a in range(NUM_ACTIONS):
+        if (legal >> a) & 1:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
 
 
 @jit

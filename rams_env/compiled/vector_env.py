@@ -31,7 +31,7 @@ from .drivers import next_deal_or_end, observe_into, start_episode, win_rewards
 from .encode import encode
 from .heuristic import WORK_SIZE, heuristic_action
 from .layout import C_PLAYERS, C_WIN, CURRENT, DEAL_OVER, LEGAL, PHASE, STATE_WIDTH, P
-from .mt import mt_randbelow
+from .random_policy import random_legal
 from .versus import apply_scored
 from .workspace import mt_states
 
@@ -102,16 +102,7 @@ def _opponent_action(t: Tables, c: np.ndarray, i: int, seat: int) -> int:
     if t.roles[i, seat] == HEURISTIC:
         encode(s, c, seat, t.scratch)
         return heuristic_action(t.scratch, c, legal, rng, t.work, t.iwork)
-    count = 0  # RANDOM: RandomAgent.act, legal[rng.randrange(len(legal))] in ascending order
-    for a in range(NUM_ACTIONS):
-        count += (legal >> a) & 1
-    pick = mt_randbelow(rng, count)
-    for a in range(NUM_ACTIONS):
-        if (legal >> a) & 1:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
+    return random_legal(legal, rng)  # RANDOM
 
 
 @jit

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORD = json.loads((ROOT / "docs" / "benchmarks" / "vector-speed.json").read_text(encoding="utf-8"))
+RECORD = json.loads((ROOT / "docs" / "speed" / "vector-speed.json").read_text(encoding="utf-8"))
 PAGE = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
 GOALS = {"env": 0.8, "train cleanrl": 20_000, "train sb3": 15_000, "train torchrl": 15_000, "train rllib": 8_000}
 
