@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         .training(train_batch_size_per_learner=args.batch, minibatch_size=min(1024, args.batch), num_epochs=1)
     )
     algo = build_algo(config)
-    record: dict[str, Any] = {"env_runners": args.env_runners, "envs": args.envs, "rates": []}
+    command = "python -m benchmarks.rllib_cluster " + " ".join(argv if argv is not None else sys.argv[1:])
+    record: dict[str, Any] = {"reproduce": command, "env_runners": args.env_runners, "envs": args.envs, "rates": []}
     try:
         nodes = algo.env_runner_group.foreach_env_runner(lambda runner: ray.get_runtime_context().get_node_id())
         record["nodes"] = len({node for node in nodes if node})
