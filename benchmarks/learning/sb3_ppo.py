@@ -1,13 +1,14 @@
-"""Stable-Baselines3: sb3-contrib's ``MaskablePPO`` on ``rams_env/Rams-v1``, one learner against three heuristics.
+"""Stable-Baselines3: sb3-contrib's ``MaskablePPO`` on ``RamsVecEnv``, one learner against three heuristics.
 
 Whole ramsar, win reward (+1 shared by the winners, -1 shared by the others, at the end of the rams),
-the learner's seat drawn at each reset, the other seats played by the compiled heuristic (one seeded
-instance per env). ``train_for`` calls ``model.learn(chunk, reset_num_timesteps=False)`` with the
+the learner's seat drawn at each episode, the other seats played by the compiled heuristic inside the
+compiled vector env's step (``rams_env.integrations.sb3_vector.RamsVecEnv``: every game steps in one call).
+``train_for`` calls ``model.learn(chunk, reset_num_timesteps=False)`` with the
 chunk sized by the speed measured so far (at least one rollout a call).
 
 Settings (``--set KEY=VALUE``, :class:`benchmarks.learning.schemas.SB3Settings`): ``imitation`` (decisions of the
 project's imitation warm start, training/imitation.py, copied into the model before the first
-rollout; 0, the default: MaskablePPO from scratch), ``n_envs`` (envs of the ``DummyVecEnv``), the
+rollout; 0, the default: MaskablePPO from scratch), ``n_envs`` (games of the ``RamsVecEnv``), the
 rest go to ``MaskablePPO``. The network is ReLU 256x256 for the policy and for the value (as the
 project's ``PolicyNet``), the shape the ``model.zip`` loader of ``rams eval`` rebuilds. Set instead
 of SB3's defaults:
@@ -15,17 +16,16 @@ of SB3's defaults:
 - ``gamma`` 1.0 (SB3: 0.99): the one reward comes at the end of a rams, many of the learner's
   decisions after the first ones, which a discount of 0.99 a decision shrinks (undiscounted, as the
   project's PPO).
-- 8 envs x 1024 steps a rollout, minibatches of 1024, 4 epochs (SB3: 1 env x 2048, 64, 10): SB3's
-  many small gradient steps make the update, not the env, the bottleneck on a CPU.
+- 64 games x 128 steps a rollout (8,192 decisions), minibatches of 1024, 4 epochs (SB3: 1 env x 2048,
+  64, 10): SB3's many small gradient steps make the update, not the env, the bottleneck on a CPU.
 - ``ent_coef`` 0.01 (SB3: 0.0), the project's first-stage value; with ``imitation``, the ``quick``
   recipe's ``learning_rate=1e-4 ent_coef=0.003`` fit better (they keep the imitated policy).
-- checked and fine: the mask reaches the policy (``action_masks()`` through the ``ActionMasks``
-  wrapper), the observation is scaled by the encoder, the reward is of order 1, and the wrapper
-  pays the rewards that came before the learner's first decision with its first step.
+- checked and fine: the mask reaches the policy (``env_method("action_masks")``), the observation is
+  scaled by the encoder, the reward is of order 1, and the vector env pays the rewards that came before
+  the learner's first decision with its first step.
 
-Each learner decision steps the Python AEC env and the three heuristics' turns in Python (the compiled
-heuristic decides one decision per call), so the env caps the speed well below the project's own
-pipeline on the batched compiled env.
+The env takes a few percent of the time now (docs/benchmarks.md, speed): SB3's update and its
+per-step rollout bookkeeping set the pace.
 """
 
 from __future__ import annotations
@@ -34,16 +34,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env import VecMonitor
 
-import rams_env  # registers rams_env/Rams-v1
-from rams_env.eval import agent_source, build_agent
 from rams_env.integrations.sb3 import MaskablePPOAgent, warm_start
+from rams_env.integrations.sb3_vector import RamsVecEnv
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
@@ -63,28 +60,18 @@ class SB3PPO:
     def __init__(self, settings: Settings, **options: Any) -> None:
         self.options = check_options(self.name, options, settings)  # before any work
         self.folder = Path(settings.out) / self.name
-        config = rams_env.make_config(settings.variant, settings.num_players)
-        heuristic = agent_source("heuristic", config)
-
-        def make(k: int) -> Any:
-            def build() -> gymnasium.Env:
-                opponent = build_agent(heuristic, wrap_seed(settings.seed * 1000 + k))
-                return Monitor(  # the episodes' returns and lengths for info()
-                    gymnasium.make(
-                        "rams_env/Rams-v1",
-                        variant=settings.variant,
-                        num_players=settings.num_players,
-                        learner_seat="random",
-                        opponents=opponent,
-                        episode="rams",
-                        reward="win",
-                    )
-                )
-
-            return build
-
         ppo = {k: v for k, v in self.options.items() if k not in ("n_envs", "imitation")}
-        self.env = DummyVecEnv([make(k) for k in range(int(self.options["n_envs"]))])
+        self.env = VecMonitor(  # the episodes' returns and lengths for info()
+            RamsVecEnv(
+                int(self.options["n_envs"]),
+                variant=settings.variant,
+                num_players=settings.num_players,
+                learner_seat="random",
+                opponents="heuristic",
+                episode="rams",
+                reward="win",
+            )
+        )
         self.model = MaskablePPO(
             "MlpPolicy", self.env, policy_kwargs=NET, seed=wrap_seed(settings.seed, 32), device="cpu", verbose=0, **ppo
         )

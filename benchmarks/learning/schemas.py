@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from rams_env.rules.episode import check_episode
-
 from training.config import TrainArgs
 from training.options import arg, check_fields, describe, field_types
 
@@ -49,8 +48,8 @@ class SB3Settings:
     """``sb3``: sb3-contrib's ``MaskablePPO`` (every field but the first two goes to it)."""
 
     imitation: int = arg(0, "decisions of the imitation warm start (0: from scratch)", low=0)
-    n_envs: int = arg(8, "envs of the DummyVecEnv", low=1)
-    n_steps: int = arg(1024, "steps of each env per rollout", low=1)
+    n_envs: int = arg(64, "games of the RamsVecEnv (the compiled vector env)", low=1)
+    n_steps: int = arg(128, "steps of each game per rollout", low=1)
     batch_size: int = arg(1024, "minibatch size (SB3 needs at least 2)", low=2)
     n_epochs: int = arg(4, "passes over each rollout", low=1)
     learning_rate: float = arg(3e-4, "Adam learning rate", low=0, open_low=True)
