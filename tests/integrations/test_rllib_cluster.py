@@ -24,7 +24,8 @@ def _free_port() -> int:
 
 @pytest.fixture
 def two_nodes(tmp_path):
-    """A Ray head and a second node on 127.0.0.1, one CPU each; stopped afterwards."""
+    """A Ray head and a second node on 127.0.0.1, one CPU each; stopped afterwards (``ray stop`` stops every
+    Ray node of this machine: do not run this test beside a Ray cluster of your own)."""
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     env["RAY_AUTH_MODE"] = "disabled"  # a cluster on loopback for this test alone
     port = _free_port()
