@@ -335,7 +335,6 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         if illegal.any():
             rewards[illegal] = self.illegal_reward + start[illegal]
             self._out.masks[illegal] = 0
-            self._out.over[illegal] = True
         terminated = playing & (self._ended | illegal)
         self._over = terminated.copy()
         infos = self._infos()
