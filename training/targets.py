@@ -22,13 +22,15 @@ from typing import Any
 import numpy as np
 
 from rams_env import zoo
-from rams_env.agents.specs import BUILTIN_AGENTS, agent_source, is_builtin, split_spec
+from rams_env.agents.specs import agent_source, is_builtin, split_spec
 from rams_env.rules import RulesConfig
 
 TARGET_SEPARATOR = "+"
 """joins the specs of a mixture of targets"""
 BUILT_IN_TARGETS = ("heuristic", "random")
-"""the built-in agents a run can train against (the other built-ins are searches)"""
+"""the built-in agents a run can train against inside the batched env's step"""
+POLICY_BUILTINS = ("flawed",)
+"""the built-in agents that are policies (a trained policy with a planted hole): targets like any policy"""
 
 
 class TargetError(ValueError):
@@ -55,7 +57,7 @@ def resolve_target(spec: str, config: RulesConfig) -> Target:
     """The target named by ``spec`` for ``config``'s table; :class:`TargetError` before any work if it is bad."""
     if not isinstance(spec, str) or not spec.strip() or spec != spec.strip():
         raise TargetError(f"a target must name an agent (without spaces around it), got {spec!r}")
-    if is_builtin(spec):
+    if is_builtin(spec) and split_spec(spec)[0] not in POLICY_BUILTINS:
         name, options = split_spec(spec)
         if name not in BUILT_IN_TARGETS:
             raise TargetError(
@@ -93,7 +95,10 @@ def starting_weights(spec: str, variant: str) -> str:
     """The checkpoint an exploiter of ``spec`` starts from: the target's own weights where it is a policy
     (an ensemble's first member), else the flagship of ``variant`` (its first member for an ensemble)."""
     spec = split_targets(spec)[0]  # a mixture: its first target's
-    name = spec if not (is_builtin(spec) and split_spec(spec)[0] in BUILTIN_AGENTS) else variant
+    name = spec
+    if is_builtin(spec):
+        kind, options = split_spec(spec)
+        name = str(options.get("base") or variant) if kind in POLICY_BUILTINS else variant
     path = Path(zoo.locate(name))
     if path.suffix == ".json":  # a manifest: its members' paths are relative to it (checked when it loads)
         members = json.loads(path.read_text())["members"]

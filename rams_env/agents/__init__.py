@@ -22,6 +22,7 @@ from ..loaders import loader_for, register_agent_class
 from ..rules import RulesConfig
 from .base import Agent, ObservationAgent, observe
 from .compiled_heuristic import CompiledHeuristicAgent
+from .flawed import FlawedAgent
 from .heuristic import HeuristicAgent
 from .oracle import OracleAgent
 from .random_agent import RandomAgent
@@ -35,6 +36,7 @@ __all__ = [
     "Agent",
     "AgentFactory",
     "CompiledHeuristicAgent",
+    "FlawedAgent",
     "HeuristicAgent",
     "MissingExtraError",
     "ObservationAgent",
@@ -56,6 +58,7 @@ for _name, _cls in (
     ("heuristic", CompiledHeuristicAgent),
     ("search", SearchAgent),
     ("oracle", OracleAgent),
+    ("flawed", FlawedAgent),
 ):
     register_agent_class(_name, lambda cls=_cls: cls)
 

@@ -30,7 +30,7 @@ from ..rules import RulesConfig
 AgentSource = Any
 """An agent (it has ``act``), or a factory called as ``factory(seed=...)`` that builds one per game."""
 
-BUILTIN_AGENTS = ("random", "heuristic", "search", "oracle", "ismcts")
+BUILTIN_AGENTS = ("random", "heuristic", "search", "oracle", "ismcts", "flawed")
 
 AGENT_SPEC_HELP = (
     "an agent: random, heuristic, search (search:200 for 200 simulations, or search:key=value,key=value "
@@ -40,7 +40,9 @@ AGENT_SPEC_HELP = (
     "oracle (the same search on the true deal: it sees hidden cards, a "
     "reference, not a fair agent; oracle:200 or oracle:key=value,... as for search), ismcts (OpenSpiel's "
     "ISMCTS, the openspiel extra: ismcts:200, or "
-    "ismcts:key=value,... for any ISMCTSAgent keyword), a model of the zoo by name (mattmar-4p; a preset's "
+    "ismcts:key=value,... for any ISMCTSAgent keyword), flawed (a trained policy with a planted hole, the "
+    "calibration target of rams exploit: flawed:flaw=always-knock, never-buy or highest-card, with base=POLICY, "
+    "by default the preset's flagship), a model of the zoo by name (mattmar-4p; a preset's "
     "name, such as mattmar, for its best model), or the path of a checkpoint file, of an ensemble manifest (.json), "
     "of a Stable-Baselines3 MaskablePPO .zip, an OpenSpiel NFSP policy (.nfsp.pt) or an RLlib checkpoint folder"
 )
@@ -52,6 +54,7 @@ SPEC_NAMES = {
     "SearchAgent": "search",
     "ISMCTSAgent": "ismcts",
     "OracleAgent": "oracle",
+    "FlawedAgent": "flawed",
 }
 """The spec name of each built-in agent class, by class name (tables name agents by it)."""
 
