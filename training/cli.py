@@ -48,7 +48,7 @@ AGAINST_HEURISTICS: dict[str, Any] = dict(
 LONG_RUN: dict[str, Any] = dict(eval_every=100, eval_decks=50, snapshot_every=50, checkpoint_every=25)
 """the periodic work of the long recipes: evaluations, pool snapshots and checkpoints (in updates)"""
 RECIPES: dict[str, dict[str, Any]] = {
-    "quick": dict(AGAINST_HEURISTICS, imitation=2_000_000, total_steps=3_000_000, eval_every=0, eval_decks=50),
+    "quick": dict(AGAINST_HEURISTICS, imitation=2_000_000, total_steps=2_000_000, eval_every=0, eval_decks=50),
     "full": dict(AGAINST_HEURISTICS, **LONG_RUN, imitation=4_000_000, total_steps=12_000_000),
     "staged": dict(
         WHOLE_GAME,
