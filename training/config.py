@@ -37,6 +37,7 @@ from .options import SEED, FieldType, arg, check_fields, field_types
 
 PRECISIONS = ("auto", "bf16", "fp32")
 ALGORITHMS = ("ppo", "dmc")
+IMITATION_TEACHERS = ("heuristic", "target")
 
 NO_STEP_LIMIT = 2**62
 """``total_steps`` of a run that only ``max_minutes`` ends (``rams exploit --minutes``)"""
@@ -181,6 +182,11 @@ class TrainArgs:
         "returns) before the first update, a warm start (training/imitation.py; 0: none)",
         low=0,
     )
+    imitation_teacher: str = arg(
+        "heuristic",
+        "whose play the imitation warm start learns: heuristic (the compiled heuristic's) or target (the run's "
+        "target, its first member, playing every seat: an exploiter that starts as a copy of its target)",
+    )
     imitation_lr: float = arg(1e-3, "Adam learning rate of the imitation warm start", low=0, open_low=True)
     init_from: str = arg(
         "",
@@ -214,8 +220,17 @@ class TrainArgs:
             )
         if self.target and self.table_sizes:
             raise ValueError(f"target {self.target!r} plays one table size: table_sizes must be empty")
-        if self.imitation and self.init_from:
-            raise ValueError("imitation and init_from both give the starting weights: set one of them")
+        if self.imitation_teacher not in IMITATION_TEACHERS:
+            raise ValueError(
+                f"imitation_teacher must be one of {', '.join(IMITATION_TEACHERS)}, got {self.imitation_teacher!r}"
+            )
+        if self.imitation_teacher == "target" and not self.target:
+            raise ValueError("imitation_teacher target imitates the run's target: it needs target")
+        if self.imitation and self.init_from and self.imitation_teacher != "target":
+            raise ValueError(
+                "imitation and init_from both give the starting weights: set one of them (imitation_teacher "
+                "target fine-tunes init_from's weights to the target's play)"
+            )
         try:
             torch.device(self.device)
         except RuntimeError as err:

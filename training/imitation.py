@@ -1,6 +1,7 @@
-"""Imitation of the compiled heuristic: the warm start of the ``quick`` and ``full`` recipes.
+"""Imitation of the compiled heuristic (the warm start of the ``quick`` and ``full`` recipes) or of a policy.
 
-Every seat of ``num_games`` batched games is played by ``HeuristicAgent``'s compiled twin, and the
+Every seat of ``num_games`` batched games is played by ``HeuristicAgent``'s compiled twin (or by a
+teacher policy's greedy actions, batched: ``rams exploit``'s copy of its target), and the
 network learns, decision by decision, the heuristic's action (cross-entropy over the legal actions)
 and the seat's return to the end of the episode (squared error on the value head, so that PPO starts
 with a critic of the policy it starts from). The data are made and used in chunks: nothing is stored
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,12 +61,25 @@ class ImitationResult:
     value_loss: float
 
 
+Teacher = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""a policy's actions for a batch of observations (B, OBS_SIZE) and masks (B, 60)"""
+
+
 class HeuristicLabeller:
-    """Batched games in which every seat plays the compiled heuristic, yielding labelled :class:`Chunk` s."""
+    """Batched games in which every seat plays the compiled heuristic (or ``teacher``), yielding labelled
+    :class:`Chunk` s."""
 
     def __init__(
-        self, config: RulesConfig, episode: str, reward: str, num_games: int, seed: int, reward_scale: float
+        self,
+        config: RulesConfig,
+        episode: str,
+        reward: str,
+        num_games: int,
+        seed: int,
+        reward_scale: float,
+        teacher: Teacher | None = None,
     ) -> None:
+        self.teacher = teacher
         self.env = BatchedRamsEnv(
             num_games, variant=config.variant, num_players=config.num_players, episode=episode, reward=reward
         )
@@ -102,7 +117,10 @@ class HeuristicLabeller:
         )
 
     def actions(self, state: BatchStep) -> np.ndarray:
-        """The heuristic's action in every game of ``state``, each drawn from its seat's generator."""
+        """The heuristic's action in every game of ``state``, each drawn from its seat's generator (or the
+        teacher's)."""
+        if self.teacher is not None:
+            return np.asarray(self.teacher(state.observations, state.action_masks), np.int64)
         out = np.empty(self.env.num_games, np.int64)
         heuristic_actions(
             state.observations, state.action_masks, self.config_vector, self.mts, state.seats, self.workspace, out
@@ -152,14 +170,16 @@ def imitate(
     device: torch.device | None = None,
     bf16: bool = False,
     progress: bool = True,
+    teacher: Teacher | None = None,
 ) -> ImitationResult:
-    """Fit ``net`` to ``decisions`` of the compiled heuristic's play (each seen once); in place."""
+    """Fit ``net`` to ``decisions`` of the compiled heuristic's play, or ``teacher``'s (each seen once); in place."""
     device = device or torch.device("cpu")
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, eps=1e-5)
-    labeller = HeuristicLabeller(config, episode, reward, num_games, seed, reward_scale)
+    labeller = HeuristicLabeller(config, episode, reward, num_games, seed, reward_scale, teacher)
     started, seen, agreement, value_loss = time.perf_counter(), 0, 0.0, 0.0
-    bar = tqdm(total=decisions, unit="decision", desc="imitating the heuristic", disable=not progress)
+    whom = "the heuristic" if teacher is None else "the target"
+    bar = tqdm(total=decisions, unit="decision", desc=f"imitating {whom}", disable=not progress)
     try:
         while seen < decisions:
             chunk = labeller.chunk(chunk_steps)
@@ -170,7 +190,7 @@ def imitate(
         bar.close()
         labeller.close()
     seconds = time.perf_counter() - started
-    log.info("imitated %d heuristic decisions in %.0f s (agreement %.3f)", seen, seconds, agreement)
+    log.info("imitated %d decisions of %s in %.0f s (agreement %.3f)", seen, whom, seconds, agreement)
     return ImitationResult(seen, seconds, agreement, value_loss)
 
 

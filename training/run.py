@@ -49,7 +49,7 @@ from .config import NO_STEP_LIMIT, TrainArgs, second_stage, stage_value
 from .cores import ThreadGovernor, free_cores, usable_cores
 from .critic import PrivilegedCritic
 from .heuristic_pool import HeuristicPool
-from .imitation import imitate
+from .imitation import Teacher, imitate
 from .logs import log_line, tensorboard, truncate_csv, write_csv
 from .opponent_pool import OpponentPool
 from .rollout import Collector, Episode, Rollout, Table, episode_rows
@@ -141,6 +141,8 @@ class Trainer:
         self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
         self.run_dir = Path(args.run_dir)
         self.targets = resolve_targets(args.target, self.config) if args.target else ()  # before any work
+        if args.imitation_teacher == "target" and self.targets[0].kind == "random":
+            raise ValueError(f"imitation_teacher target: {args.target!r} plays at random, which is no play to imitate")
         # Heuristic opponents inside the compiled step: the env returns only the learner's decisions there.
         against_heuristic = args.heuristic_fraction > 0 or any(t.kind == "heuristic" for t in self.targets)
         self.versus = args.compiled_heuristic and against_heuristic
@@ -383,11 +385,18 @@ class Trainer:
             device=self.device,
             bf16=self.bf16,
             progress=args.progress,
+            teacher=self.teacher(),
         )
         self.imitated = result.decisions
         self.train_seconds += result.seconds
         (self.run_dir / "imitation.json").write_text(json.dumps(dataclasses.asdict(result), indent=2) + "\n")
         self.save()
+
+    def teacher(self) -> Teacher | None:
+        """Whose play the imitation learns: None for the compiled heuristic, else the target's actions."""
+        if self.args.imitation_teacher != "target" or self.targets[0].kind == "heuristic":
+            return None
+        return self.targets[0].actions
 
     # ---------------------------------------------------------------- stages (training/config.py, "Stages")
     @property

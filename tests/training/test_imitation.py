@@ -139,3 +139,26 @@ def test_a_run_stopped_while_imitating_starts_again_on_resume(tmp_path):
     )
     resumed.run()
     assert resumed.imitated >= 2000 and (tmp_path / "run" / "latest.pt").exists()
+
+
+def test_a_teacher_labels_every_seat_with_its_own_actions():
+    # the teacher (rams exploit's target) plays every seat: here the lowest legal action, never the heuristic's
+    config = make_config("mattmar", 4)
+    lowest = lambda observations, masks: masks.argmax(axis=1)  # noqa: E731
+    labeller = HeuristicLabeller(config, "rams", "win", num_games=4, seed=0, reward_scale=1.0, teacher=lowest)
+    chunk = labeller.chunk(300)
+    labeller.close()
+    assert len(chunk) > 0
+    assert chunk.actions.tolist() == chunk.masks.argmax(axis=1).tolist()
+
+
+def test_imitating_the_target_needs_a_target_and_one_that_is_a_policy(tmp_path):
+    with pytest.raises(ValueError, match="imitation_teacher target imitates the run's target"):
+        TrainArgs(imitation=1000, imitation_teacher="target")
+    with pytest.raises(ValueError, match="imitation_teacher must be one of heuristic, target"):
+        TrainArgs(imitation=1000, imitation_teacher="flagship")
+    with pytest.raises(ValueError, match="imitation and init_from"):
+        TrainArgs(imitation=1000, init_from="x.pt")
+    args = tiny(tmp_path, episode="rams", reward="win", target="random", imitation=1000, imitation_teacher="target")
+    with pytest.raises(ValueError, match="'random' plays at random, which is no play to imitate"):
+        Trainer(args)
