@@ -188,6 +188,14 @@ class TrainArgs:
         "target, its first member, playing every seat: an exploiter that starts as a copy of its target)",
     )
     imitation_lr: float = arg(1e-3, "Adam learning rate of the imitation warm start", low=0, open_low=True)
+    imitation_smoothing: float = arg(
+        0.0,
+        "label smoothing of the imitation: that share of each label is spread over the legal actions, so that the "
+        "copy keeps trying what its teacher never does (0: none)",
+        low=0,
+        high=1,
+        open_high=True,
+    )
     init_from: str = arg(
         "",
         "checkpoint whose weights start the run (any preset; an older encoder whose layout is a prefix of this one)",

@@ -171,8 +171,11 @@ def imitate(
     bf16: bool = False,
     progress: bool = True,
     teacher: Teacher | None = None,
+    smoothing: float = 0.0,
 ) -> ImitationResult:
-    """Fit ``net`` to ``decisions`` of the compiled heuristic's play, or ``teacher``'s (each seen once); in place."""
+    """Fit ``net`` to ``decisions`` of the compiled heuristic's play, or ``teacher``'s (each seen once); in place.
+    ``smoothing`` spreads that share of each label over the legal actions, so that the copy still tries
+    what its teacher never does (the exploration a best response needs to leave the teacher's holes)."""
     device = device or torch.device("cpu")
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, eps=1e-5)
@@ -183,7 +186,9 @@ def imitate(
     try:
         while seen < decisions:
             chunk = labeller.chunk(chunk_steps)
-            agreement, value_loss = fit_chunk(net, optimizer, chunk, generator, vf_coef, minibatch, device, bf16)
+            agreement, value_loss = fit_chunk(
+                net, optimizer, chunk, generator, vf_coef, minibatch, device, bf16, smoothing
+            )
             seen += len(chunk)
             bar.update(min(len(chunk), bar.total - bar.n))
     finally:
@@ -203,8 +208,10 @@ def fit_chunk(
     minibatch: int,
     device: torch.device,
     bf16: bool,
+    smoothing: float = 0.0,
 ) -> tuple[float, float]:
-    """One pass over ``chunk``: the agreement before each step, and the mean value loss."""
+    """One pass over ``chunk``: the agreement before each step, and the mean value loss; ``smoothing`` of
+    each label is spread evenly over the legal actions (label smoothing)."""
     obs = torch.from_numpy(chunk.observations)
     masks = torch.from_numpy(chunk.masks)
     actions = torch.from_numpy(chunk.actions)
@@ -221,6 +228,10 @@ def fit_chunk(
             agree += int((dist.mode() == target)[several].sum())
             counted += int(several.sum())
         policy_loss = -dist.log_prob(target).mean()
+        if smoothing:
+            log_probs = dist.log_probs.masked_fill(legal == 0, 0.0)
+            spread = -(log_probs.sum(-1) / legal.sum(-1)).mean()  # cross-entropy with the uniform legal policy
+            policy_loss = (1 - smoothing) * policy_loss + smoothing * spread
         value_loss = (values - returns[rows].to(device)).pow(2).mean()
         optimizer.zero_grad(set_to_none=True)
         (policy_loss + vf_coef * value_loss).backward()

@@ -386,6 +386,7 @@ class Trainer:
             bf16=self.bf16,
             progress=args.progress,
             teacher=self.teacher(),
+            smoothing=args.imitation_smoothing,
         )
         self.imitated = result.decisions
         self.train_seconds += result.seconds

@@ -12,7 +12,7 @@ import torch
 from rams_env.agents import CompiledHeuristicAgent
 from rams_env.envs.vector import game_seeds
 from rams_env.obs import OBS_SIZE
-from rams_env.policy import PolicyNet, load_checkpoint
+from rams_env.policy import MaskedCategorical, PolicyNet, load_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from training import cores
@@ -144,7 +144,7 @@ def test_a_run_stopped_while_imitating_starts_again_on_resume(tmp_path):
 def test_a_teacher_labels_every_seat_with_its_own_actions():
     # the teacher (rams exploit's target) plays every seat: here the lowest legal action, never the heuristic's
     config = make_config("mattmar", 4)
-    lowest = lambda observations, masks: masks.argmax(axis=1)  # noqa: E731
+    lowest = lambda observations, masks: masks.argmax(axis=1)
     labeller = HeuristicLabeller(config, "rams", "win", num_games=4, seed=0, reward_scale=1.0, teacher=lowest)
     chunk = labeller.chunk(300)
     labeller.close()
@@ -162,3 +162,30 @@ def test_imitating_the_target_needs_a_target_and_one_that_is_a_policy(tmp_path):
     args = tiny(tmp_path, episode="rams", reward="win", target="random", imitation=1000, imitation_teacher="target")
     with pytest.raises(ValueError, match="'random' plays at random, which is no play to imitate"):
         Trainer(args)
+
+
+def test_label_smoothing_keeps_probability_on_what_the_teacher_never_plays():
+    # fitted to the same labels, the smoothed copy gives the legal actions its teacher never picks far
+    # more probability than the plain copy: the exploration a best response needs to leave a hole
+    config = make_config("mattmar", 4)
+    labeller = HeuristicLabeller(config, "rams", "win", num_games=16, seed=0, reward_scale=1.0)
+    chunk = labeller.chunk(400)
+    labeller.close()
+    obs, masks = torch.from_numpy(chunk.observations), torch.from_numpy(chunk.masks)
+    several = masks.sum(1) > 1
+    others = {}
+    for smoothing in (0.0, 0.3):
+        torch.manual_seed(0)
+        net = PolicyNet(OBS_SIZE, NUM_ACTIONS, (64,))
+        optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
+        generator = torch.Generator().manual_seed(0)
+        for _ in range(30):
+            agreement, _ = fit_chunk(net, optimizer, chunk, generator, 0.5, 256, torch.device("cpu"), False, smoothing)
+        with torch.no_grad():
+            probs = MaskedCategorical(net(obs)[0], masks).log_probs.exp()
+        taught = probs[torch.arange(len(chunk)), torch.from_numpy(chunk.actions)]
+        others[smoothing] = float((1 - taught)[several].mean())
+        assert agreement > 0.6  # both copies still play the teacher's move first
+    assert others[0.3] > 3 * others[0.0] and others[0.3] > 0.15  # measured 0.25 against 0.05
+    with pytest.raises(ValueError, match=r"imitation_smoothing must be a number in \[0, 1\)"):
+        TrainArgs(imitation_smoothing=1.0)
