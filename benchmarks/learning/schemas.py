@@ -89,7 +89,8 @@ class TorchRLSettings:
     """``torchrl``: TorchRL's collector, ``GAE`` and ``ClipPPOLoss``."""
 
     imitation: int = arg(0, "decisions of the imitation warm start (0: none)", low=0)
-    frames_per_batch: int = arg(4096, "env steps per collected batch", low=1)
+    num_games: int = arg(32, "self-play games stepped together (the env's batch)", low=1)
+    frames_per_batch: int = arg(4096, "env steps per collected batch (a multiple of num_games)", low=1)
     epochs: int = arg(3, "passes over each batch", low=1)
     minibatch: int = arg(1024, "decisions per gradient step", low=1)
     lr: float = arg(3e-4, "Adam learning rate", low=0, open_low=True)
@@ -102,6 +103,10 @@ class TorchRLSettings:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.frames_per_batch % self.num_games:
+            raise ValueError(
+                f"frames_per_batch must be a multiple of num_games ({self.num_games}), got {self.frames_per_batch}"
+            )
 
 
 @dataclass(frozen=True, kw_only=True)

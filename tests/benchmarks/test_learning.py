@@ -119,7 +119,7 @@ def test_sb3_pipeline(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_torchrl_pipeline(tmp_path: Path) -> None:
     settings = Settings(out=tmp_path, progress=False)
-    result = run_benchmark("torchrl", settings, 0.03, 0.03, options={"frames_per_batch": 256}, **TINY)
+    result = run_benchmark("torchrl", settings, 0.03, 0.03, options={"frames_per_batch": 256, "num_games": 4}, **TINY)
     check_result(result, tmp_path, "torchrl", ("torchrl", "tensordict"))
     info = result["pipeline_info"]
     assert info["opponents"] == "self-play" and info["updates"] >= 1

@@ -52,6 +52,7 @@ BAD_VALUES = [
     ("torchrl", "lmbda=1.1", "lmbda must be a number in [0, 1], got 1.1"),
     ("torchrl", "max_grad_norm=0", "max_grad_norm must be a number > 0, got 0"),
     ("torchrl", "imitation=-1", "imitation must be an integer >= 0, got -1"),
+    ("torchrl", "frames_per_batch=100", "frames_per_batch must be a multiple of num_games (32), got 100"),
     ("openspiel", "anticipatory=1.5", "anticipatory must be a number in [0, 1], got 1.5"),
     ("openspiel", "batch_size=0", "batch_size must be a positive integer, got 0"),
     ("openspiel", "rl_lr=-0.01", "rl_lr must be a number > 0, got -0.01"),
