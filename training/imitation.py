@@ -80,9 +80,7 @@ class HeuristicLabeller:
         teacher: Teacher | None = None,
     ) -> None:
         self.teacher = teacher
-        self.env = BatchedRamsEnv(
-            num_games, variant=config.variant, num_players=config.num_players, episode=episode, reward=reward
-        )
+        self.env = BatchedRamsEnv(num_games, config=config, episode=episode, reward=reward)
         self.config_vector = compiled.config_array(config, "deal", "points")
         players = config.num_players
         # one generator per seat of each game, as HeuristicAgent(seed=...) draws its own

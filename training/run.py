@@ -224,7 +224,7 @@ class Trainer:
         args = self.args
         for n in args.sizes:
             config = make_config(args.variant, n)
-            env_kwargs = dict(variant=args.variant, num_players=n, episode=args.episode, reward=args.reward)
+            env_kwargs: dict[str, Any] = dict(config=config, episode=args.episode, reward=args.reward)
             if self.versus:
                 env_kwargs["heuristic_seats"] = np.zeros(n, bool)
             if args.workers > 1:

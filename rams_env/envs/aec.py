@@ -13,8 +13,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..obs.encoding import OBS_SIZE
-from ..rules import Game, IllegalActionError, make_config
+from ..rules import Game, IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS, action_name
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
 from ..rules.episode import check_episode
 from ..rules.seeding import check_seed
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
@@ -56,6 +57,12 @@ class RamsEnv(AECEnv):
     TerminateIllegalWrapper semantics). ``engine="compiled"`` (default) runs the rules compiled
     with numba, ``"reference"`` the pure-Python engine; both play identical games. Other keywords
     override rule options (``start_score``...).
+
+    ``config`` (keyword only): a ready :class:`~rams_env.rules.RulesConfig` (``make_config(...)``) instead
+    of ``variant``, ``num_players`` and rule options. With it a rule option is a ``ValueError`` naming it,
+    and so is a ``variant`` or ``num_players`` that is not the config's own (the same values are fine;
+    left at their defaults they are not given: ``config=make_config("russian", 5)`` alone is russian at
+    5 players). A ``config`` that is not a ``RulesConfig`` is a ``TypeError`` naming its type.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -67,18 +74,20 @@ class RamsEnv(AECEnv):
 
     def __init__(
         self,
-        variant: str = "mattmar",
-        num_players: int = 4,
+        variant: str = DEFAULT_VARIANT,  # "mattmar"
+        num_players: int = DEFAULT_NUM_PLAYERS,  # 4
         episode: str = "deal",
         reward: str = "points",
         render_mode: str | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
         engine: str = "compiled",
+        *,
+        config: RulesConfig | None = None,
         **rule_options: Any,
     ) -> None:
         super().__init__()
-        self.config = make_config(variant, num_players, **rule_options)
+        self.config = resolve_config(variant, num_players, config, rule_options)
         check_episode(episode, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")

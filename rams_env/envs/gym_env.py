@@ -20,8 +20,9 @@ from gymnasium import spaces
 
 from ..gym_id import ENTRY_POINT, ENV_ID, register
 from ..obs.encoding import OBS_SIZE
-from ..rules import Game, IllegalActionError
+from ..rules import Game, IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT
 from ..rules.seeding import check_seed
 from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int
 from .backends import action_id
@@ -89,24 +90,28 @@ class RamsGymEnv(gymnasium.Env):
     raises :class:`~rams_env.IllegalActionError` naming the opponent, whatever
     ``illegal_action`` says. ``render_mode="human"`` prints the table from the learner's seat
     after ``reset()`` and every ``step()``, never from another seat. Other keywords go to
-    :class:`RamsEnv`.
+    :class:`RamsEnv`, ``config=`` (a ready ``RulesConfig`` instead of ``variant``, ``num_players`` and
+    rule options) among them, with its rules.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
-        variant: str = "mattmar",
-        num_players: int = 4,
+        variant: str = DEFAULT_VARIANT,  # "mattmar"
+        num_players: int = DEFAULT_NUM_PLAYERS,  # 4
         learner_seat: int | str = 0,
         opponents: Any = None,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
+        *,
+        config: RulesConfig | None = None,
         **env_kwargs: Any,
     ) -> None:
         self.aec = RamsEnv(
             variant=variant,
             num_players=num_players,
+            config=config,
             # The AEC env prints the table from the seat to act at every step in "human" mode, each
             # opponent's hand included: the wrapper renders (as text) and prints the learner's only.
             render_mode="ansi" if render_mode == "human" else render_mode,

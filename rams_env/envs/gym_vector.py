@@ -66,8 +66,9 @@ from ..compiled.vector_env import (
 )
 from ..compiled.versus import seed_heuristics
 from ..obs.encoding import OBS_SIZE
-from ..rules import IllegalActionError, make_config
+from ..rules import IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
 from ..rules.episode import check_episode
 from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed
@@ -118,8 +119,8 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
     ``learner_seat``: a seat, or ``"random"`` (drawn at each episode, as ``RamsGymEnv`` draws it).
     ``illegal_action``: ``"terminate"`` (default, as ``RamsGymEnv``) ends that game's episode with
     ``illegal_reward`` and ``infos["illegal"]`` set; ``"raise"`` raises ``IllegalActionError`` naming the
-    game, and no game is stepped. Other keywords (``episode``, ``reward``, rule options) as for
-    :func:`rams_env.env`.
+    game, and no game is stepped. Other keywords (``episode``, ``reward``, rule options, or ``config=``, a
+    ready ``RulesConfig``, with its rules) as for :func:`rams_env.env`.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
@@ -127,8 +128,8 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(
         self,
         num_envs: int = 8,
-        variant: str = "mattmar",
-        num_players: int = 4,
+        variant: str = DEFAULT_VARIANT,  # "mattmar"
+        num_players: int = DEFAULT_NUM_PLAYERS,  # 4
         learner_seat: int | str = 0,
         opponents: Any = "random",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
@@ -138,6 +139,8 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         episode: str = "deal",
         reward: str = "points",
         render_mode: str | None = None,
+        *,
+        config: RulesConfig | None = None,
         **rule_options: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -149,7 +152,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         if observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
         check_episode(episode, reward)
-        self.config = make_config(variant, num_players, **rule_options)
+        self.config = resolve_config(variant, num_players, config, rule_options)
         n = self.num_players = self.config.num_players
         self.num_envs = int(num_envs)
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)

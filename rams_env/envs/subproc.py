@@ -113,7 +113,8 @@ class SubprocBatchedRamsEnv:
     workers write every array into shared memory. ``copy=True`` (default) returns copies;
     ``copy=False`` returns the shared arrays themselves, valid until the next ``step``/``reset``
     (faster, for loops that copy what they keep). ``reference=True`` runs
-    :class:`ReferenceBatchedRamsEnv` in the workers instead.
+    :class:`ReferenceBatchedRamsEnv` in the workers instead. The other keywords are those of
+    ``BatchedRamsEnv`` (``variant``, ``num_players``, rule options, or ``config=``, a ready ``RulesConfig``).
 
     Errors behave as in-process: every action is checked before any worker steps, so an illegal
     action steps no game and is reported with the game's index in the whole batch. A worker that

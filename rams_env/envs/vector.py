@@ -30,8 +30,9 @@ from .. import compiled
 from ..compiled.versus import reset_versus, step_versus
 from ..compiled.workspace import mt_states
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
-from ..rules import Game, IllegalActionError, Phase, RulesConfig, make_config
+from ..rules import Game, IllegalActionError, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
 from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
 from ..rules.seeding import require_seed
@@ -103,25 +104,28 @@ def checked_actions(actions: Any, num_games: int) -> np.ndarray:
 
 class _Batch:
     """What both in-process batched envs check and hold: the games' configuration and seed
-    (both fit :class:`~rams_env.envs.contracts.BatchedEnv`)."""
+    (both fit :class:`~rams_env.envs.contracts.BatchedEnv`). The rules are ``variant``, ``num_players``
+    and rule options, or ``config=`` (a ready ``RulesConfig``), as for :func:`rams_env.env`."""
 
     autoreset_mode: AutoresetMode = AutoresetMode.SAME_STEP
 
     def __init__(
         self,
         num_games: int,
-        variant: str = "mattmar",
-        num_players: int = 4,
+        variant: str = DEFAULT_VARIANT,  # "mattmar"
+        num_players: int = DEFAULT_NUM_PLAYERS,  # 4
         episode: str = "deal",
         reward: str = "points",
         seed: int | None = None,
+        *,
+        config: RulesConfig | None = None,
         **rule_options: Any,
     ) -> None:
         if not isinstance(num_games, int) or num_games < 1:
             raise ValueError(f"num_games must be a positive int, got {num_games!r}")
         check_episode(episode, reward)
-        self.config: RulesConfig = make_config(variant, num_players, **rule_options)
-        self.num_games, self.num_players = num_games, num_players
+        self.config: RulesConfig = resolve_config(variant, num_players, config, rule_options)
+        self.num_games, self.num_players = num_games, self.config.num_players
         self.episode, self.reward_kind = episode, reward
         self._seed = seed
         self.first_game = 0

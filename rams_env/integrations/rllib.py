@@ -36,7 +36,8 @@ from .. import jsoncheck
 from ..envs.aec import RamsEnv
 from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError, RulesMismatchError, rules_mismatch
-from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig, make_config
+from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
 
 SHARED_POLICY = "shared"
 DEFAULT_HIDDEN = (128, 128)
@@ -396,7 +397,8 @@ _ENV_KEYWORDS = set(inspect.signature(RamsEnv.__init__).parameters) - {"self", "
 def rules_of_env_config(env_config: Mapping[str, Any]) -> RulesConfig:
     """The rules of ``RamsMultiAgentEnv(env_config)``; ``ValueError`` for bad ones."""
     options = {k: v for k, v in env_config.items() if k not in _ENV_KEYWORDS | {"variant", "num_players"}}
-    return make_config(env_config.get("variant", "mattmar"), env_config.get("num_players", 4), **options)
+    variant, players = env_config.get("variant", DEFAULT_VARIANT), env_config.get("num_players", DEFAULT_NUM_PLAYERS)
+    return resolve_config(variant, players, env_config.get("config"), options)
 
 
 def _hidden_of(state: Mapping[str, Any], where: str) -> list[int]:

@@ -120,6 +120,72 @@ def make_config(variant: str = "mattmar", num_players: int | None = None, **opti
         raise ConfigError(err.message(option), option) from None
 
 
+class _DefaultVariant(str):
+    """The type of :data:`DEFAULT_VARIANT`: ``"mattmar"``, told apart from a ``variant="mattmar"`` given."""
+
+    def __reduce__(self) -> str:
+        return "DEFAULT_VARIANT"  # pickles and copies as the one default object
+
+
+class _DefaultPlayers(int):
+    """The type of :data:`DEFAULT_NUM_PLAYERS`: ``4``, told apart from a ``num_players=4`` given."""
+
+    def __reduce__(self) -> str:
+        return "DEFAULT_NUM_PLAYERS"
+
+
+# The defaults of the envs' ``variant`` and ``num_players``: equal to "mattmar" and 4 (and shown so in their
+# signatures), and the very objects, so that with ``config=`` a value left at its default is told apart
+# from the same value given (which must agree with the config).
+DEFAULT_VARIANT: str = _DefaultVariant("mattmar")
+DEFAULT_NUM_PLAYERS: int = _DefaultPlayers(4)
+
+
+def resolve_config(
+    variant: str = DEFAULT_VARIANT,
+    num_players: int = DEFAULT_NUM_PLAYERS,
+    config: RulesConfig | None = None,
+    options: dict[str, Any] | None = None,
+) -> RulesConfig:
+    """The rules of an env given ``variant``, ``num_players`` and rule ``options``, or a ready ``config``.
+
+    Without ``config``: :func:`make_config` of the strings and options. With it: ``config`` itself, which
+    must be a :class:`RulesConfig` (else ``TypeError``); a rule option beside it is a :class:`ConfigError`
+    naming the option, and so is a ``variant`` or ``num_players`` given and not the config's own (a value
+    left at its default, :data:`DEFAULT_VARIANT` or :data:`DEFAULT_NUM_PLAYERS`, is not given).
+    """
+    options = options or {}
+    if config is None:
+        players = int(num_players) if num_players is DEFAULT_NUM_PLAYERS else num_players
+        return make_config(str(variant) if variant is DEFAULT_VARIANT else variant, players, **options)
+    if not isinstance(config, RulesConfig):
+        raise TypeError(f"config must be a RulesConfig (from rams_env.make_config), got {type(config).__name__}")
+    table = f"config ({config.variant}, {config.num_players} players)"
+    if options:
+        names = [str(name) for name in sorted(options, key=str)]
+        unknown = [name for name in names if name not in OPTION_NAMES]
+        if unknown:
+            raise ConfigError(
+                f"unknown keyword(s) {', '.join(unknown)} given with {table}: not a rule option, and with "
+                "config= no rule option is given either (the config holds them all)",
+                unknown[0],
+            )
+        raise ConfigError(
+            f"rule option(s) {', '.join(names)} given with {table}: the config holds every rule option; "
+            f"give one (make_config({config.variant!r}, {config.num_players}, {names[0]}=...) builds the config)",
+            names[0],
+        )
+    clashes = []
+    if variant is not DEFAULT_VARIANT and variant != config.variant:
+        clashes.append(("variant", f"variant {variant!r}"))
+    if num_players is not DEFAULT_NUM_PLAYERS and num_players != config.num_players:
+        clashes.append(("num_players", f"num_players {num_players!r}"))
+    if clashes:
+        given = ", ".join(what for _, what in clashes)
+        raise ConfigError(f"{given} and {table} disagree: give one", clashes[0][0])
+    return config
+
+
 class ConfigError(ValueError):
     """A rules configuration that cannot be made; ``option`` is the option (or ``"variant"``) it names."""
 

@@ -33,3 +33,14 @@ def test_a_good_rules_file_reads_back(tmp_path: Path) -> None:
     config = make_config("rams32", 3)
     (tmp_path / rllib.RULES_FILE).write_text(json.dumps(config.to_dict()))
     assert rllib._checkpoint_rules(tmp_path, str(tmp_path)) == config
+
+
+def test_the_rules_of_an_env_config_with_a_config(tmp_path: Path) -> None:
+    """``env_config={"config": RulesConfig}`` (the envs' ``config=``) is what ``save_rules`` writes."""
+    config = make_config("russian", 5, start_score=150)
+    rllib.save_rules(tmp_path, {"config": config, "episode": "rams", "reward": "win"})
+    assert rllib._checkpoint_rules(tmp_path, str(tmp_path)) == config
+    strings = {"variant": "russian", "num_players": 5, "start_score": 150}
+    assert rllib.rules_of_env_config(strings) == config
+    with pytest.raises(ValueError, match=r"variant 'mattmar' and config \(russian, 5 players\) disagree"):
+        rllib.rules_of_env_config({"config": config, "variant": "mattmar"})
