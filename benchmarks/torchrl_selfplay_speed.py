@@ -14,15 +14,12 @@ from typing import Any
 import torch
 from tensordict.nn import TensorDictModule
 from torchrl.collectors import Collector
-from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
 from rams_env.integrations.torchrl import (
-    ACTION_KEY,
-    ACTION_MASK_KEY,
-    LOG_PROB_KEY,
     LOGITS_KEY,
     OBSERVATION_KEY,
     make_env,
+    masked_sampler,
 )
 from rams_env.integrations.torchrl_selfplay import RamsSelfPlayEnv, seat_decisions
 from rams_env.integrations.torchrl_vector import masked_actor
@@ -70,14 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(0)
     net = PolicyNet(OBS_SIZE, NUM_ACTIONS)
     logits = TensorDictModule(Logits(net), in_keys=[OBSERVATION_KEY], out_keys=[LOGITS_KEY])
-    aec_actor = ProbabilisticActor(
-        logits,
-        in_keys={"logits": LOGITS_KEY, "mask": ACTION_MASK_KEY},
-        out_keys=[ACTION_KEY],
-        distribution_class=MaskedCategorical,
-        return_log_prob=True,
-        log_prob_key=LOG_PROB_KEY,
-    )
+    aec_actor = masked_sampler(logits)
     aec_rate, _ = rate(make_env(seed=0, **GAME), aec_actor, 1024, args.batches)
     print(f"PettingZooWrapper (one AEC game): {aec_rate:,.0f} decisions/s")
     for games, frames in ((32, 4096), (128, 8192)):

@@ -54,6 +54,11 @@ def masked_policy(env: PettingZooWrapper, hidden: Sequence[int] = (64,)) -> Prob
         width = h
     layers.append(nn.Linear(width, env.full_action_spec[ACTION_KEY].space.n))
     logits = TensorDictModule(nn.Sequential(*layers), in_keys=[OBSERVATION_KEY], out_keys=[LOGITS_KEY])
+    return masked_sampler(logits)
+
+
+def masked_sampler(logits: TensorDictModule) -> ProbabilisticActor:
+    """A module writing the seats' logits, as an actor sampling from them restricted to the action mask."""
     return ProbabilisticActor(
         logits,
         in_keys={"logits": LOGITS_KEY, "mask": ACTION_MASK_KEY},

@@ -56,6 +56,7 @@ from ..envs.vector import BatchedRamsEnv, BatchStep
 from ..obs.encoding import OBS_SIZE
 from ..rules.actions import NUM_ACTIONS
 from ..rules.seeding import require_seed
+from .torchrl_vector import done_spec
 
 __all__ = ["RamsSelfPlayEnv", "seat_decisions"]
 
@@ -83,13 +84,7 @@ class RamsSelfPlayEnv(EnvBase):
         )
         self.action_spec = Categorical(NUM_ACTIONS, shape=(n,), dtype=torch.int64, device=device)
         self.reward_spec = Unbounded(shape=(n, players), dtype=torch.float32, device=device)
-        self.done_spec = Composite(
-            done=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
-            terminated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
-            truncated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
-            shape=(n,),
-            device=device,
-        )
+        self.done_spec = done_spec(n, device)
         self._seeder = np.random.default_rng()
         self._next_seed: int | None = None
         self._last: BatchStep | None = None  # the decisions now due (the engine's last output)

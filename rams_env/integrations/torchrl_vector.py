@@ -55,13 +55,7 @@ class RamsBatchedEnv(EnvBase):
         )
         self.action_spec = Categorical(NUM_ACTIONS, shape=(n,), dtype=torch.int64, device=device)
         self.reward_spec = Unbounded(shape=(n, 1), dtype=torch.float32, device=device)
-        self.done_spec = Composite(
-            done=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
-            terminated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
-            truncated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=device),
-            shape=(n,),
-            device=device,
-        )
+        self.done_spec = done_spec(n, device)
         self._next_seed: int | None = None
         self._no_done = torch.zeros((n, 1), dtype=torch.bool, device=device)
 
@@ -147,3 +141,10 @@ def value_module(net: PolicyNet, bf16: bool = False) -> TensorDictModule:
     """``net``'s value head as TorchRL's critic: ``"observation"`` to ``"state_value"`` (the torso shared with
     :func:`masked_actor` of the same net)."""
     return TensorDictModule(_Value(net, bf16), in_keys=["observation"], out_keys=["state_value"])
+
+
+def done_spec(n: int, device: Any) -> Composite:
+    """The done, terminated and truncated flags of ``n`` games, one column each."""
+    keys = ("done", "terminated", "truncated")
+    flag = {key: Categorical(2, shape=(n, 1), dtype=torch.bool, device=device) for key in keys}
+    return Composite(**flag, shape=(n,), device=device)
