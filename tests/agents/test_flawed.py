@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+pytest.importorskip("torch")  # deliberate: the core installs without torch (tests/test_without_torch.py); CI has it
 
 import rams_env
 from rams_env import Action

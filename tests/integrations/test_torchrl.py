@@ -5,7 +5,6 @@ example script."""
 from __future__ import annotations
 
 import runpy
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,19 +28,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "torchrl_rollout.py
 # Rollouts and the example script of a library: CI runs them, -m 'not slow' skips them.
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.usefixtures("seeded_torch"),  # conftest.py
     pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested using version:UserWarning"),
 ]
-
-
-@pytest.fixture(autouse=True)
-def seeded_torch() -> Iterator[None]:
-    """TorchRL samples from torch's default generator: seed a fork of it; one thread suits the small MLP."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        yield
-    torch.set_num_threads(threads)
 
 
 @pytest.mark.parametrize(("variant", "num_players", "episode"), [("mattmar", 4, "deal"), ("russian", 3, "deal")])

@@ -4,8 +4,6 @@ its own rewards and sequence ends; a tiny Collector + GAE + ClipPPOLoss run give
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import torch
@@ -14,18 +12,8 @@ from tensordict import TensorDict
 from rams_env.envs import BatchedRamsEnv
 from rams_env.integrations.torchrl_selfplay import RamsSelfPlayEnv, seat_decisions
 
-pytestmark = pytest.mark.slow  # library rollouts and training: CI runs them, -m 'not slow' skips them
-
-
-@pytest.fixture(autouse=True)
-def seeded_torch() -> Iterator[None]:
-    """TorchRL samples from torch's default generator: seed a fork of it; one thread suits the small MLP."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        yield
-    torch.set_num_threads(threads)
+# library rollouts and training: CI runs them, -m 'not slow' skips them; torch seeded (conftest.py)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("seeded_torch")]
 
 
 def test_check_env_specs_passes():
