@@ -1,39 +1,37 @@
 """RLlib's PPO on Rams as benchmark pipelines: self-play (``rllib``) and one seat against heuristics
 (``rllib-heuristic``), whole ramsar with the win reward by default.
 
-Both train through :func:`rams_env.integrations.rllib.ppo_config` (one masked policy, ``MaskedPPOModule``)
-on a private local Ray instance with ``settings.threads`` CPUs, sampling in the driver (no remote
-env runner) and learning there too. ``rllib`` plays ``RamsMultiAgentEnv``, every seat the shared policy;
-``rllib-heuristic`` plays :class:`HeuristicTableEnv`, which hands RLlib only the learner's seat (drawn at
-each reset) of the Gymnasium wrapper ``RamsGymEnv`` with the compiled heuristic in the other seats: the
-multi-agent env config of rams_env has no opponents, so the opponents live in the env here.
-``save()`` writes ``algo.save_to_path`` and the rules file, which ``rams eval`` and ``load_agent`` read.
+Both train one masked policy (``MaskedPPOModule``) on a private local Ray instance with ``settings.threads``
+CPUs, sampling in the driver (no remote env runner) and learning there too. ``rllib`` plays
+``RamsMultiAgentEnv`` through :func:`rams_env.integrations.rllib.ppo_config`, every seat the shared policy;
+``rllib-heuristic`` plays the compiled vector env through
+:func:`rams_env.integrations.rllib_vector.vector_ppo_config` (``num_envs`` games, RLlib's
+``vector_entry_point`` mode), one learning seat a game drawn at each reset and the compiled heuristic in the
+other seats (before 2026-12-05 it stepped one ``RamsGymEnv`` at a time). ``save()`` writes
+``algo.save_to_path`` and the rules file, which ``rams eval`` and ``load_agent`` read.
 
 ``--set KEY=VALUE``: ``imitation`` (decisions of the project's imitation warm start, training/imitation.py,
 on a ``PolicyNet`` of the same widths, copied into the module by
 :func:`rams_env.integrations.rllib.warm_start` in the first ``train_for``; the module is then a ReLU one,
 else RLlib's Tanh), ``hidden``, ``batch``, ``minibatch``, ``epochs``, ``lr``, ``entropy`` (PPO's
-``entropy_coeff``), ``episode``, ``reward``: :class:`benchmarks.learning.schemas.RLlibSettings`.
+``entropy_coeff``), ``gamma``, ``num_envs``, ``episode``, ``reward``:
+:class:`benchmarks.learning.schemas.RLlibSettings`.
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import ray
 import torch
-from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from rams_env.agents import CompiledHeuristicAgent
-from rams_env.envs.gym_env import RamsGymEnv
 from rams_env.integrations.rllib import (
     DEFAULT_ACTIVATION,
     SHARED_POLICY,
+    SINGLE_AGENT_POLICY,
     RLlibAgent,
     build_algo,
     init_ray,
@@ -42,6 +40,7 @@ from rams_env.integrations.rllib import (
     save_rules,
     warm_start,
 )
+from rams_env.integrations.rllib_vector import vector_ppo_config
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
@@ -52,47 +51,6 @@ from .schemas import check_options
 
 if TYPE_CHECKING:
     from .harness import Settings
-
-LEARNER = "learner"
-
-
-class HeuristicTableEnv(MultiAgentEnv):
-    """One learning seat, drawn at each reset, against the compiled heuristic in every other seat.
-
-    ``config`` holds the keywords of :func:`rams_env.env`; RLlib sees one agent, ``"learner"``, with the
-    observation dict of ``RamsMultiAgentEnv`` and the learner's reward (the other seats' moves happen
-    inside ``step``).
-    """
-
-    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
-        super().__init__()
-        config = dict(config or {})
-        self.gym = RamsGymEnv(learner_seat="random", opponents=CompiledHeuristicAgent(), **config)
-        self.possible_agents = [LEARNER]
-        self.agents = [LEARNER]
-        self.observation_spaces = {LEARNER: self.gym.aec.observation_space("player_0")}  # the observation dict
-        self.action_spaces = {LEARNER: self.gym.action_space}
-
-    @staticmethod
-    def _observation(vector: np.ndarray, info: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        return {"observation": vector, "action_mask": np.asarray(info["action_mask"], np.int8)}
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        vector, info = self.gym.reset(seed=seed, options=options)
-        return {LEARNER: self._observation(vector, info)}, {LEARNER: {}}
-
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        vector, reward, terminated, truncated, info = self.gym.step(int(action_dict[LEARNER]))
-        observation = {LEARNER: self._observation(vector, info)}
-        return (
-            observation,
-            {LEARNER: float(reward)},
-            {LEARNER: terminated, "__all__": terminated},
-            {LEARNER: truncated, "__all__": truncated},
-            {LEARNER: {}},
-        )
 
 
 class RLlibPipeline:
@@ -115,9 +73,13 @@ class RLlibPipeline:
         self.rules = rules_of_env_config(self.env_config)
         self.hidden, self.imitation, self.imitated = tuple(int(h) for h in hidden), int(imitation), 0
         activation = "relu" if self.imitation else DEFAULT_ACTIVATION  # a PolicyNet's, to copy it in
-        config = ppo_config(self.env_config, hidden=self.hidden, activation=activation)
-        if self.heuristic_opponents:
-            config = config.environment(HeuristicTableEnv, env_config=self.env_config)
+        if self.heuristic_opponents:  # the compiled vector env, the heuristics inside its step
+            vector_config = dict(self.env_config, opponents="heuristic", learner_seat="random")
+            config = vector_ppo_config(vector_config, o["num_envs"], hidden=self.hidden, activation=activation)
+            self.policy = SINGLE_AGENT_POLICY
+        else:
+            config = ppo_config(self.env_config, hidden=self.hidden, activation=activation)
+            self.policy = SHARED_POLICY
         config = (
             config.env_runners(num_env_runners=0, rollout_fragment_length="auto")
             .learners(num_learners=0)
@@ -127,6 +89,7 @@ class RLlibPipeline:
                 num_epochs=o["epochs"],
                 lr=o["lr"],
                 entropy_coeff=o["entropy"],
+                gamma=o["gamma"],
             )
             .debugging(seed=wrap_seed(settings.seed, 32), log_level="ERROR")
         )
@@ -143,7 +106,7 @@ class RLlibPipeline:
         if self.imitation and not self.imitated:
             net = PolicyNet(OBS_SIZE, NUM_ACTIONS, self.hidden)
             self.imitated = imitate_heuristic(net, self.settings, self.imitation)
-            warm_start(self.algo, net)
+            warm_start(self.algo, net, self.policy)
         while True:
             result = self.algo.train()
             self.iterations += 1
@@ -159,7 +122,7 @@ class RLlibPipeline:
 
     def agent(self) -> RLlibAgent:
         """The greedy legal play of the shared policy's current weights (a copy: training goes on apart)."""
-        return copy.deepcopy(RLlibAgent(self.algo.get_module(SHARED_POLICY), self.rules))
+        return copy.deepcopy(RLlibAgent(self.algo.get_module(self.policy), self.rules))
 
     def save(self) -> Path:
         """``algo.save_to_path`` into ``out/name/checkpoint`` with the rules file; ``rams eval PATH`` loads it."""
@@ -175,7 +138,7 @@ class RLlibPipeline:
             "imitation_decisions": self.imitated,
             "ppo_decisions": self.decisions - self.imitated,
             "iterations": self.iterations,
-            "activation": self.algo.get_module(SHARED_POLICY).activation,
+            "activation": self.algo.get_module(self.policy).activation,
         }
 
     def close(self) -> None:
@@ -186,7 +149,7 @@ class RLlibPipeline:
 
 
 class RLlibHeuristicPipeline(RLlibPipeline):
-    """PPO for one seat (drawn at each reset) against the compiled heuristic in the others."""
+    """PPO for one seat (drawn at each reset) against the compiled heuristic in the others, on the vector env."""
 
     name = "rllib-heuristic"
     heuristic_opponents = True

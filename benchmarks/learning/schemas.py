@@ -75,7 +75,9 @@ class RLlibSettings:
     epochs: int = arg(4, "num_epochs", low=1)
     lr: float = arg(3e-4, "learning rate", low=0, open_low=True)
     entropy: float = arg(0.0, "entropy_coeff", low=0)
+    gamma: float = arg(1.0, "discount per decision (RLlib's default is 0.99)", low=0, high=1)
     imitation: int = arg(0, "decisions of the imitation warm start (0: none; else the module is ReLU)", low=0)
+    num_envs: int = arg(64, "rllib-heuristic: games of the vector env (num_envs_per_env_runner)", low=1)
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -84,12 +86,20 @@ class RLlibSettings:
             raise ValueError(f"minibatch must be at most batch ({self.batch}), got {self.minibatch}")
 
 
+TORCHRL_OPPONENTS = ("self-play", "heuristic")
+
+
 @dataclass(frozen=True, kw_only=True)
 class TorchRLSettings:
     """``torchrl``: TorchRL's collector, ``GAE`` and ``ClipPPOLoss``."""
 
     imitation: int = arg(0, "decisions of the imitation warm start (0: none)", low=0)
-    num_games: int = arg(32, "self-play games stepped together (the env's batch)", low=1)
+    opponents: str = arg(
+        "self-play",
+        "self-play (every seat the learning policy, RamsSelfPlayEnv) or heuristic (one learning seat a game, drawn "
+        "at each reset, against compiled heuristics in the others, RamsBatchedEnv)",
+    )
+    num_games: int = arg(32, "games stepped together (the env's batch)", low=1)
     frames_per_batch: int = arg(4096, "env steps per collected batch (a multiple of num_games)", low=1)
     epochs: int = arg(3, "passes over each batch", low=1)
     minibatch: int = arg(1024, "decisions per gradient step", low=1)
@@ -103,6 +113,8 @@ class TorchRLSettings:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.opponents not in TORCHRL_OPPONENTS:
+            raise ValueError(f"opponents must be one of {TORCHRL_OPPONENTS}, got {self.opponents!r}")
         if self.frames_per_batch % self.num_games:
             raise ValueError(
                 f"frames_per_batch must be a multiple of num_games ({self.num_games}), got {self.frames_per_batch}"

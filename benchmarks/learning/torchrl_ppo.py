@@ -1,6 +1,10 @@
-"""TorchRL: PPO with TorchRL's collector, ``GAE`` and ``ClipPPOLoss`` on the project's TorchRL env, in self-play.
+"""TorchRL: PPO with TorchRL's collector, ``GAE`` and ``ClipPPOLoss`` on the project's TorchRL envs.
 
-The env is :class:`~rams_env.integrations.torchrl_selfplay.RamsSelfPlayEnv` (``num_games`` games of
+With ``opponents=heuristic`` the env is :class:`~rams_env.integrations.torchrl_vector.RamsBatchedEnv`: one
+learning seat a game (drawn at each reset) against the compiled heuristic in the other seats, played inside
+the compiled step, as the ``sb3`` and ``rllib-heuristic`` pipelines train; GAE runs on the collector's
+``[N, T]`` batch as it is. With ``opponents=self-play`` (the default) the env is
+:class:`~rams_env.integrations.torchrl_selfplay.RamsSelfPlayEnv` (``num_games`` games of
 :class:`~rams_env.envs.BatchedRamsEnv` stepped together, whole ramsar, win reward): every seat's decisions
 come out batched and one network plays them all, so this is self-play, not play against heuristics. The
 network is the project's :class:`~rams_env.policy.PolicyNet` (its logits and its value, wrapped in
@@ -15,7 +19,8 @@ from one decision to its next (or to the episode's end, then terminal), a seat's
 batch dropped (its reward is not known yet) and the one before it ending the seat's sequence as truncated.
 TorchRL's ``GAE`` and ``ClipPPOLoss`` then run on those decisions unchanged.
 
-``--set KEY=VALUE``: ``imitation`` (decisions of the project's imitation warm start, training/imitation.py,
+``--set KEY=VALUE``: ``opponents`` (``self-play`` or ``heuristic``), ``imitation`` (decisions of the
+project's imitation warm start, training/imitation.py,
 run by the first ``train_for`` on the same ``PolicyNet``; 0: none), ``num_games``, ``frames_per_batch``,
 ``epochs``, ``minibatch``, ``lr``, ``gamma``, ``lmbda``, ``clip``, ``ent_coef``, ``vf_coef``, ``max_grad_norm``.
 """
@@ -35,19 +40,20 @@ from torchrl.objectives.value import GAE
 
 from rams_env.agents.neural import PolicyAgent
 from rams_env.integrations.torchrl_selfplay import RamsSelfPlayEnv, seat_decisions
-from rams_env.integrations.torchrl_vector import masked_actor, value_module
+from rams_env.integrations.torchrl_vector import RamsBatchedEnv, masked_actor, value_module
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.seeding import wrap_seed
+from training.run import uses_bf16
 
 from .harness import Settings, imitate_heuristic
 from .schemas import check_options
 
 
 class TorchRLPPO:
-    """TorchRL PPO in self-play as a :class:`~benchmarks.learning.harness.Pipeline`."""
+    """TorchRL PPO, in self-play or against heuristics, as a :class:`~benchmarks.learning.harness.Pipeline`."""
 
     name = "torchrl"
 
@@ -57,15 +63,15 @@ class TorchRLPPO:
         self.config = make_config(settings.variant, settings.num_players)
         torch.manual_seed(settings.seed)  # TorchRL samples actions with torch's global generator
         self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS)
-        env = RamsSelfPlayEnv(
-            int(o["num_games"]),
-            variant=settings.variant,
-            num_players=settings.num_players,
-            episode="rams",
-            reward="win",
-        )
+        self.self_play = o["opponents"] == "self-play"
+        rules = dict(variant=settings.variant, num_players=settings.num_players, episode="rams", reward="win")
+        if self.self_play:
+            env = RamsSelfPlayEnv(int(o["num_games"]), **rules)
+        else:  # one learning seat a game, drawn at each reset, the compiled heuristics inside the step
+            env = RamsBatchedEnv(int(o["num_games"]), opponents="heuristic", learner_seat="random", **rules)
         env.set_seed(wrap_seed(settings.seed))
-        actor, critic = masked_actor(self.net), value_module(self.net)
+        self.bf16 = uses_bf16("auto", torch.device("cpu"))  # bf16 hidden layers where native, as rams train
+        actor, critic = masked_actor(self.net, bf16=self.bf16), value_module(self.net, bf16=self.bf16)
         self.frames = int(o["frames_per_batch"])
         self.collector = Collector(
             env, actor, frames_per_batch=self.frames, total_frames=-1, auto_register_policy_transforms=False
@@ -90,9 +96,14 @@ class TorchRLPPO:
         o = self.options
         batch = next(self.batches)
         self.env_steps += batch.numel()
-        data = seat_decisions(batch)
-        with torch.no_grad():
-            self.gae(data)
+        if self.self_play:
+            data = seat_decisions(batch)
+            with torch.no_grad():
+                self.gae(data)
+        else:  # one seat a game: GAE over each game's frames ([N, T], time last), then one row a decision
+            with torch.no_grad():
+                self.gae(batch)
+            data = batch.reshape(-1)
         size = int(o["minibatch"])
         for _ in range(int(o["epochs"])):
             for rows in torch.randperm(len(data)).split(size):
@@ -132,10 +143,11 @@ class TorchRLPPO:
         """Settings, updates, and the env steps collected (each seat's last decision of a batch is dropped)."""
         return {
             "options": self.options,
-            "opponents": "self-play",
+            "opponents": self.options["opponents"],
             "imitation_decisions": self.imitated,
             "ppo_decisions": self.decisions,
             "updates": self.updates,
+            "bf16": self.bf16,
             "env_steps": self.env_steps,
         }
 

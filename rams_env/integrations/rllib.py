@@ -40,6 +40,7 @@ from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
 
 SHARED_POLICY = "shared"
+SINGLE_AGENT_POLICY = "default_policy"  # RLlib's DEFAULT_MODULE_ID: the one module of a single-agent algorithm
 DEFAULT_HIDDEN = (128, 128)
 # The module's hidden activation by name (model_config["activation"]): "relu" is the project's PolicyNet,
 # which warm_start copies in; "tanh", RLlib's own default for MLPs, stays the default so old checkpoints load.
@@ -466,9 +467,13 @@ def is_rllib_checkpoint(path: str | os.PathLike[str]) -> bool:
 
 
 def load_rllib_agent(
-    path: str | os.PathLike[str], expect_config: RulesConfig | None = None, policy: str = SHARED_POLICY
+    path: str | os.PathLike[str], expect_config: RulesConfig | None = None, policy: str | None = None
 ) -> RLlibAgent:
     """The greedy agent of the ``policy`` module of an RLlib algorithm checkpoint (``algo.save_to_path``).
+
+    ``policy=None`` reads the module that this package's configs train: ``"shared"`` (:func:`ppo_config`'s
+    self-play) where the checkpoint has it, else ``"default_policy"`` (RLlib's single-agent module, as
+    :func:`~rams_env.integrations.rllib_vector.vector_ppo_config` trains it).
 
     Nothing from the checkpoint is executed: the module's weights are read by an unpickler that
     admits only numpy arrays, and the rules by one that turns every class into an inert stand-in to
@@ -479,6 +484,9 @@ def load_rllib_agent(
     where, root = str(path), Path(path)
     if not is_rllib_checkpoint(root):
         raise CheckpointError(f"{where!r} is not an RLlib checkpoint folder (no rllib_checkpoint.json)")
+    if policy is None:
+        modules = root / "learner_group" / "learner" / "rl_module"
+        policy = SHARED_POLICY if (modules / SHARED_POLICY).is_dir() else SINGLE_AGENT_POLICY
     module_dir = root / "learner_group" / "learner" / "rl_module" / policy
     if not (module_dir / _MODULE_STATE).is_file():
         found = sorted(p.parent.name for p in (root / "learner_group").glob(f"learner/rl_module/*/{_MODULE_STATE}"))

@@ -15,7 +15,8 @@ import pytest
 
 import rams_env
 from benchmarks.learning.__main__ import main
-from benchmarks.learning.harness import PIPELINES, Settings, pipeline_class, run_benchmark
+from benchmarks.learning.harness import PIPELINES, OptionError, Settings, pipeline_class, run_benchmark
+from benchmarks.learning.schemas import check_options
 from rams_env.agents import load_agent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,9 +129,27 @@ def test_torchrl_pipeline(tmp_path: Path) -> None:
     assert legal_first_move(load_agent(result["saved"]))
 
 
+@pytest.mark.slow
+def test_torchrl_pipeline_against_heuristics(tmp_path: Path) -> None:
+    settings = Settings(out=tmp_path, progress=False)
+    options = {"opponents": "heuristic", "frames_per_batch": 256, "num_games": 8, "imitation": 1}
+    result = run_benchmark("torchrl", settings, 0.03, 0.03, options=options, **TINY)
+    check_result(result, tmp_path, "torchrl", ("torchrl", "tensordict"))
+    info = result["pipeline_info"]
+    assert info["opponents"] == "heuristic" and info["updates"] >= 1 and info["imitation_decisions"] > 0
+    assert info["ppo_decisions"] == info["env_steps"] == 256 * info["updates"]  # one learner's decision a frame
+    assert result["decisions"] == info["imitation_decisions"] + info["ppo_decisions"]
+    assert legal_first_move(load_agent(result["saved"]))
+
+
+def test_torchrl_pipeline_refuses_unknown_opponents() -> None:
+    with pytest.raises(OptionError, match="opponents must be one of"):
+        check_options("torchrl", {"opponents": "heuristics"})
+
+
 LIBRARY_PIPELINES = {
     "rllib": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1}, ("ray",)),
-    "rllib-heuristic": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1}, ("ray",)),
+    "rllib-heuristic": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1, "num_envs": 8}, ("ray",)),
     "openspiel": (
         {"hidden": [32], "min_buffer": 32, "batch_size": 32, "learn_every": 8, "anticipatory": 0.5},
         ("open_spiel",),
