@@ -2,10 +2,10 @@
 (``rllib-heuristic``), whole ramsar with the win reward by default.
 
 Both train one masked policy (``MaskedPPOModule``) on a private local Ray instance with ``settings.threads``
-CPUs, sampling in the driver (no remote env runner) and learning there too. ``rllib`` plays
-``RamsMultiAgentEnv`` through :func:`rams_env.integrations.rllib.ppo_config`, every seat the shared policy;
-``rllib-heuristic`` plays the compiled vector env through
-:func:`rams_env.integrations.rllib_vector.vector_ppo_config` (``num_envs`` games, RLlib's
+CPUs, sampling in the driver (no remote env runner) and learning there too. ``rllib`` plays every seat of
+``num_envs`` batched games through :func:`rams_env.integrations.rllib_selfplay.selfplay_ppo_config` (before
+2026-12-05 one ``RamsMultiAgentEnv`` game at a time through ``ppo_config``); ``rllib-heuristic`` plays the
+compiled vector env through :func:`rams_env.integrations.rllib_vector.vector_ppo_config` (``num_envs`` games, RLlib's
 ``vector_entry_point`` mode), one learning seat a game drawn at each reset and the compiled heuristic in the
 other seats (before 2026-12-05 it stepped one ``RamsGymEnv`` at a time). ``save()`` writes
 ``algo.save_to_path`` and the rules file, which ``rams eval`` and ``load_agent`` read.
@@ -30,16 +30,15 @@ import torch
 
 from rams_env.integrations.rllib import (
     DEFAULT_ACTIVATION,
-    SHARED_POLICY,
     SINGLE_AGENT_POLICY,
     RLlibAgent,
     build_algo,
     init_ray,
-    ppo_config,
     rules_of_env_config,
     save_rules,
     warm_start,
 )
+from rams_env.integrations.rllib_selfplay import selfplay_ppo_config
 from rams_env.integrations.rllib_vector import vector_ppo_config
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
@@ -54,7 +53,7 @@ if TYPE_CHECKING:
 
 
 class RLlibPipeline:
-    """PPO self-play through ``ppo_config``: every seat plays the one shared policy."""
+    """PPO self-play on the batched engine: every seat plays the one module."""
 
     name = "rllib"
     heuristic_opponents = False
@@ -77,9 +76,9 @@ class RLlibPipeline:
             vector_config = dict(self.env_config, opponents="heuristic", learner_seat="random")
             config = vector_ppo_config(vector_config, o["num_envs"], hidden=self.hidden, activation=activation)
             self.policy = SINGLE_AGENT_POLICY
-        else:
-            config = ppo_config(self.env_config, hidden=self.hidden, activation=activation)
-            self.policy = SHARED_POLICY
+        else:  # every seat of the batched games, one module (rams_env.integrations.rllib_selfplay)
+            config = selfplay_ppo_config(self.env_config, o["num_envs"], hidden=self.hidden, activation=activation)
+            self.policy = SINGLE_AGENT_POLICY
         config = (
             config.env_runners(num_env_runners=0, rollout_fragment_length="auto")
             .learners(num_learners=0)

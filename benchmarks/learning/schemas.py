@@ -77,7 +77,9 @@ class RLlibSettings:
     entropy: float = arg(0.0, "entropy_coeff", low=0)
     gamma: float = arg(1.0, "discount per decision (RLlib's default is 0.99)", low=0, high=1)
     imitation: int = arg(0, "decisions of the imitation warm start (0: none; else the module is ReLU)", low=0)
-    num_envs: int = arg(64, "rllib-heuristic: games of the vector env (num_envs_per_env_runner)", low=1)
+    num_envs: int = arg(
+        64, "games of the batched env (num_envs_per_env_runner): self-play games, or the vector env's", low=1
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)

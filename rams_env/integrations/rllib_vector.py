@@ -7,8 +7,8 @@ first transition of every episode). Observations are the AEC env's dicts, which 
 masks with. The env id is given as ``"rams_env:rams_env/RamsVec-v1"``, so that a remote env runner imports
 ``rams_env`` (which registers it) before it makes the env. Needs the ``rams_env[rllib]`` extra.
 
-Self-play (every seat learning) stays on :func:`rams_env.integrations.rllib.ppo_config`'s multi-agent env:
-RLlib 2.60's multi-agent env runner steps its sub-envs one by one and has no vector entry point.
+Self-play (every seat learning) on the batched engine is :mod:`rams_env.integrations.rllib_selfplay`'s env
+runner: RLlib 2.60's multi-agent env runner steps its sub-envs one by one and has no vector entry point.
 """
 
 from __future__ import annotations

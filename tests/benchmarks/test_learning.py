@@ -148,7 +148,7 @@ def test_torchrl_pipeline_refuses_unknown_opponents() -> None:
 
 
 LIBRARY_PIPELINES = {
-    "rllib": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1}, ("ray",)),
+    "rllib": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1, "num_envs": 8}, ("ray",)),
     "rllib-heuristic": ({"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1, "num_envs": 8}, ("ray",)),
     "openspiel": (
         {"hidden": [32], "min_buffer": 32, "batch_size": 32, "learn_every": 8, "anticipatory": 0.5},

@@ -17,7 +17,7 @@ from rams_env.agents import RandomAgent, load_agent
 pytestmark = pytest.mark.slow
 
 TINY = {
-    RLlibPipeline: {"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1},
+    RLlibPipeline: {"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1, "num_envs": 8},
     RLlibHeuristicPipeline: {"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1, "num_envs": 8},
     OpenSpielPipeline: {"hidden": [32], "min_buffer": 32, "batch_size": 32, "learn_every": 8, "anticipatory": 0.5},
 }
