@@ -9,13 +9,15 @@ win reward. Two tables:
 - **training**: learner decisions per second, learner updates included, for the project's own PPO (the
   peer), the CleanRL-style example, SB3's MaskablePPO on ``RamsVecEnv``, TorchRL's PPO (``Collector``, GAE,
   ``ClipPPOLoss``) on ``RamsBatchedEnv`` and RLlib's PPO with one local env runner on the vector entry
-  point. Every pipeline trains a 256x256 ReLU actor-critic on rollouts of 8192 decisions (256 games x 32
+  point; then RLlib's PPO in self-play, every seat's decisions counted, on the batched engine's env runner
+  (``rllib-selfplay``) and on RLlib's multi-agent runner over one AEC game at a time (``rllib-selfplay-aec``,
+  the path it replaces). Every pipeline trains a 256x256 ReLU actor-critic on rollouts of 8192 decisions (256 games x 32
   steps), 3 epochs of minibatches of 2048, after one untimed warm-up update (numba and torch first calls).
 
 Each figure is given per second of wall time and per second of this process's CPU time (the second is less
 sensitive to other load on the machine); the load average is printed with them.
 
-Run: ``python -m benchmarks.vector_speed [--updates 3] [--only env,rams,cleanrl,sb3,torchrl,rllib]``.
+Run: ``python -m benchmarks.vector_speed [--updates 3] [--only env,rams,cleanrl,sb3,torchrl,rllib,...]``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import torch
 GAMES, STEPS, EPOCHS, MINIBATCH, HIDDEN = 256, 32, 3, 2048, (256, 256)
 ROLLOUT = GAMES * STEPS
 ENV_KWARGS: dict[str, Any] = dict(variant="mattmar", num_players=4, episode="rams", reward="win")
-PIPELINES = ("env", "rams", "cleanrl", "sb3", "torchrl", "rllib")
+PIPELINES = ("env", "rams", "cleanrl", "sb3", "torchrl", "rllib", "rllib-selfplay", "rllib-selfplay-aec")
 
 
 class Clock:
@@ -238,12 +240,46 @@ def train_rllib(updates: int) -> tuple[int, Clock]:
     return sampled, clock
 
 
+def train_rllib_selfplay(updates: int, batched: bool = True) -> tuple[int, Clock]:
+    """RLlib's PPO in self-play (every seat the one module, each seat's decisions counted), one local env runner:
+    ``BatchedSelfPlayEnvRunner`` on the batched engine, or (``batched=False``) RLlib's multi-agent env runner
+    over ``RamsMultiAgentEnv``, one AEC game at a time (``ppo_config``), the path it replaces."""
+    import ray
+
+    from rams_env.integrations.rllib import build_algo, init_ray, ppo_config
+    from rams_env.integrations.rllib_selfplay import selfplay_ppo_config
+
+    init_ray(num_cpus=1)
+    if batched:
+        config = selfplay_ppo_config(ENV_KWARGS, num_envs_per_env_runner=GAMES, hidden=HIDDEN, activation="relu")
+        config = config.env_runners(num_env_runners=0, rollout_fragment_length=STEPS)
+    else:
+        config = ppo_config(ENV_KWARGS, hidden=HIDDEN, activation="relu")
+        config = config.env_runners(num_env_runners=0, rollout_fragment_length="auto")
+    config = config.learners(num_learners=0).training(
+        train_batch_size_per_learner=ROLLOUT, minibatch_size=MINIBATCH, num_epochs=EPOCHS, gamma=1.0
+    )
+    algo = build_algo(config)
+    try:
+        algo.train()
+        sampled = 0
+        with Clock() as clock:
+            for _ in range(updates):
+                sampled += int(algo.train()["env_runners"]["num_env_steps_sampled"])
+    finally:
+        algo.stop()
+        ray.shutdown()
+    return sampled, clock
+
+
 TRAINERS: dict[str, Callable[[int], tuple[int, Clock]]] = {
     "rams": train_rams,
     "cleanrl": train_cleanrl,
     "sb3": train_sb3,
     "torchrl": train_torchrl,
     "rllib": train_rllib,
+    "rllib-selfplay": train_rllib_selfplay,
+    "rllib-selfplay-aec": lambda updates: train_rllib_selfplay(updates, batched=False),
 }
 
 
@@ -275,7 +311,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         wall, cpu = rates(decisions, clock)
         peer = peer or ((wall, cpu) if name == "rams" else None)
         ratio = f"   {wall / peer[0]:.2f} | {cpu / peer[1]:.2f} of rams" if peer else ""
-        print(f"train {name:8s} {wall:>10,.0f} | {cpu:>10,.0f} decisions/s (wall | CPU){ratio}", flush=True)
+        print(f"train {name:18s} {wall:>10,.0f} | {cpu:>10,.0f} decisions/s (wall | CPU){ratio}", flush=True)
         results[name] = (wall, cpu)
     load_after = os.getloadavg()[0]
     print(f"load average after: {load_after:.2f}")
