@@ -1,9 +1,12 @@
-"""Multi-agent PPO on Rams with RLlib: one masked policy shared by every seat, locally or on a Ray cluster.
+"""Self-play PPO on Rams with RLlib: one masked policy plays every seat, locally or on a Ray cluster.
 
-Run locally: ``python examples/rllib_ppo.py [--iterations 2]`` (needs the ``rllib`` extra). On a running
-cluster (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others, the
-same rams_env wheel installed on every node): ``python examples/rllib_ppo.py --address auto
---env-runners 8``, or set ``RAY_ADDRESS`` instead of ``--address``. Every ``--eval-every`` iterations
+By default each env runner steps ``--envs-per-runner`` games of the batched compiled engine in one call
+(``rams_env.integrations.rllib_selfplay``: each seat's decisions are an episode of the one module);
+``--env aec`` runs RLlib's multi-agent env runner over ``RamsMultiAgentEnv`` instead, one game at a time
+(``ppo_config``), several times slower. Run locally: ``python examples/rllib_ppo.py [--iterations 2]``
+(needs the ``rllib`` extra). On a running cluster (``ray start --head`` on one machine, ``ray start
+--address=HEAD:6379`` on the others, the same rams_env wheel installed on every node): ``python
+examples/rllib_ppo.py --address auto --env-runners 8``, or set ``RAY_ADDRESS`` instead of ``--address``. Every ``--eval-every`` iterations
 the greedy policy plays a fixed set of duplicate deals against ``--baseline`` (the progress line
 shows its advantage, which moves as the policy learns; the self-play return of a zero-sum game does
 not), and at the end a larger set. ``--checkpoint DIR`` saves the algorithm; ``rams eval DIR`` then
@@ -30,6 +33,7 @@ from rams_env.eval import AGENT_SPEC_HELP, Evaluation, agent_source, evaluate
 from rams_env.integrations.rllib import (
     DEFAULT_ACTIVATION,
     SHARED_POLICY,
+    SINGLE_AGENT_POLICY,
     RLlibAgent,
     build_algo,
     init_ray,
@@ -37,6 +41,7 @@ from rams_env.integrations.rllib import (
     save_rules,
     warm_start,
 )
+from rams_env.integrations.rllib_selfplay import selfplay_ppo_config
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -48,6 +53,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--num-players", type=int, default=4, metavar="N", help="players at the table")
     parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.add_argument("--episode", default="deal", help="episode kind: deal, rams or match")
+    parser.add_argument(
+        "--env",
+        choices=("batched", "aec"),
+        default="batched",
+        help="batched: the compiled engine's games in one call per env runner; aec: RLlib's multi-agent env runner",
+    )
+    parser.add_argument("--envs-per-runner", type=int, default=16, help="games each env runner steps (--env batched)")
     parser.add_argument("--iterations", type=int, default=2, help="training iterations")
     parser.add_argument("--batch", type=int, default=400, help="env steps per training iteration")
     parser.add_argument("--minibatch", type=int, default=100, help="SGD minibatch size")
@@ -75,8 +87,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of sampling and evaluation")
     parser.add_argument("--checkpoint", default=None, help="save the algorithm to this directory at the end")
     args = parser.parse_args(argv)
-    if min(args.iterations, args.batch, args.minibatch, args.epochs, args.decks, args.eval_decks, *args.hidden) < 1:
-        parser.error("--iterations, --batch, --minibatch, --epochs, --decks, --eval-decks, --hidden must be positive")
+    sizes = (args.iterations, args.batch, args.minibatch, args.epochs, args.decks, args.eval_decks)
+    sizes += (args.envs_per_runner,)
+    if min(*sizes, *args.hidden) < 1:
+        parser.error(
+            "--iterations, --batch, --minibatch, --epochs, --decks, --eval-decks, --envs-per-runner, --hidden "
+            "must be positive"
+        )
     if args.env_runners < 0 or args.eval_every < 0:
         parser.error("--env-runners and --eval-every must be 0 or more")
     return args
@@ -104,9 +121,13 @@ def main(argv: list[str] | None = None) -> Evaluation:
     initial = load_agent(args.init_from, expect_config=rules) if args.init_from else None
     hidden, activation = (args.hidden, DEFAULT_ACTIVATION) if initial is None else (list(initial.net.hidden), "relu")
     warm = {"lr": 1e-4, "entropy_coeff": 0.003} if initial is not None else {}
+    if args.env == "batched":
+        config = selfplay_ppo_config(env_config, args.envs_per_runner, hidden=hidden, activation=activation)
+        policy = SINGLE_AGENT_POLICY
+    else:
+        config, policy = ppo_config(env_config, hidden=hidden, activation=activation), SHARED_POLICY
     config = (
-        ppo_config(env_config, hidden=hidden, activation=activation)
-        .env_runners(num_env_runners=args.env_runners, rollout_fragment_length="auto")
+        config.env_runners(num_env_runners=args.env_runners, rollout_fragment_length="auto")
         .training(
             train_batch_size_per_learner=args.batch,
             minibatch_size=args.minibatch,
@@ -123,7 +144,7 @@ def main(argv: list[str] | None = None) -> Evaluation:
         except RuntimeError as err:
             raise SystemExit(f"rllib_ppo.py: error: {err}") from None
         if initial is not None:
-            warm_start(algo, initial.net)  # the module now plays as the policy it starts from
+            warm_start(algo, initial.net, policy)  # the module now plays as the policy it starts from
             print(f"starting from {args.init_from} ({'x'.join(map(str, hidden))}, ReLU)")
         for i in range(1, args.iterations + 1):
             start = time.perf_counter()
@@ -132,11 +153,11 @@ def main(argv: list[str] | None = None) -> Evaluation:
                 f"iteration {i}: {result['env_runners']['num_env_steps_sampled_lifetime']:.0f} env steps, "
                 f"{time.perf_counter() - start:.1f} s"
             )
-            entropy = result.get("learners", {}).get(SHARED_POLICY, {}).get("entropy")
+            entropy = result.get("learners", {}).get(policy, {}).get("entropy")
             if entropy is not None:
                 line += f", policy entropy {float(entropy):.3f}"
             if args.eval_every and (i % args.eval_every == 0 or i == args.iterations):
-                agent = RLlibAgent(algo.get_module(SHARED_POLICY), rules)
+                agent = RLlibAgent(algo.get_module(policy), rules)
                 report = _evaluate(agent, rules, args, args.eval_decks).agents[0]
                 low, high = report.advantage_ci
                 line += (
@@ -151,7 +172,7 @@ def main(argv: list[str] | None = None) -> Evaluation:
                 f"saved {saved}; evaluate it with: rams eval {saved} --variant {args.variant} "
                 f"--num-players {args.num_players} --baseline heuristic"
             )
-        agent = RLlibAgent(algo.get_module(SHARED_POLICY), rules)
+        agent = RLlibAgent(algo.get_module(policy), rules)
         algo.stop()
     finally:
         ray.shutdown()

@@ -353,11 +353,13 @@ def test_example_with_more_env_runners_than_cpus_exits_with_one_message_instead_
 
 # RLlib registers its env wrapper with gymnasium again for every algorithm built in a process: benign.
 @pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0:UserWarning")
-def test_example_trains_locally_shows_a_moving_evaluation_and_saves_an_agent(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("env", ["batched", "aec"])
+def test_example_trains_locally_shows_a_moving_evaluation_and_saves_an_agent(env, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     main = runpy.run_path(str(EXAMPLE))["main"]
     checkpoint = tmp_path / "ppo"
     argv = ["--iterations", "1", "--batch", str(BATCH), "--num-cpus", "1", "--decks", "2", "--eval-decks", "2"]
+    argv += ["--env", env, "--envs-per-runner", "4"]
     result = main([*argv, "--variant", "rams32", "--num-players", "3", "--checkpoint", str(checkpoint)])
     assert [a.name for a in result.agents] == ["rllib_ppo"] and result.decks == 2
     assert not ray.is_initialized()
@@ -367,6 +369,8 @@ def test_example_trains_locally_shows_a_moving_evaluation_and_saves_an_agent(tmp
     assert "mean return per seat" not in out
     agent = load_agent(checkpoint)  # the rules come from the rams_env_rules.json the example wrote
     assert (agent.variant, agent.num_players) == ("rams32", 3) and (checkpoint / rllib.RULES_FILE).is_file()
+    module = "default_policy" if env == "batched" else "shared"  # a single-agent algorithm, or the shared policy
+    assert (checkpoint / "learner_group" / "learner" / "rl_module" / module).is_dir()
 
 
 def test_example_starts_from_a_zoo_policy(tmp_path, capsys, monkeypatch):
