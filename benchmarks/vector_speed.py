@@ -323,7 +323,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 name: _version(name)
                 for name in ("rams_env", "torch", "stable_baselines3", "sb3_contrib", "torchrl", "ray", "numba")
             },
-            "cpu": platform.processor() or platform.machine(),
+            "cpu": cpu_model(),
+            "native_bf16": _native_bf16(),
             "results": {name: {"wall": wall, "cpu": cpu} for name, (wall, cpu) in _flat(results).items()},
         }
         Path(args.json).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
@@ -335,6 +336,24 @@ def _flat(results: dict[str, Any]) -> dict[str, tuple[float, float]]:
     flat = {f"env {name}": value for name, value in results.get("env", {}).items()}
     flat.update({f"train {name}": value for name, value in results.items() if name != "env"})
     return flat
+
+
+def cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo`` on Linux), else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _native_bf16() -> bool:
+    """Whether the hidden layers run in bf16 here (``rams train``'s ``precision=auto``): the figures depend on it."""
+    from training.run import uses_bf16
+
+    return uses_bf16("auto", torch.device("cpu"))
 
 
 def _version(name: str) -> str | None:
