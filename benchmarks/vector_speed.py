@@ -210,9 +210,7 @@ def train_torchrl(updates: int) -> tuple[int, Clock]:
 
 def train_rllib(updates: int) -> tuple[int, Clock]:
     """RLlib's PPO, one local env runner on the vector entry point, the learner in the same process."""
-    import ray
-
-    from rams_env.integrations.rllib import build_algo, init_ray
+    from rams_env.integrations.rllib import init_ray
     from rams_env.integrations.rllib_vector import vector_ppo_config
 
     init_ray(num_cpus=1)
@@ -227,6 +225,15 @@ def train_rllib(updates: int) -> tuple[int, Clock]:
         .learners(num_learners=0)
         .training(train_batch_size_per_learner=ROLLOUT, minibatch_size=MINIBATCH, num_epochs=EPOCHS, gamma=1.0)
     )
+    return _time_rllib(config, updates)
+
+
+def _time_rllib(config: Any, updates: int) -> tuple[int, Clock]:
+    """Build ``config``'s algorithm, train once untimed, then ``updates`` timed iterations; stops Ray."""
+    import ray
+
+    from rams_env.integrations.rllib import build_algo
+
     algo = build_algo(config)
     try:
         algo.train()
@@ -244,9 +251,7 @@ def train_rllib_selfplay(updates: int, batched: bool = True) -> tuple[int, Clock
     """RLlib's PPO in self-play (every seat the one module, each seat's decisions counted), one local env runner:
     ``BatchedSelfPlayEnvRunner`` on the batched engine, or (``batched=False``) RLlib's multi-agent env runner
     over ``RamsMultiAgentEnv``, one AEC game at a time (``ppo_config``), the path it replaces."""
-    import ray
-
-    from rams_env.integrations.rllib import build_algo, init_ray, ppo_config
+    from rams_env.integrations.rllib import init_ray, ppo_config
     from rams_env.integrations.rllib_selfplay import selfplay_ppo_config
 
     init_ray(num_cpus=1)
@@ -259,17 +264,7 @@ def train_rllib_selfplay(updates: int, batched: bool = True) -> tuple[int, Clock
     config = config.learners(num_learners=0).training(
         train_batch_size_per_learner=ROLLOUT, minibatch_size=MINIBATCH, num_epochs=EPOCHS, gamma=1.0
     )
-    algo = build_algo(config)
-    try:
-        algo.train()
-        sampled = 0
-        with Clock() as clock:
-            for _ in range(updates):
-                sampled += int(algo.train()["env_runners"]["num_env_steps_sampled"])
-    finally:
-        algo.stop()
-        ray.shutdown()
-    return sampled, clock
+    return _time_rllib(config, updates)
 
 
 TRAINERS: dict[str, Callable[[int], tuple[int, Clock]]] = {
