@@ -10,7 +10,7 @@ indents a trick and the reasons, and writes ``->`` for the arrow): each passes i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..rules import Action, Game, Phase, TurnedAt, action_name
@@ -134,3 +134,36 @@ def apply_and_narrate(
     tricks_before, bids_before = len(game.completed), len(game.bid_log)
     game.apply(action)
     return line, news(game, tricks_before, start, viewer, wording, bids_before)
+
+
+def move_hint(game: Game, seat: int, hints: Mapping[Phase, str] = PHASE_HINTS) -> str:
+    """The line over ``seat``'s moves: what the phase asks (``hints``: the terminal's by default), and why when
+    only one move is offered."""
+    if game.current != seat:
+        return ""
+    legal, phase = game.legal_actions(), game.phase
+    if phase == Phase.ANSWER:
+        what = (
+            "better cards (accept: throw your hand in and take five new cards)"
+            if game.pending_bid == Action.BID_BETTER
+            else "a swing (a new trump, only if everyone accepts)"
+        )
+        if legal == [int(Action.REJECT)]:
+            return (
+                f"Forehand bid {what}. You can only reject: after forehand's and the earlier accepters' "
+                "new cards, the talon cannot give you five."
+            )
+        return f"Forehand bid {what}: accept or reject."
+    if phase == Phase.KNOCK and legal == [int(Action.KNOCK)]:
+        return f"You must knock (you may not pass): {knock_reason(game, seat)}."
+    return hints.get(phase, "")
+
+
+def knock_reason(game: Game, seat: int) -> str:
+    """Why ``seat`` may not pass (docs/rules.md, the knock round); call it only when it may not."""
+    config, score = game.config, game.scores[seat]
+    if config.forced_knock_at_one and score == 1:
+        return "you stand at 1 point"
+    if config.forced_knock_at_two and score == 2 and game.passed_prev[seat]:
+        return "you stand at 2 points and passed in the previous deal"
+    return "you were dealt an ace"

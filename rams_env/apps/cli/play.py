@@ -16,7 +16,7 @@ from ...rules import Action, Game, RulesConfig, action_name, card_index
 from ...rules.episode import next_deal_or_end
 from ..command import Command, CommandError
 from ..game_log import log_record, write_log
-from ..narration import NEXT_DEAL, PHASE_HINTS, apply_and_narrate, legal_names
+from ..narration import NEXT_DEAL, apply_and_narrate, legal_names, move_hint
 from ..scores import DealStart
 from .options import add_rules_arguments, check_output, make_agent, nonnegative, rules_from_args
 from .replay import TablePrinter, replay
@@ -84,7 +84,7 @@ def parse_move(text: str, legal: Sequence[int]) -> _Move:
 
 
 def _menu(game: Game, legal: Sequence[int]) -> str:
-    hint = PHASE_HINTS.get(game.phase, "")
+    hint = move_hint(game, game.current)
     items = "  ".join(f"{k}) {action_name(a)}" for k, a in enumerate(legal, 1))
     return f"{hint}\nYour moves: {items}\n(type a number or a name; 'help' repeats this, 'quit' leaves)"
 

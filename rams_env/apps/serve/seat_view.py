@@ -10,7 +10,7 @@ from typing import Any
 
 from ...envs.render_rgb import hand_counts
 from ...rules import Action, Game, Phase, action_name
-from ..narration import PHASE_HINTS, draw_count
+from ..narration import PHASE_HINTS, draw_count, move_hint
 
 HINTS = {  # the terminal's, but for buying: the page marks the discards by clicking
     **PHASE_HINTS,
@@ -29,35 +29,9 @@ _CALLS = {
 
 
 def hint(game: Game, seat: int) -> str:
-    """The line over ``seat``'s moves: what the phase asks, and why when only one move is offered."""
-    if game.current != seat:
-        return ""
-    legal, phase = game.legal_actions(), game.phase
-    if phase == Phase.ANSWER:
-        what = (
-            "better cards (accept: throw your hand in and take five new cards)"
-            if game.pending_bid == Action.BID_BETTER
-            else "a swing (a new trump, only if everyone accepts)"
-        )
-        if legal == [int(Action.REJECT)]:
-            return (
-                f"Forehand bid {what}. You can only reject: after forehand's and the earlier accepters' "
-                "new cards, the talon cannot give you five."
-            )
-        return f"Forehand bid {what}: accept or reject."
-    if phase == Phase.KNOCK and legal == [int(Action.KNOCK)]:
-        return f"You must knock (you may not pass): {knock_reason(game, seat)}."
-    return HINTS.get(phase, "")
-
-
-def knock_reason(game: Game, seat: int) -> str:
-    """Why ``seat`` may not pass (docs/rules.md, the knock round); call it only when it may not."""
-    config, score = game.config, game.scores[seat]
-    if config.forced_knock_at_one and score == 1:
-        return "you stand at 1 point"
-    if config.forced_knock_at_two and score == 2 and game.passed_prev[seat]:
-        return "you stand at 2 points and passed in the previous deal"
-    return "you were dealt an ace"
+    """The line over ``seat``'s moves: what the phase asks (the page's wording for buying), and why when only
+    one move is offered."""
+    return move_hint(game, seat, HINTS)
 
 
 def forced_draw(game: Game, seat: int) -> bool:

@@ -306,3 +306,32 @@ def test_every_command_prints_its_help(command, capsys) -> None:
         main([command, "--help"])
     assert stop.value.code == 0
     assert "usage: rams " + command in capsys.readouterr().out
+
+
+def test_the_terminals_menu_says_why_when_only_reject_or_knock_is_offered():
+    """The terminal shares the page's hints: at seven players only Reject may be offered, a knock forced."""
+    import random
+
+    from rams_env.apps.cli.play import _menu
+    from rams_env.rules import Game, make_config
+
+    seen = set()
+    for seed in range(60):
+        rng = random.Random(seed)
+        scores = [rng.choice([1, 2, 5, 10]) for _ in range(7)] if seed % 2 else None  # 1 point forces a knock
+        game = Game(make_config("mattmar", 7), seed, scores=scores)
+        while game.current >= 0:
+            legal = game.legal_actions()
+            menu = _menu(game, legal)
+            if legal == [int(Action.REJECT)]:
+                assert "You can only reject" in menu and "accept or reject" not in menu
+                seen.add("reject")
+            elif int(Action.ACCEPT) in legal:
+                assert "accept or reject." in menu
+            if legal == [int(Action.KNOCK)]:
+                assert "You must knock (you may not pass): you " in menu
+                seen.add("knock")
+            game.apply(rng.choice(legal))
+        if seen == {"reject", "knock"}:
+            break
+    assert seen == {"reject", "knock"}
