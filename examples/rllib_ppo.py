@@ -2,12 +2,14 @@
 
 By default each env runner steps ``--envs-per-runner`` games of the batched compiled engine in one call
 (``rams_env.integrations.rllib_selfplay``: each seat's decisions are an episode of the one module);
-``--env aec`` runs RLlib's multi-agent env runner over ``RamsMultiAgentEnv`` instead, one game at a time
-(``ppo_config``), about 20 times slower (docs/benchmarks.md). Run locally: ``python examples/rllib_ppo.py [--iterations 2]``
-(needs the ``rllib`` extra). On a running cluster (``ray start --head`` on one machine, ``ray start
---address=HEAD:6379`` on the others, the same rams_env wheel installed on every node): ``python
-examples/rllib_ppo.py --address auto --env-runners 8``, or set ``RAY_ADDRESS`` instead of ``--address``.
-Every ``--eval-every`` iterations the greedy policy plays a fixed set of duplicate deals against ``--baseline`` (the progress line
+``--env aec`` runs RLlib's multi-agent env runner over ``RamsMultiAgentEnv`` instead, one game at a
+time (``ppo_config``), about 20 times slower (docs/benchmarks.md).
+
+Run locally: ``python examples/rllib_ppo.py [--iterations 2]`` (needs the ``rllib`` extra). On a
+running cluster (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others,
+the same rams_env wheel installed on every node): ``python examples/rllib_ppo.py --address auto
+--env-runners 8``, or set ``RAY_ADDRESS`` instead of ``--address``. Every ``--eval-every`` iterations
+the greedy policy plays a fixed set of duplicate deals against ``--baseline`` (the progress line
 shows its advantage, which moves as the policy learns; the self-play return of a zero-sum game does
 not), and at the end a larger set. ``--checkpoint DIR`` saves the algorithm; ``rams eval DIR`` then
 evaluates its policy beside any other agent.
