@@ -17,10 +17,11 @@ single-agent module (``default_policy``) on all seats' decisions: parameter-shar
 The config is a single-agent one (:func:`selfplay_ppo_config`): ``env_config`` holds the keywords of
 :class:`BatchedRamsEnv` (``variant``, ``num_players``, ``episode``, ``reward``, rule options, ``config``);
 the module is :class:`~rams_env.integrations.rllib.MaskedPPOModule` on the dict observations. One env
-step counts one decision. Games are seeded from ``config.seed`` and the runner's index. The batched env
-resets a game in the step that ends its episode (same-step autoreset): the runner closes every seat's
-episode of that game there and opens new ones from the next decisions. Needs the ``rams_env[rllib]``
-extra.
+step counts one decision, and RLlib's episode metrics count seat episodes (``num_players`` a game, their
+returns the seats' own: under the win reward they sum to zero). Games are seeded from ``config.seed``
+and the runner's index. The batched env resets a game in the step that ends its episode (same-step
+autoreset): the runner closes every seat's episode of that game there and opens new ones from the next
+decisions. Needs the ``rams_env[rllib]`` extra.
 """
 
 from __future__ import annotations

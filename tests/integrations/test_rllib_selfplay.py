@@ -174,3 +174,19 @@ def test_ppo_trains_on_batched_self_play_saves_and_loads_as_an_agent(local_ray, 
         action = agent.act(observation)
         assert observation["action_mask"][action]
         env.step(action)
+
+
+def test_a_remote_env_runner_samples_batched_self_play():
+    """The runner class travels to a remote env runner by reference: rams_env is importable there."""
+    from rams_env.integrations.rllib import build_algo, init_ray
+
+    init_ray(num_cpus=2)
+    try:
+        algo = build_algo(tiny_config({"episode": "deal"}).env_runners(num_env_runners=1))
+        try:
+            result = algo.train()
+            assert result["env_runners"]["num_env_steps_sampled"] >= 200 and result["env_runners"]["num_episodes"] > 0
+        finally:
+            algo.stop()
+    finally:
+        ray.shutdown()
