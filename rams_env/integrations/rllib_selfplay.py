@@ -175,9 +175,9 @@ class BatchedSelfPlayEnvRunner(SingleAgentEnvRunner):
         while (steps < num_timesteps) if num_timesteps is not None else (len(done) < num_episodes):
             step = self._step
             observations, masks, seats = step.observations, step.action_masks, step.seats
+            due = [{"observation": o, "action_mask": m} for o, m in zip(observations.copy(), masks.copy(), strict=True)]
             for game in range(self.num_envs):  # the decision now due opens or continues its seat's episode
-                seat = int(seats[game])
-                observation = {"observation": observations[game].copy(), "action_mask": masks[game].copy()}
+                seat, observation = int(seats[game]), due[game]
                 if self._pending[game][seat] is not None:
                     self._close_step(game, seat, observation, terminated=False)
                 else:
@@ -187,8 +187,7 @@ class BatchedSelfPlayEnvRunner(SingleAgentEnvRunner):
             for game in range(self.num_envs):
                 seat = int(seats[game])
                 extras = {key: out[key][game] for key in (Columns.ACTION_LOGP, Columns.ACTION_DIST_INPUTS)}
-                last = {"observation": observations[game].copy(), "action_mask": masks[game].copy()}
-                self._pending[game][seat] = (int(actions[game]), extras, last)
+                self._pending[game][seat] = (int(actions[game]), extras, due[game])  # due[game]: the terminal's too
             step = self._step = self.games.step(actions)
             steps += self.num_envs
             self._earned += step.rewards
