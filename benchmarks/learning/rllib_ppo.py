@@ -14,7 +14,8 @@ other seats (before 2026-12-05 it stepped one ``RamsGymEnv`` at a time). ``save(
 on a ``PolicyNet`` of the same widths, copied into the module by
 :func:`rams_env.integrations.rllib.warm_start` in the first ``train_for``; the module is then a ReLU one,
 else RLlib's Tanh), ``hidden``, ``batch``, ``minibatch``, ``epochs``, ``lr``, ``entropy`` (PPO's
-``entropy_coeff``), ``gamma``, ``num_envs``, ``episode``, ``reward``:
+``entropy_coeff``), ``gamma``, ``lmbda``, ``clip``, ``grad_clip`` (RLlib's defaults but for ``gamma``),
+``num_envs``, ``episode``, ``reward``:
 :class:`benchmarks.learning.schemas.RLlibSettings`.
 """
 
@@ -89,6 +90,9 @@ class RLlibPipeline:
                 lr=o["lr"],
                 entropy_coeff=o["entropy"],
                 gamma=o["gamma"],
+                lambda_=o["lmbda"],
+                clip_param=o["clip"],
+                grad_clip=o["grad_clip"] or None,
             )
             .debugging(seed=wrap_seed(settings.seed, 32), log_level="ERROR")
         )

@@ -76,6 +76,9 @@ class RLlibSettings:
     lr: float = arg(3e-4, "learning rate", low=0, open_low=True)
     entropy: float = arg(0.0, "entropy_coeff", low=0)
     gamma: float = arg(1.0, "discount per decision (RLlib's default is 0.99)", low=0, high=1)
+    lmbda: float = arg(1.0, "GAE lambda (RLlib's default 1.0; the other pipelines use 0.95)", low=0, high=1)
+    clip: float = arg(0.3, "PPO ratio clip (RLlib's default 0.3; the others use 0.2)", low=0, open_low=True)
+    grad_clip: float = arg(0.0, "gradient norm clipping (0: none, RLlib's default; the others clip at 0.5)", low=0)
     imitation: int = arg(0, "decisions of the imitation warm start (0: none; else the module is ReLU)", low=0)
     num_envs: int = arg(
         64, "games of the batched env (num_envs_per_env_runner): self-play games, or the vector env's", low=1

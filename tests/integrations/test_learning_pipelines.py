@@ -18,7 +18,16 @@ pytestmark = pytest.mark.slow
 
 TINY = {
     RLlibPipeline: {"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1, "num_envs": 8},
-    RLlibHeuristicPipeline: {"hidden": [32], "batch": 400, "minibatch": 200, "epochs": 1, "num_envs": 8},
+    RLlibHeuristicPipeline: {
+        "hidden": [32],
+        "batch": 400,
+        "minibatch": 200,
+        "epochs": 1,
+        "num_envs": 8,
+        "lmbda": 0.95,
+        "clip": 0.2,
+        "grad_clip": 0.5,
+    },
     OpenSpielPipeline: {"hidden": [32], "min_buffer": 32, "batch_size": 32, "learn_every": 8, "anticipatory": 0.5},
 }
 
