@@ -115,6 +115,9 @@ class TorchRLSettings:
     ent_coef: float = arg(0.01, "entropy bonus", low=0)
     vf_coef: float = arg(0.5, "value loss weight", low=0)
     max_grad_norm: float = arg(0.5, "gradient clipping", low=0, open_low=True)
+    normalize_advantage: bool = arg(
+        False, "normalise the advantages of each minibatch (ClipPPOLoss's option; SB3 does it by default)"
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)

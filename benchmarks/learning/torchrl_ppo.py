@@ -22,7 +22,8 @@ TorchRL's ``GAE`` and ``ClipPPOLoss`` then run on those decisions unchanged.
 ``--set KEY=VALUE``: ``opponents`` (``self-play`` or ``heuristic``), ``imitation`` (decisions of the
 project's imitation warm start, training/imitation.py,
 run by the first ``train_for`` on the same ``PolicyNet``; 0: none), ``num_games``, ``frames_per_batch``,
-``epochs``, ``minibatch``, ``lr``, ``gamma``, ``lmbda``, ``clip``, ``ent_coef``, ``vf_coef``, ``max_grad_norm``.
+``epochs``, ``minibatch``, ``lr``, ``gamma``, ``lmbda``, ``clip``, ``ent_coef``, ``vf_coef``, ``max_grad_norm``,
+``normalize_advantage``.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class TorchRLPPO:
             entropy_coeff=o["ent_coef"],
             critic_coeff=o["vf_coef"],
             loss_critic_type="l2",
+            normalize_advantage=bool(o["normalize_advantage"]),
         )
         self.loss.set_keys(sample_log_prob="action_log_prob", value="state_value")
         self.optimizer = torch.optim.Adam(self.loss.parameters(), lr=o["lr"], eps=1e-5)

@@ -132,7 +132,13 @@ def test_torchrl_pipeline(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_torchrl_pipeline_against_heuristics(tmp_path: Path) -> None:
     settings = Settings(out=tmp_path, progress=False)
-    options = {"opponents": "heuristic", "frames_per_batch": 256, "num_games": 8, "imitation": 1}
+    options = {
+        "opponents": "heuristic",
+        "frames_per_batch": 256,
+        "num_games": 8,
+        "imitation": 1,
+        "normalize_advantage": True,
+    }
     result = run_benchmark("torchrl", settings, 0.03, 0.03, options=options, **TINY)
     check_result(result, tmp_path, "torchrl", ("torchrl", "tensordict"))
     info = result["pipeline_info"]
