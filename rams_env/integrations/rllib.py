@@ -164,6 +164,12 @@ def shared_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     return SHARED_POLICY
 
 
+def masked_module_spec(hidden: Sequence[int] = DEFAULT_HIDDEN, activation: str = DEFAULT_ACTIVATION) -> RLModuleSpec:
+    """The spec of a :class:`MaskedPPOModule` of ``hidden`` widths and ``activation`` (checked here)."""
+    model_config = {"hidden": [int(h) for h in hidden], "activation": activation_name(activation)}
+    return RLModuleSpec(module_class=MaskedPPOModule, model_config=model_config)
+
+
 def ppo_config(
     env_config: Mapping[str, Any] | None = None,
     hidden: Sequence[int] = DEFAULT_HIDDEN,
@@ -176,11 +182,9 @@ def ppo_config(
     """
     env_config = dict(env_config or {})
     RamsEnv(**env_config)  # validate now rather than inside a remote env runner
-    activation = activation_name(activation)
+    module = masked_module_spec(hidden, activation)
     # RLlib's env check passes (an illegal action ends the episode), but it resets every env runner's env
     # with seed 42, so that all of them would then play the same deals: it is switched off.
-    model_config = {"hidden": [int(h) for h in hidden], "activation": activation}
-    module = RLModuleSpec(module_class=MaskedPPOModule, model_config=model_config)
     return (
         PPOConfig()
         .environment(RamsMultiAgentEnv, env_config=env_config, disable_env_checking=True)

@@ -34,7 +34,6 @@ import numpy as np
 import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module import RLModuleSpec
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 from ray.rllib.utils.metrics import RLMODULE_INFERENCE_TIMER
@@ -44,7 +43,7 @@ from ..envs.contracts import AutoresetMode
 from ..envs.vector import BatchedRamsEnv
 from ..obs.encoding import OBS_SIZE
 from ..rules.actions import NUM_ACTIONS
-from .rllib import DEFAULT_ACTIVATION, DEFAULT_HIDDEN, MaskedPPOModule, activation_name
+from .rllib import DEFAULT_ACTIVATION, DEFAULT_HIDDEN, masked_module_spec
 
 __all__ = ["BatchedSelfPlayEnvRunner", "observation_space", "selfplay_ppo_config"]
 
@@ -236,7 +235,6 @@ def selfplay_ppo_config(
     one game, rather than inside a remote env runner."""
     config = _checked_env_config(env_config)
     BatchedRamsEnv(1, **config).close()
-    model_config = {"hidden": [int(h) for h in hidden], "activation": activation_name(activation)}
     return (
         PPOConfig()
         .environment(
@@ -247,5 +245,5 @@ def selfplay_ppo_config(
             disable_env_checking=True,
         )
         .env_runners(env_runner_cls=BatchedSelfPlayEnvRunner, num_envs_per_env_runner=num_envs_per_env_runner)
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOModule, model_config=model_config))
+        .rl_module(rl_module_spec=masked_module_spec(hidden, activation))
     )

@@ -17,11 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.rl_module import RLModuleSpec
 
 from ..envs.gym_vector import RamsVectorEnv
 from ..gym_id import VECTOR_ENV_ID
-from .rllib import DEFAULT_ACTIVATION, DEFAULT_HIDDEN, MaskedPPOModule, activation_name
+from .rllib import DEFAULT_ACTIVATION, DEFAULT_HIDDEN, masked_module_spec
 
 ENV = f"rams_env:{VECTOR_ENV_ID}"  # "module:id": gymnasium imports rams_env (registering the id) first
 FIXED = {"observation_mode": "dict"}  # what the masked module reads; the autoreset mode is the default, next-step
@@ -52,10 +51,9 @@ def vector_ppo_config(
     list of them) for remote env runners, which receive the config as data.
     """
     config = vector_env_config(env_config)
-    model_config = {"hidden": [int(h) for h in hidden], "activation": activation_name(activation)}
     return (
         PPOConfig()
         .environment(ENV, env_config=config, disable_env_checking=True)
         .env_runners(num_envs_per_env_runner=num_envs_per_env_runner, gym_env_vectorize_mode="vector_entry_point")
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=MaskedPPOModule, model_config=model_config))
+        .rl_module(rl_module_spec=masked_module_spec(hidden, activation))
     )
