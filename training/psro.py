@@ -17,6 +17,7 @@ exploitability estimate and the win share against heuristics, each with its inte
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -63,14 +64,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """The starting policy, the budget of each stage and the folder."""
     docs = field_docs(PSROOptions)
     parser.add_argument("agent", help=docs["agent"])
-    for name in ("variant", "iterations", "exploit_decisions", "exploit_imitation", "train_decisions", "num_games"):
+    for name in [f.name for f in dataclasses.fields(PSROOptions) if f.name != "agent"]:  # defaults: the dataclass's
         default = getattr(PSROOptions, name)
         kind = str if isinstance(default, str) else int
         parser.add_argument("--" + name.replace("_", "-"), type=kind, default=default, help=f"{docs[name]} ({default})")
-    parser.add_argument("--report-decks", type=int, default=400, help=docs["report_decks"])
-    parser.add_argument("--report-seed", type=int, default=REPORT_SEED, help=docs["report_seed"])
-    parser.add_argument("--seed", type=int, default=0, help=docs["seed"])
-    parser.add_argument("--threads", type=int, default=0, help=docs["threads"])
     parser.add_argument("--run-dir", required=True, help="folder of the PSRO run (run again to continue it)")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
 
@@ -158,10 +155,9 @@ def iterate_row(root: Path, k: int, agent: str) -> dict[str, Any]:
 
 
 def options_from(namespace: argparse.Namespace) -> PSROOptions:
-    names = ("agent", "variant", "iterations", "exploit_decisions", "exploit_imitation", "train_decisions", "num_games")
-    values = {name: getattr(namespace, name) for name in (*names, "report_decks", "report_seed", "seed", "threads")}
+    """The options given, checked; ``CommandError`` naming the first bad one."""
     try:
-        return PSROOptions(**values)
+        return PSROOptions(**{f.name: getattr(namespace, f.name) for f in dataclasses.fields(PSROOptions)})
     except ValueError as err:
         raise CommandError(str(err)) from None
 

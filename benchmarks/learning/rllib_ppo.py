@@ -76,10 +76,9 @@ class RLlibPipeline:
         if self.heuristic_opponents:  # the compiled vector env, the heuristics inside its step
             vector_config = dict(self.env_config, opponents="heuristic", learner_seat="random")
             config = vector_ppo_config(vector_config, o["num_envs"], hidden=self.hidden, activation=activation)
-            self.policy = SINGLE_AGENT_POLICY
         else:  # every seat of the batched games, one module (rams_env.integrations.rllib_selfplay)
             config = selfplay_ppo_config(self.env_config, o["num_envs"], hidden=self.hidden, activation=activation)
-            self.policy = SINGLE_AGENT_POLICY
+        self.policy = SINGLE_AGENT_POLICY  # both are single-agent configs
         config = (
             config.env_runners(num_env_runners=0, rollout_fragment_length="auto")
             .learners(num_learners=0)

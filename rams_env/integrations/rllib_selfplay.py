@@ -179,8 +179,9 @@ class BatchedSelfPlayEnvRunner(SingleAgentEnvRunner):
                 seat, observation = int(seats[game]), due[game]
                 if self._pending[game][seat] is not None:
                     self._close_step(game, seat, observation, terminated=False)
-                else:
+                else:  # its first decision of the episode: what came before it is no decision's
                     self._episodes[game][seat].add_env_reset(observation=observation)
+                    self._earned[game, seat] = 0.0
             out = self._actions(observations, masks, explore)
             actions = out[Columns.ACTIONS]
             for game in range(self.num_envs):
