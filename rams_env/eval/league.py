@@ -2,13 +2,18 @@
 
 Per deck one seeded line-up of the agents is rotated through every seat; each game ranks the agents
 at the table by their mean points in it. ``openskill`` is imported when a league is rated.
+
+Neighbouring ranks are *told apart* when the posterior probability that the higher one's skill is above
+the lower one's is at least :data:`TOLD_APART` (the difference of two independent normal ratings); ranks
+not told apart form one tier, a tie the table says.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +27,9 @@ from .plots import plot_intervals
 from .stats import AgentReport, tally
 from .tables import format_rows, narrow_rows, result_header, scores_note, write_json
 
+TOLD_APART = 0.95
+"""Least probability that one rating's skill is above its neighbour's for the two to be told apart."""
+
 
 @dataclass
 class LeagueEntry:
@@ -30,6 +38,10 @@ class LeagueEntry:
     report: AgentReport
     mu: float
     sigma: float
+    above_next: float | None = None
+    """Probability that this skill is above the next rank's (``None`` for the last rank)."""
+    tier: int = 1
+    """1 for the first tier; ranks not told apart from their neighbour share a tier."""
 
     @property
     def ordinal(self) -> float:
@@ -38,7 +50,32 @@ class LeagueEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data."""
-        return {**self.report.to_dict(), "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal}
+        return {
+            **self.report.to_dict(),
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "ordinal": self.ordinal,
+            "above_next": self.above_next,
+            "tier": self.tier,
+        }
+
+
+def skill_above(higher: tuple[float, float], lower: tuple[float, float]) -> float:
+    """Probability that the rating ``higher`` (mu, sigma)'s skill is above ``lower``'s, both read as normals."""
+    spread = math.sqrt(2.0 * (higher[1] ** 2 + lower[1] ** 2))
+    return 0.5 * (1.0 + math.erf((higher[0] - lower[0]) / spread))
+
+
+def tiers(ratings: Sequence[tuple[float, float]]) -> list[tuple[float | None, int]]:
+    """For ratings (mu, sigma) in rank order: each one's probability to be above the next, and its tier."""
+    out: list[tuple[float | None, int]] = []
+    tier = 1
+    for upper, lower in zip(ratings, [*ratings[1:], None], strict=True):
+        above = None if lower is None else skill_above(upper, lower)
+        out.append((above, tier))
+        if above is not None and above >= TOLD_APART:
+            tier += 1
+    return out
 
 
 @dataclass
@@ -57,6 +94,7 @@ class League:
         return {
             **result_header("league", self.config, self.episode, self.decks, self.seed, self.scores),
             "rating": "openskill PlackettLuce, ranked by ordinal = mu - 3 sigma",
+            "told_apart": f"neighbouring ranks are in different tiers when P(skill above the next) >= {TOLD_APART}",
             "agents": [e.to_dict() for e in self.entries],
         }
 
@@ -66,12 +104,27 @@ class League:
         lines = [
             f"{cfg.variant}, {cfg.num_players} players, episode {self.episode}: league over {self.decks} decks "
             f"(seed {self.seed}{scores_note(self.scores)}), OpenSkill Plackett-Luce",
-            f"{'agent':<20}{'mu':>8}{'sigma':>8}{'ordinal':>9}",
+            f"{'agent':<20}{'mu':>8}{'sigma':>8}{'ordinal':>9}{'P(>next)':>10}{'tier':>6}",
         ]
-        lines += [f"{e.report.name:<20}{e.mu:>8.2f}{e.sigma:>8.2f}{e.ordinal:>9.2f}" for e in self.entries]
+        lines += [
+            f"{e.report.name:<20}{e.mu:>8.2f}{e.sigma:>8.2f}{e.ordinal:>9.2f}"
+            f"{'' if e.above_next is None else f'{e.above_next:.3f}':>10}{e.tier:>6}"
+            for e in self.entries
+        ]
+        lines.append(self.ties())
         rows = [(e.report.name, e.report) for e in self.entries]
         stats = format_rows(rows) if wide else narrow_rows(rows, self.episode, baseline_last=False)
         return "\n".join(lines) + "\n\n" + stats
+
+    def ties(self) -> str:
+        """One line: which ranks the league tells apart, and which it leaves tied."""
+        tiers: dict[int, list[int]] = {}
+        for rank, e in enumerate(self.entries, start=1):
+            tiers.setdefault(e.tier, []).append(rank)
+        tied = [f"{r[0]}-{r[-1]}" for r in tiers.values() if len(r) > 1]
+        if not tied:
+            return f"every neighbouring rank told apart (P >= {TOLD_APART})"
+        return f"{len(tiers)} tiers; tied (P < {TOLD_APART} between neighbours): ranks {', '.join(tied)}"
 
     def save_json(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_dict` as JSON."""
@@ -137,6 +190,8 @@ def league(
         if seats[name][0]
     ]
     entries.sort(key=lambda e: e.ordinal, reverse=True)
+    for entry, (above, tier) in zip(entries, tiers([(e.mu, e.sigma) for e in entries]), strict=True):
+        entry.above_next, entry.tier = above, tier
     return League(config, episode, decks, seed, scores, entries)
 
 

@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+from rams_env.eval.league import tiers
+
 from .test_exploit_table import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,8 +30,10 @@ def test_the_league_table_is_the_league_file() -> None:
     agents = ranked()
     rows = table_rows(ROOT / "docs" / "agents.md", "A league of every agent")
     assert len(rows) == len(agents) >= 10
-    for rank, (row, agent) in enumerate(zip(rows, agents, strict=True), start=1):
+    told = tiers([(a["mu"], a["sigma"]) for a in agents])
+    for rank, (row, agent, (above, tier)) in enumerate(zip(rows, agents, told, strict=True), start=1):
         assert row[0] == f"`{agent['name']}`" and row[1] == str(rank), row
+        assert row[2] == str(tier) and row[3] == ("" if above is None else f"{above:.2f}"), row
         assert f"{agent['mu']:.2f}" in row and f"{agent['ordinal']:.2f}" in row, row
         low, high = agent["win_rate_ci"]
         assert f"{agent['win_rate']:.3f} [{low:.3f}, {high:.3f}]" in row, row

@@ -22,6 +22,7 @@ from rams_env.eval import (
     play_episode,
     wilson_interval,
 )
+from rams_env.eval.league import skill_above, tiers
 from rams_env.rules import Action, IllegalActionError, deck_cards, make_config
 from rams_env.rules.cards import card_name
 
@@ -329,6 +330,21 @@ def test_league_is_reproducible_and_needs_two_agents() -> None:
     assert all(a["win_rate"] is not None for a in first["agents"])
     with pytest.raises(ValueError, match="at least 2 agents"):
         league({"one": RandomAgent}, MATTMAR4, decks=1, progress=False)
+
+
+def test_league_tiers_tell_neighbours_apart_only_when_sure() -> None:
+    assert skill_above((25.0, 3.0), (24.0, 3.0)) == pytest.approx(0.5 + 0.5 * math.erf(1.0 / 6.0))
+    assert tiers([(25.0, 3.0), (24.0, 3.0)]) == [(pytest.approx(0.5 + 0.5 * math.erf(1.0 / 6.0)), 1), (None, 1)]
+    far = tiers([(30.0, 1.0), (20.0, 1.0), (19.5, 1.0)])
+    assert far[0][0] > 0.999 and [t for _, t in far] == [1, 2, 2]
+    result = league({"knocker": Knocker, "random": RandomAgent}, MATTMAR4, decks=2, seed=2, progress=False)
+    ratings = [(e.mu, e.sigma) for e in result.entries]
+    assert [(e.above_next, e.tier) for e in result.entries] == tiers(ratings)
+    assert result.ties() in result.table()
+    result.entries[0].tier = result.entries[1].tier = 1
+    assert "ranks 1-2" in result.ties()
+    result.entries[1].tier = 2
+    assert result.ties().startswith("every neighbouring rank told apart")
 
 
 # ----------------------------------------------------------------------------- agents by name
