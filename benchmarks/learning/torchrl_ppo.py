@@ -29,6 +29,7 @@ run by the first ``train_for`` on the same ``PolicyNet``; 0: none), ``num_games`
 from __future__ import annotations
 
 import copy
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,7 @@ class TorchRLPPO:
         self.loss.set_keys(sample_log_prob="action_log_prob", value="state_value")
         self.optimizer = torch.optim.Adam(self.loss.parameters(), lr=o["lr"], eps=1e-5)
         self.decisions = self.updates = self.env_steps = self.imitated = 0
+        self.entropy: dict[str, float] = {}  # the policy's mean entropy over the legal moves: first and last update
         self.settings = settings
 
     def update(self) -> None:
@@ -107,15 +109,20 @@ class TorchRLPPO:
                 self.gae(batch)
             data = batch.reshape(-1)
         size = int(o["minibatch"])
+        entropies = []
         for _ in range(int(o["epochs"])):
             for rows in torch.randperm(len(data)).split(size):
                 losses = self.loss(data[rows])
+                entropies.append(float(losses["entropy"]))
                 total = losses["loss_objective"] + losses["loss_critic"] + losses["loss_entropy"]
                 self.optimizer.zero_grad(set_to_none=True)
                 total.backward()
                 nn.utils.clip_grad_norm_(self.loss.parameters(), o["max_grad_norm"])
                 self.optimizer.step()
         self.collector.update_policy_weights_()
+        self.entropy.setdefault("first_update", entropies[0])  # the start's policy, before any step
+        per_epoch = len(entropies) // int(o["epochs"])
+        self.entropy["last_update"] = statistics.fmean(entropies[-per_epoch:])
         self.decisions += len(data)
         self.updates += 1
 
@@ -142,7 +149,8 @@ class TorchRLPPO:
         return path
 
     def info(self) -> dict[str, Any]:
-        """Settings, updates, and the env steps collected (each seat's last decision of a batch is dropped)."""
+        """Settings, updates, the env steps collected (each seat's last decision of a batch is dropped), and the
+        policy's mean entropy over the legal moves: of the first minibatch, and of the last update's last epoch."""
         return {
             "options": self.options,
             "opponents": self.options["opponents"],
@@ -151,6 +159,7 @@ class TorchRLPPO:
             "updates": self.updates,
             "bf16": self.bf16,
             "env_steps": self.env_steps,
+            "policy_entropy": self.entropy,
         }
 
     def close(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import re
 import subprocess
@@ -18,6 +19,7 @@ from benchmarks.learning.__main__ import main
 from benchmarks.learning.harness import PIPELINES, OptionError, Settings, pipeline_class, run_benchmark
 from benchmarks.learning.schemas import check_options
 from rams_env.agents import load_agent
+from rams_env.rules.actions import NUM_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = dict(eval_decks=2, final_decks=2)
@@ -126,6 +128,9 @@ def test_torchrl_pipeline(tmp_path: Path) -> None:
     assert info["opponents"] == "self-play" and info["updates"] >= 1
     assert result["decisions"] == info["ppo_decisions"] and info["imitation_decisions"] == 0
     assert 0 < result["decisions"] <= info["env_steps"]  # each seat's last decision of a batch is dropped
+    entropy = info["policy_entropy"]  # the policy's entropy over the legal moves, at most uniform play's over all
+    assert set(entropy) == {"first_update", "last_update"}
+    assert all(0 < value < math.log(NUM_ACTIONS) for value in entropy.values()), entropy
     assert legal_first_move(load_agent(result["saved"]))
 
 
