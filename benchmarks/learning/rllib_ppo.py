@@ -100,6 +100,7 @@ class RLlibPipeline:
             init_ray(num_cpus=max(1, int(settings.threads)), log_to_driver=False)  # no remote actors
         self.algo = build_algo(config)
         self.decisions, self.iterations, self.seconds = 0, 0, 0.0
+        self.entropy: dict[str, float] = {}  # the policy's, in the first and the last iteration
 
     def train_for(self, seconds: float) -> int:
         """The imitation warm start (once, if asked for), then ``algo.train()`` until ``seconds`` have passed
@@ -114,6 +115,9 @@ class RLlibPipeline:
             self.iterations += 1
             # One env step is one decision of the learning policy: a seat's in self-play, the learner's here.
             self.decisions = self.imitated + int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            entropy = float(result["learners"][self.policy]["entropy"])  # the mean over the iteration's minibatches
+            self.entropy.setdefault("first_update", entropy)
+            self.entropy["last_update"] = entropy
             if time.perf_counter() - start >= seconds:
                 break
         self.seconds += time.perf_counter() - start
@@ -135,12 +139,14 @@ class RLlibPipeline:
         return saved
 
     def info(self) -> dict[str, Any]:
-        """The decisions by kind and the iterations of ``algo.train()``."""
+        """The decisions by kind, the iterations of ``algo.train()``, and the policy's mean entropy over the
+        legal moves in the first and the last iteration (RLlib's learner statistic of the masked logits)."""
         return {
             "imitation_decisions": self.imitated,
             "ppo_decisions": self.decisions - self.imitated,
             "iterations": self.iterations,
             "activation": self.algo.get_module(self.policy).activation,
+            "policy_entropy": self.entropy,
         }
 
     def close(self) -> None:

@@ -176,6 +176,10 @@ def test_library_pipelines_run_in_the_harness(name: str, tmp_path: Path) -> None
     result = run_benchmark(name, settings, 0.05, 0.05, options=options, **TINY)
     check_result(result, tmp_path, name, libraries)
     assert legal_first_move(load_agent(result["saved"], expect_config=rams_env.make_config("mattmar", 4)))
+    if name.startswith("rllib"):  # the policy's entropy over the legal moves, at most uniform play's over all
+        entropy = result["pipeline_info"]["policy_entropy"]
+        assert set(entropy) == {"first_update", "last_update"}
+        assert all(0 < value < math.log(NUM_ACTIONS) for value in entropy.values()), entropy
 
 
 @pytest.mark.slow
