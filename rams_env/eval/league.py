@@ -29,6 +29,10 @@ from .tables import format_rows, narrow_rows, result_header, scores_note, write_
 
 TOLD_APART = 0.95
 """Least probability that one rating's skill is above its neighbour's for the two to be told apart."""
+SKILL_DRIFT = 0.0
+"""OpenSkill's ``tau``, the skill drift added to every sigma before each game: none, since the agents are
+frozen. OpenSkill's default (25/300) models players who change between games; with it sigma stops near
+1.6 however many games are played, so no number of decks tells close agents apart."""
 
 
 @dataclass
@@ -93,7 +97,7 @@ class League:
         """Plain, JSON-serialisable data."""
         return {
             **result_header("league", self.config, self.episode, self.decks, self.seed, self.scores),
-            "rating": "openskill PlackettLuce, ranked by ordinal = mu - 3 sigma",
+            "rating": f"openskill PlackettLuce (tau {SKILL_DRIFT:g}: frozen agents), ranked by ordinal = mu - 3 sigma",
             "told_apart": f"neighbouring ranks are in different tiers when P(skill above the next) >= {TOLD_APART}",
             "agents": [e.to_dict() for e in self.entries],
         }
@@ -170,7 +174,7 @@ def league(
     named = [(agent_label(name, src), src) for name, src in agents.items()]
     job = _LeagueJob(config, seed, episode, scores, named)
     by_deck = run_decks(job, decks, workers, progress, job.games_per_deck, "league")
-    model = PlackettLuce()
+    model = PlackettLuce(tau=SKILL_DRIFT)
     ratings = {name: model.rating(name=name) for name, _ in named}
     seats: dict[str, tuple[list[GameRecord], list[int]]] = {name: ([], []) for name, _ in named}
     for i, records in enumerate(by_deck):
