@@ -1,7 +1,9 @@
 """A league: several agents sitting at one table, rated with OpenSkill (Plackett-Luce).
 
-Per deck one seeded line-up of the agents is rotated through every seat; each game ranks the agents
-at the table by their mean points in it. ``openskill`` is imported when a league is rated.
+Per deck one seeded line-up of the agents is rotated through every seat. Each game ranks the agents at
+the table by its outcome: in a rams or a match the winners above the rest, who tie (the stakes of the
+``win`` reward: the losers pay alike, however many points each took); in a single deal by their points.
+An agent in several seats counts by its mean. ``openskill`` is imported when a league is rated.
 
 Neighbouring ranks are *told apart* when the posterior probability that the higher one's skill is above
 the lower one's is at least :data:`TOLD_APART` (the difference of two independent normal ratings); ranks
@@ -98,6 +100,7 @@ class League:
         return {
             **result_header("league", self.config, self.episode, self.decks, self.seed, self.scores),
             "rating": f"openskill PlackettLuce (tau {SKILL_DRIFT:g}: frozen agents), ranked by ordinal = mu - 3 sigma",
+            "game_ranking": "points" if self.episode == "deal" else "winners above the rest",
             "told_apart": f"neighbouring ranks are in different tiers when P(skill above the next) >= {TOLD_APART}",
             "agents": [e.to_dict() for e in self.entries],
         }
@@ -147,6 +150,16 @@ class League:
         )
 
 
+def game_results(seated: Sequence[str], record: GameRecord) -> dict[str, float]:
+    """Each agent's result in one game, higher ranking higher: its share of the win in a rams or a match (the
+    winners above the rest, who tie), its points in a deal; an agent in several seats by its mean."""
+    per_seat = record.points if record.wins is None else record.wins
+    results: dict[str, list[float]] = {}
+    for name, outcome in zip(seated, per_seat, strict=True):
+        results.setdefault(name, []).append(float(outcome))
+    return {name: float(np.mean(values)) for name, values in results.items()}
+
+
 def league(
     agents: Mapping[str, AgentSource],
     config: RulesConfig,
@@ -161,7 +174,8 @@ def league(
     """Rate several agents sitting at one table: per deck one seeded line-up, rotated through every seat.
 
     With at least as many agents as seats a line-up is a seeded sample of them; with fewer, every agent
-    sits and some sit twice. Each game ranks the agents at the table by their mean points in it.
+    sits and some sit twice. Each game ranks the agents at the table by its outcome: in a rams or a match
+    the winners above the losers, in a deal by points (an agent in several seats by its mean).
     ``scores`` as in :func:`deal_set`.
     """
     from openskill.models import PlackettLuce
@@ -179,13 +193,12 @@ def league(
     seats: dict[str, tuple[list[GameRecord], list[int]]] = {name: ([], []) for name, _ in named}
     for i, records in enumerate(by_deck):
         for lineup, record in zip(job.lineups(i), records, strict=True):
-            points: dict[str, list[int]] = {}
             for s, (name, _) in enumerate(lineup):
-                points.setdefault(name, []).append(record.points[s])
                 seats[name][0].append(record)
                 seats[name][1].append(s)
-            names = list(points)
-            rated = model.rate([[ratings[m]] for m in names], scores=[float(np.mean(points[m])) for m in names])
+            results = game_results([name for name, _ in lineup], record)
+            names = list(results)
+            rated = model.rate([[ratings[m]] for m in names], scores=[results[m] for m in names])
             for m, team in zip(names, rated, strict=True):
                 ratings[m] = team[0]
     entries = [

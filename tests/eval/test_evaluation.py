@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -22,7 +23,8 @@ from rams_env.eval import (
     play_episode,
     wilson_interval,
 )
-from rams_env.eval.league import skill_above, tiers
+from rams_env.eval.league import game_results, skill_above, tiers
+from rams_env.eval.play import GameRecord
 from rams_env.rules import Action, IllegalActionError, deck_cards, make_config
 from rams_env.rules.cards import card_name
 
@@ -330,6 +332,15 @@ def test_league_is_reproducible_and_needs_two_agents() -> None:
     assert all(a["win_rate"] is not None for a in first["agents"])
     with pytest.raises(ValueError, match="at least 2 agents"):
         league({"one": RandomAgent}, MATTMAR4, decks=1, progress=False)
+
+
+def test_a_league_ranks_a_rams_by_its_winners_and_a_deal_by_points() -> None:
+    rams = GameRecord(points=[9, 4, 0, 0], deals=3, knocks=[3] * 4, flights=[0] * 4, wins=[0.0, 1.0, 0.0, 0.0])
+    # the loser with most points ranks with the other losers, below the winner; one agent in two seats by its mean
+    assert game_results(["a", "b", "c", "d"], rams) == {"a": 0.0, "b": 1.0, "c": 0.0, "d": 0.0}
+    assert game_results(["a", "b", "a", "c"], rams) == {"a": 0.0, "b": 1.0, "c": 0.0}
+    deal = dataclasses.replace(rams, wins=None)
+    assert game_results(["a", "b", "a", "c"], deal) == {"a": 4.5, "b": 4.0, "c": 0.0}
 
 
 def test_league_sigma_keeps_shrinking_with_more_decks() -> None:
