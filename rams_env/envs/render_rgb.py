@@ -6,15 +6,13 @@ with their counts (derived from public facts by :func:`hand_counts`), trump, the
 the trick in play with who played what, scores, tricks, who knocked or passed, the talon and
 whose turn it is. Every shape (cards, suit pips, backs) is drawn here; no image assets.
 
-Drawing uses Pillow, imported only when a picture is made: install it with
-``pip install "rams_env[render]"``.
+Drawing uses Pillow alone, imported only when a picture is made: install it with
+``pip install "rams_env[render]"``, which adds moviepy for Gymnasium's ``RecordVideo`` (writing videos).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from functools import lru_cache
 from typing import Any
 
@@ -39,29 +37,14 @@ _PHASE_TEXT = {
     "over": "over",
 }
 RENDER_EXTRA_HINT = 'render_mode="rgb_array" needs Pillow: pip install "rams_env[render]"'
-VIDEO_EXTRA_HINT = (
-    'render_mode="rgb_array" needs the render extra (Pillow draws the table; moviepy writes the videos of '
-    'Gymnasium\'s RecordVideo): pip install "rams_env[render]"'
-)
 
 
 def require_render_extra() -> None:
-    """Check that the whole ``render`` extra is installed (Pillow and moviepy), or raise ImportError naming it.
+    """Check that Pillow, which draws the pictures, is installed, or raise ImportError naming the ``render`` extra.
 
-    Gymnasium's ``RecordVideo`` would otherwise fail on a missing moviepy with its own hint
-    (``gymnasium[other]``) rather than this project's."""
+    moviepy, the extra's other half, is not checked: only Gymnasium's ``RecordVideo`` needs it, and
+    Gymnasium's ``check_env`` makes an ``rgb_array`` env without recording anything."""
     require_pillow()
-    if not _installed("moviepy"):
-        raise ImportError(VIDEO_EXTRA_HINT)
-
-
-def _installed(name: str) -> bool:
-    if name in sys.modules:
-        return sys.modules[name] is not None  # None: blocked (as tests do to pretend it is missing)
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def require_pillow() -> Any:

@@ -1,6 +1,6 @@
 """Messages a newcomer meets: an illegal action lists the legal ones by name and id; rgb_array without
-the render extra names ``rams_env[render]`` (not Gymnasium's ``gymnasium[other]``); the files the
-README's examples write are ignored by git."""
+Pillow names ``rams_env[render]``, and without moviepy still draws (only RecordVideo needs it); the files
+the README's examples write are ignored by git."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import gymnasium
 import pytest
+from gymnasium.utils.env_checker import check_env
 
 import rams_env
 from rams_env.rules import Action, Game, IllegalActionError, make_config
@@ -35,12 +36,21 @@ def test_the_env_says_the_same(capsys: pytest.CaptureFixture) -> None:
         env.step(0)
 
 
-def test_record_video_without_the_render_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rgb_array_without_moviepy_draws_and_passes_gymnasiums_check_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pillow draws a frame; moviepy is only Gymnasium's RecordVideo's (it raises its own error without it)."""
     monkeypatch.setitem(sys.modules, "moviepy", None)  # import moviepy now fails, as when it is not installed
-    with pytest.raises(ImportError, match=r'pip install "rams_env\[render\]"') as caught:
-        env = gymnasium.make("rams_env/Rams-v1", variant="mattmar", num_players=4, render_mode="rgb_array")
+    env = gymnasium.make("rams_env/Rams-v1", variant="mattmar", num_players=4, render_mode="rgb_array")
+    env.reset(seed=0)
+    assert env.render().shape == (720, 960, 3)
+    check_env(gymnasium.make("rams_env/Rams-v1").unwrapped)  # makes an env with each declared render mode
+    with pytest.raises(gymnasium.error.DependencyNotInstalled, match="MoviePy"):
         gymnasium.wrappers.RecordVideo(env, "videos", episode_trigger=lambda episode: True, disable_logger=True)
-    assert "gymnasium[other]" not in str(caught.value)
+
+
+def test_rgb_array_without_pillow_names_the_render_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now fails, as when Pillow is not installed
+    with pytest.raises(ImportError, match=r'needs Pillow: pip install "rams_env\[render\]"'):
+        gymnasium.make("rams_env/Rams-v1", variant="mattmar", num_players=4, render_mode="rgb_array")
 
 
 def test_the_files_the_examples_write_are_ignored_by_git() -> None:
