@@ -34,10 +34,11 @@ from torch import nn
 
 from .. import jsoncheck
 from ..envs.aec import RamsEnv
+from ..envs.gym_vector import RamsVectorEnv
 from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError, RulesMismatchError, rules_mismatch
 from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig
-from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, OPTION_NAMES, resolve_config
 
 SHARED_POLICY = "shared"
 SINGLE_AGENT_POLICY = "default_policy"  # RLlib's DEFAULT_MODULE_ID: the one module of a single-agent algorithm
@@ -396,12 +397,26 @@ def _find_dict(value: Any, key: str, depth: int = 0) -> dict[str, Any] | None:
     return None
 
 
-_ENV_KEYWORDS = set(inspect.signature(RamsEnv.__init__).parameters) - {"self", "variant", "num_players", "rule_options"}
+# The named keywords of the envs whose keywords an env_config holds: RamsEnv's (ppo_config, selfplay_ppo_config)
+# and RamsVectorEnv's (vector_ppo_config: observation_mode, opponents...). Every other key is a rule option.
+_ENV_KEYWORDS = {
+    name
+    for env in (RamsEnv, RamsVectorEnv)
+    for name, parameter in inspect.signature(env.__init__).parameters.items()
+    if parameter.kind is not inspect.Parameter.VAR_KEYWORD
+} - {"self"}
 
 
 def rules_of_env_config(env_config: Mapping[str, Any]) -> RulesConfig:
-    """The rules of ``RamsMultiAgentEnv(env_config)``; ``ValueError`` for bad ones."""
-    options = {k: v for k, v in env_config.items() if k not in _ENV_KEYWORDS | {"variant", "num_players"}}
+    """The rules of the env of ``env_config`` (keywords of ``RamsEnv`` or ``RamsVectorEnv``); ``ValueError`` for
+    bad ones, naming a key that is neither such a keyword nor a rule option."""
+    options = {k: v for k, v in env_config.items() if k not in _ENV_KEYWORDS}
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(
+            f"env_config key(s) {unknown}: neither a keyword of RamsEnv or RamsVectorEnv nor a rule option "
+            f"(keywords: {sorted(_ENV_KEYWORDS)}; rule options: {list(OPTION_NAMES)})"
+        )
     variant, players = env_config.get("variant", DEFAULT_VARIANT), env_config.get("num_players", DEFAULT_NUM_PLAYERS)
     return resolve_config(variant, players, env_config.get("config"), options)
 
