@@ -411,7 +411,7 @@ def rules_of_env_config(env_config: Mapping[str, Any]) -> RulesConfig:
     """The rules of the env of ``env_config`` (keywords of ``RamsEnv`` or ``RamsVectorEnv``); ``ValueError`` for
     bad ones, naming a key that is neither such a keyword nor a rule option."""
     options = {k: v for k, v in env_config.items() if k not in _ENV_KEYWORDS}
-    unknown = sorted(set(options) - set(OPTION_NAMES))
+    unknown = sorted(set(options) - set(OPTION_NAMES), key=repr)
     if unknown:
         raise ValueError(
             f"env_config key(s) {unknown}: neither a keyword of RamsEnv or RamsVectorEnv nor a rule option "
