@@ -10,8 +10,9 @@ Iteration 0 exploits AGENT (``rams exploit``). Iteration ``k >= 1`` then:
 
 Each stage is a ``rams`` command run in its own folder under ``--run-dir``, with its own progress lines;
 a stage that finished is skipped and one that was stopped resumes (``--resume``), so ``rams psro`` run
-again with the same options continues where it stopped. ``psro.json`` lists, by iterate, the
-exploitability estimate and the win share against heuristics, each with its interval, and the commands.
+again with the same options continues where it stopped (``--threads`` may differ: it changes no result).
+``psro.json`` lists, by iterate, the exploitability estimate and the win share against heuristics, each
+with its interval, and the commands.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from .options import SEED, arg, check_fields, field_docs, option_name
 from .targets import starting_weights
 
 REPORT_SEED = 7400001
+NO_RESULT = ("threads",)
+"""options a run may be continued with changed: they change how fast it runs, not what it finds"""
 DONE = "stage.done"
 """written into a stage's folder when its command has finished"""
 
@@ -162,6 +165,25 @@ def options_from(namespace: argparse.Namespace) -> PSROOptions:
         raise CommandError(str(err)) from None
 
 
+def check_same_run(saved: Path, o: PSROOptions) -> None:
+    """``CommandError`` naming the options that differ from the run saved in ``saved`` (its options.json),
+    but those of :data:`NO_RESULT`, with which the run goes on."""
+    try:
+        before = json.loads(saved.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise CommandError(f"{saved} cannot be read ({err}); give another --run-dir") from None
+    before = before if isinstance(before, dict) else {}
+    differ = [
+        f"{'AGENT' if name == 'agent' else option_name(name)} {value} (saved {before.get(name, 'nothing')})"
+        for name, value in o.__dict__.items()
+        if name not in NO_RESULT and before.get(name) != value
+    ]
+    if differ:
+        raise CommandError(
+            f"{saved.parent} holds a PSRO run with other options ({saved}: {', '.join(differ)}); give another --run-dir"
+        )
+
+
 def run(namespace: argparse.Namespace) -> int:
     """Every stage in order (finished ones skipped), then ``psro.json``."""
     o = options_from(namespace)
@@ -173,8 +195,8 @@ def run(namespace: argparse.Namespace) -> int:
     root = Path(namespace.run_dir)
     saved = root / "options.json"
     mine = json.dumps(o.__dict__, indent=1, sort_keys=True) + "\n"
-    if saved.is_file() and saved.read_text(encoding="utf-8") != mine:
-        raise CommandError(f"{root} holds a PSRO run with other options ({saved}); give another --run-dir")
+    if saved.is_file():
+        check_same_run(saved, o)
     root.mkdir(parents=True, exist_ok=True)
     saved.write_text(mine, encoding="utf-8")
     agents = [o.agent]

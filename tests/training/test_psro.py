@@ -62,3 +62,29 @@ def test_refusals_name_the_option(tmp_path, capsys):
     assert "holds a PSRO run with other options" in capsys.readouterr().err
     assert main(["psro", "no-such-agent", *TINY, "--run-dir", str(tmp_path / "c")]) == 1
     assert "no-such-agent" in capsys.readouterr().err and not (tmp_path / "c").exists()  # refused before any file
+
+
+class _Stopped(Exception):
+    """Raised by the first stage: the run got past its options."""
+
+
+def test_a_run_again_with_other_threads_continues_and_other_options_are_named(tmp_path, capsys, monkeypatch):
+    """``--threads`` changes no result, so a run goes on with other threads; any other option is refused by name."""
+    import rams_training.psro as psro  # the module the command runs (training/ installs as rams_training)
+
+    commands: list[list[str]] = []
+
+    def first_stage(stage, progress):
+        commands.append(stage.command)
+        raise _Stopped
+
+    monkeypatch.setattr(psro.Stage, "run", first_stage)
+    agent, run = str(tiny_policy(tmp_path / "start.pt")), tmp_path / "psro"
+    with pytest.raises(_Stopped):
+        main(["psro", agent, *TINY, "--run-dir", str(run)])
+    with pytest.raises(_Stopped):
+        main(["psro", agent, *TINY, "--threads", "2", "--run-dir", str(run)])
+    assert "--threads 2" in " ".join(commands[-1]) and json.loads((run / "options.json").read_text())["threads"] == 2
+    assert main(["psro", agent, *TINY, "--seed", "5", "--run-dir", str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "holds a PSRO run with other options" in err and "--seed 5 (saved 0)" in err and "threads" not in err
