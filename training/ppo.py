@@ -45,7 +45,8 @@ def update(
 ) -> dict[str, float]:
     """``args.epochs`` passes of clipped PPO over ``rows`` of ``rollout``; the mean losses and diagnostics.
 
-    ``warming``: only the critic learns (no gradient reaches the policy network).
+    ``warming``: only the critic learns (no gradient reaches the policy network). No rows: nothing is learnt
+    and every loss is 0, as in DMC's update.
     """
     # The observations stay where collect() wrote them; each minibatch gathers its own rows.
     rows_t = torch.from_numpy(rows).to(device)
@@ -56,7 +57,10 @@ def update(
     old_logp = torch.from_numpy(rollout.log_prob[rows]).to(device)
     adv = torch.from_numpy(rollout.advantage[rows]).float().to(device)
     ret = torch.from_numpy(rollout.ret[rows]).float().to(device)
-    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    if len(rows) > 1:
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    elif len(rows) == 1:  # one sample has no spread to normalise by (its std is NaN): centred only
+        adv = adv - adv.mean()
     stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
     batches = 0
     for idx in minibatches(len(rows), args.minibatch, generator, device, args.epochs):
@@ -85,7 +89,8 @@ def update(
             stats["approx_kl"] += float(((ratio - 1) - (logp - old_logp[idx])).mean())
             stats["clip_fraction"] += float(((ratio - 1).abs() > args.clip).float().mean())
         batches += 1
-    return {k: v / batches for k, v in stats.items()}
+    # No rows (no decision of a learning seat in the update): no step and zero losses, as dmc.update.
+    return {k: v / max(batches, 1) for k, v in stats.items()}
 
 
 def minibatches(
