@@ -33,8 +33,11 @@ which RLlib's masked module reads.
 Seeds: ``reset(seed=s)`` seeds game ``i`` with ``game_seeds(s, num_envs)[i]``, which is exactly what
 ``RamsGymEnv.reset(seed=...)`` does with that seed (the deal, the learner's seat when it is
 ``"random"``, every opponent's generator); ``reset()`` after it draws new seeds for every game from the
-env's generator, so a second full reset deals new games. An outside agent with ``seed(seed)`` is reseeded
-once, with :func:`~rams_env.envs.gym_env.opponent_seed` of ``s`` and its position.
+env's generator, so a second full reset deals new games. An outside agent with ``seed(seed)`` plays every
+game, so it is reseeded once, as game 0's ``RamsGymEnv`` would reseed it: with
+:func:`~rams_env.envs.gym_env.opponent_seed` of game 0's seed (``game_seeds(s, num_envs)[0]``, or ``s[0]``
+for a list of seeds) and its position (0 for the one opponent of every seat; an agent listed twice keeps
+its first); ``reset()`` without a seed does not reseed it.
 """
 
 from __future__ import annotations
