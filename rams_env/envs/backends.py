@@ -153,29 +153,18 @@ class CompiledBackend:
         self.config, self.episode = config, episode
         self.encoder = ObservationEncoder(config)
         self._buffer = compiled.aec_buffer(config, episode, reward)
-        self._state = self._buffer[: compiled.STATE_WIDTH]  # views of the buffer
-        self._cfg = self._buffer[compiled.B_CONFIG : compiled.B_RNG]
-        self._rng = self._buffer[compiled.B_RNG : compiled.B_NUMBERS]
-        self._numbers = self._buffer[compiled.B_NUMBERS :]
         # The seat to act's observation and mask, written by each compiled step: an AEC loop
         # reads exactly that observation next, and a copy is cheaper than a fresh encoding.
         self._next_observation = np.zeros(OBS_SIZE, np.float32)
         self._next_mask = np.zeros(NUM_ACTIONS, np.int8)
         self._next_seat = -1
-        self._game_step = compiled.entry_point(
-            compiled.game_step, self._buffer, 0, self._next_observation, self._next_mask
-        )
-        self._observe = compiled.entry_point(
-            compiled.observe, self._state, self._cfg, 0, self._next_observation, self._next_mask
-        )
         self._n = config.num_players
         self._mirror: Game | None = None
         self._mirror_args: dict[str, Any] | None = None
         self._actions: list[int] = []
         self._synced = 0
         self.current = -1  # the seat to act
-        # score changes, scores and tricks (a view of the buffer's numbers, each padded to P seats)
-        self._per_seat = self._numbers[: 3 * P].reshape(3, P)[:, : self._n]
+        self._bind()
         # Every result game_step can give, by its answer (flags | (seat to act + 1) << 4), built once:
         # their lists are updated in place after each action that changes them (most change nothing).
         n = self._n
@@ -193,6 +182,32 @@ class CompiledBackend:
             )
             for f in range((n + 1) << 4)
         ]
+
+    def _bind(self) -> None:
+        """The views of the buffer and the compiled entry points, built from ``_buffer`` (again after a
+        copy or an unpickling: a copied view would no longer see the buffer, and compiled functions
+        do not pickle)."""
+        buffer = self._buffer
+        self._state = buffer[: compiled.STATE_WIDTH]
+        self._cfg = buffer[compiled.B_CONFIG : compiled.B_RNG]
+        self._rng = buffer[compiled.B_RNG : compiled.B_NUMBERS]
+        self._numbers = buffer[compiled.B_NUMBERS :]
+        # score changes, scores and tricks (a view of the buffer's numbers, each padded to P seats)
+        self._per_seat = self._numbers[: 3 * P].reshape(3, P)[:, : self._n]
+        self._game_step = compiled.entry_point(compiled.game_step, buffer, 0, self._next_observation, self._next_mask)
+        self._observe = compiled.entry_point(
+            compiled.observe, self._state, self._cfg, 0, self._next_observation, self._next_mask
+        )
+
+    _BOUND = ("_state", "_cfg", "_rng", "_numbers", "_per_seat", "_game_step", "_observe")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a copy or a pickle holds: everything but what :meth:`_bind` rebuilds."""
+        return {key: value for key, value in self.__dict__.items() if key not in self._BOUND}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     def start(self, seed: int, deck: Any = None, dealer: Any = None, scores: Any = None) -> StepResult:
         """A new game (``ValueError`` for bad options, checked by building the ``Game`` mirror): its

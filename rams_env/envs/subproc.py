@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import itertools
 import multiprocessing as mp
+import pickle
 from multiprocessing import shared_memory
 from typing import Any
 
@@ -20,10 +21,10 @@ from .. import compiled
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError
 from ..rules.actions import NUM_ACTIONS
-from ..rules.seeding import SeedError
+from ..rules.seeding import SeedError, check_seed
 from .contracts import AutoresetMode
 from .heuristic_seats import seat_masks
-from .vector import BatchedRamsEnv, BatchStep, ReferenceBatchedRamsEnv, checked_actions, game_seeds
+from .vector import BatchedRamsEnv, BatchStep, ReferenceBatchedRamsEnv, checked_actions, checked_seeds, game_seeds
 
 
 def _shared_fields(num_games: int, num_players: int) -> list[tuple[tuple[int, ...], Any]]:
@@ -64,12 +65,23 @@ def _legal_sets(env: BatchedRamsEnv | ReferenceBatchedRamsEnv, out: BatchStep) -
     return env.legal_sets() if isinstance(env, BatchedRamsEnv) else out.action_masks @ _BITS
 
 
+# What a worker answers to "read": the per-game arrays of its env (BatchedRamsEnv's properties).
+READS = ("scores", "dealers", "deal_numbers", "hands", "heuristic_seats", "skipped_episodes")
+# The parent's own settings, which a copy takes over.
+_SETTINGS = ("config", "num_games", "num_players", "_seed", "_copy", "_versus", "_rows", "_started")
+
+
 def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[str, Any]) -> None:
     """Worker process: owns the games ``rows`` of the batch and steps them straight into the
     shared-memory arrays (the ``BatchStep`` fields, then every game's legal set, which the parent
-    checks actions against); the pipe carries the commands and one reply to each."""
+    checks actions against); the pipe carries the commands and one reply to each. ``kwargs`` builds
+    its env, or holds under ``"pickled"`` an env to go on from (a copy's)."""
+    pickled = kwargs.pop("pickled", None)
     reference = kwargs.pop("reference", False)
-    env = (ReferenceBatchedRamsEnv if reference else BatchedRamsEnv)(**kwargs)
+    if pickled is not None:
+        env = pickle.loads(pickled)
+    else:
+        env = (ReferenceBatchedRamsEnv if reference else BatchedRamsEnv)(**kwargs)
     env.first_game = rows.start  # errors name the game by its index in the whole batch
     blocks = [shared_memory.SharedMemory(name=name) for name in names]
     shared = _shared_batch(blocks[:-1], total, env.num_players)
@@ -88,6 +100,10 @@ def _worker(pipe: Any, names: list[str], rows: slice, total: int, kwargs: dict[s
                     legal[:] = _legal_sets(env, out)
                 elif command == "why":
                     reply = env.why_illegal(*payload)
+                elif command == "read":
+                    reply = getattr(env, payload)
+                elif command == "pickle":
+                    reply = pickle.dumps(env)
                 elif command == "heuristic_seats":
                     env.set_heuristic_seats(payload)
                 elif command == "next_heuristic_seats":
@@ -147,7 +163,20 @@ class SubprocBatchedRamsEnv:
             heuristic_seats = np.broadcast_to(np.asarray(heuristic_seats), (num_games, probe.num_players))
         env_kwargs["reference"] = reference
         self.config, self.num_games, self.num_players = probe.config, num_games, probe.num_players
-        self._seed, self._copy = seed, copy
+        self._seed, self._copy = check_seed(seed, "seed"), copy
+        bounds = np.linspace(0, num_games, workers + 1).astype(int)
+        self._rows = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+        worker_kwargs = []
+        for rows in self._rows:
+            kwargs = dict(env_kwargs, num_games=rows.stop - rows.start)
+            if self._versus:
+                kwargs["heuristic_seats"] = np.array(heuristic_seats[rows])
+            worker_kwargs.append(kwargs)
+        self._start(worker_kwargs)
+
+    def _start(self, worker_kwargs: list[dict[str, Any]]) -> None:
+        """Make the shared memory and start one worker per block of ``_rows`` with its ``worker_kwargs``."""
+        num_games = self.num_games
         fields = [*_shared_fields(num_games, self.num_players), ((num_games,), np.int64)]  # + the legal sets
         self._shm = [
             shared_memory.SharedMemory(create=True, size=max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize))
@@ -155,21 +184,75 @@ class SubprocBatchedRamsEnv:
         ]
         self._shared: BatchStep | None = _shared_batch(self._shm[:-1], num_games, self.num_players)
         self._legal = np.ndarray((num_games,), np.int64, buffer=self._shm[-1].buf)
-        bounds = np.linspace(0, num_games, workers + 1).astype(int)
-        self._rows = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         context = mp.get_context("spawn")
         names = [block.name for block in self._shm]
-        for rows in self._rows:
+        for rows, kwargs in zip(self._rows, worker_kwargs, strict=True):
             parent, child = context.Pipe()
-            kwargs = dict(env_kwargs, num_games=rows.stop - rows.start)
-            if self._versus:
-                kwargs["heuristic_seats"] = np.array(heuristic_seats[rows])
             process = context.Process(target=_worker, args=(child, names, rows, num_games, kwargs), daemon=True)
             process.start()
             child.close()
             self._pipes.append(parent)
             self._processes.append(process)
             self._closed = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy or a pickle: every worker's env as it is now, the shared arrays' contents and the
+        parent's settings; the copy starts workers of its own that go on from there."""
+        self._check_open()
+        self._send("pickle", [None] * len(self._pipes))
+        state = {key: getattr(self, key) for key in _SETTINGS}
+        state["pickled"] = self._replies()
+        state["arrays"] = [np.array(getattr(self._shared, f.name)) for f in dataclasses.fields(BatchStep)]
+        state["legal"] = np.array(self._legal)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._closed, self._shm, self._pipes, self._processes = True, [], [], []
+        self._closed_why = ""
+        for key in _SETTINGS:
+            setattr(self, key, state[key])
+        self._start([{"pickled": pickled} for pickled in state["pickled"]])
+        for field, array in zip(dataclasses.fields(BatchStep), state["arrays"], strict=True):
+            getattr(self._shared, field.name)[...] = array
+        self._legal[:] = state["legal"]
+
+    def _read(self, name: str) -> np.ndarray:
+        """The per-game array ``name`` (one of :data:`READS`) of every worker's games, in game order."""
+        self._check_open()
+        self._send("read", [name] * len(self._pipes))
+        return np.concatenate(self._replies())
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Every game's current scores, shape (num_games, num_players)."""
+        return self._read("scores")
+
+    @property
+    def dealers(self) -> np.ndarray:
+        """Every game's dealer of the current deal, shape (num_games,)."""
+        return self._read("dealers")
+
+    @property
+    def deal_numbers(self) -> np.ndarray:
+        """Every game's count of deals started since its episode began, shape (num_games,)."""
+        return self._read("deal_numbers")
+
+    @property
+    def hands(self) -> np.ndarray:
+        """Every game's hands as card bit sets, shape (num_games, num_players) (hidden information)."""
+        return self._read("hands")
+
+    @property
+    def heuristic_seats(self) -> np.ndarray | None:
+        """Per game and seat: played by the heuristic in the current episode (None without them)."""
+        return self._read("heuristic_seats") if self._versus else None
+
+    @property
+    def skipped_episodes(self) -> int:
+        """Episodes that ended before any controlled decision, over every worker."""
+        self._check_open()
+        self._send("read", ["skipped_episodes"] * len(self._pipes))
+        return sum(self._replies())
 
     def _replies(self, indices: list[int] | None = None) -> list[Any]:
         """Read one reply from each worker in ``indices`` (all by default), every one of them even
@@ -192,9 +275,14 @@ class SubprocBatchedRamsEnv:
             raise _ERRORS.get(kind, RuntimeError)(message)
         return replies
 
-    def _batch(self) -> BatchStep:
+    def _output(self, out: BatchStep | None) -> BatchStep:
+        """The shared arrays: copied into ``out``, or as copies (``copy=True``), or themselves."""
         shared = self._shared
         assert shared is not None
+        if out is not None:
+            for field in dataclasses.fields(BatchStep):
+                getattr(out, field.name)[...] = getattr(shared, field.name)
+            return out
         if not self._copy:
             return shared
         return BatchStep(*(getattr(shared, f.name).copy() for f in dataclasses.fields(BatchStep)))
@@ -222,13 +310,18 @@ class SubprocBatchedRamsEnv:
 
     def reset(self, seed: int | None = None) -> BatchStep:
         """Reset every game; the per-game seeds match ``BatchedRamsEnv``'s for the same seed."""
+        return self.reset_games(game_seeds(self._seed if seed is None else check_seed(seed, "seed"), self.num_games))
+
+    def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
+        """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
+        (copied into ``out`` if given)."""
         self._check_open()
-        seeds = game_seeds(self._seed if seed is None else seed, self.num_games)
+        seeds = checked_seeds(seeds, self.num_games)
         self._started = False
         self._send("reset", [seeds[rows] for rows in self._rows])
         self._replies()
         self._started = True
-        return self._batch()
+        return self._output(out)
 
     def set_heuristic_seats(self, seats: Any) -> None:
         """``BatchedRamsEnv.set_heuristic_seats``, for every worker's games."""
@@ -247,9 +340,10 @@ class SubprocBatchedRamsEnv:
         self._send(command, [np.array(array[rows]) for rows in self._rows])
         self._replies()
 
-    def step(self, actions: Any) -> BatchStep:
-        """Apply one action per game; the workers step their blocks in parallel. An illegal
-        action raises ``IllegalActionError`` naming the game, and no game is stepped."""
+    def step(self, actions: Any, out: BatchStep | None = None) -> BatchStep:
+        """Apply one action per game; the workers step their blocks in parallel (the result copied
+        into ``out`` if given). An illegal action raises ``IllegalActionError`` naming the game, and
+        no game is stepped."""
         self._check_open()
         actions = checked_actions(actions, self.num_games)
         if not self._started:
@@ -265,7 +359,7 @@ class SubprocBatchedRamsEnv:
                 self._closed_why = f": a worker failed in step(), after other workers may have stepped ({err})"
                 self.close()
             raise
-        return self._batch()
+        return self._output(out)
 
     def _illegal(self, game: int, action: int) -> str:
         """Why ``action`` is illegal in ``game``, worded by the worker that owns the game."""

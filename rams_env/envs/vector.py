@@ -35,7 +35,7 @@ from ..rules.actions import NUM_ACTIONS
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
 from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
-from ..rules.seeding import require_seed
+from ..rules.seeding import check_seed, require_seed
 from .contracts import AutoresetMode
 from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats, versus_outputs
 
@@ -75,7 +75,7 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
     )
 
 
-def _checked_seeds(seeds: Any, num_games: int) -> list[int]:
+def checked_seeds(seeds: Any, num_games: int) -> list[int]:
     """One seed per game, each as :func:`~rams_env.rules.seeding.require_seed` takes it (the error names the first
     that is not)."""
     try:
@@ -127,13 +127,13 @@ class _Batch:
         self.config: RulesConfig = resolve_config(variant, num_players, config, rule_options)
         self.num_games, self.num_players = num_games, self.config.num_players
         self.episode, self.reward_kind = episode, reward
-        self._seed = seed
+        self._seed = check_seed(seed, "seed")
         self.first_game = 0
         """the index of game 0 in a larger batch (a subprocess worker's block): errors name games by it"""
 
     def reset(self, seed: int | None = None) -> BatchStep:
         """Start a fresh episode in every game (seeded per game from ``seed``)."""
-        return self.reset_games(game_seeds(self._seed if seed is None else seed, self.num_games))
+        return self.reset_games(game_seeds(self._seed if seed is None else check_seed(seed, "seed"), self.num_games))
 
     def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``."""
@@ -219,7 +219,7 @@ class BatchedRamsEnv(_Batch):
     def reset_games(self, seeds: list[int], out: BatchStep | None = None, heuristic_seeds: Any = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
         (written into ``out`` if given); ``heuristic_seeds[i][s]`` seeds heuristic seat ``s``."""
-        seeds = _checked_seeds(seeds, self.num_games)
+        seeds = checked_seeds(seeds, self.num_games)
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.rewards.fill(0.0)
         out.terminated.fill(False)
@@ -295,7 +295,7 @@ class ReferenceBatchedRamsEnv(_Batch):
     def reset_games(self, seeds: list[int], out: BatchStep | None = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
         (written into ``out`` if given)."""
-        seeds = _checked_seeds(seeds, self.num_games)
+        seeds = checked_seeds(seeds, self.num_games)
         self._seeders = [random.Random(s) for s in seeds]
         self.games = [self._new_game(i) for i in range(self.num_games)]
         out = out if out is not None else _batch(self.num_games, self.num_players)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import rams_env
-from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
+from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
+from rams_env.rules.seeding import SeedError
 
 
 @pytest.mark.parametrize("cls", [BatchedRamsEnv, ReferenceBatchedRamsEnv])
@@ -47,3 +48,19 @@ def test_any_seed_below_2_64_plays_as_random_random_takes_it():
     while all(aec.terminations.values()):
         aec.reset()
     np.testing.assert_array_equal(aec.observe(aec.agent_selection)["observation"], a.observations[0])
+
+
+@pytest.mark.parametrize(
+    "cls", [BatchedRamsEnv, ReferenceBatchedRamsEnv, lambda n, **kw: SubprocBatchedRamsEnv(n, 1, **kw)]
+)
+@pytest.mark.parametrize("seed", [-1, 2**64, "3", True, 1.5])
+def test_a_bad_constructor_or_reset_seed_is_a_seed_error_naming_it(cls, seed):
+    """The env's own seed is checked where it enters, the constructor, not at the first reset."""
+    with pytest.raises(SeedError, match=r"seed must be a non-negative int below 2\*\*64"):
+        cls(2, seed=seed)
+    env = cls(2)
+    try:
+        with pytest.raises(SeedError, match=r"seed must be a non-negative int below 2\*\*64"):
+            env.reset(seed=seed)
+    finally:
+        env.close()
