@@ -8,11 +8,11 @@ for that preset's flagship, :data:`FLAGSHIPS`.
 Where the registry looks, first hit wins (:func:`zoo_root`):
 
 1. the folder named by the environment variable ``RAMS_ZOO``;
-2. ``checkpoints/`` of the source tree this package was imported from (a clone, or an editable
+2. ``rams_env/zoo_data/`` of an installed wheel, which carries the zoo (pyproject.toml ships
+   ``checkpoints/`` there);
+3. ``checkpoints/`` of the source tree this package was imported from (a clone, or an editable
    install of one), whatever the working directory.
 
-A wheel does not carry the weights (they do not compress and would multiply its size): with an
-installed wheel, point ``RAMS_ZOO`` at a copy of a clone's ``checkpoints/`` folder.
 ``python -m rams_env.zoo`` says which folder it uses and lists the names.
 """
 
@@ -26,6 +26,7 @@ from pathlib import Path
 
 ZOO_ENV = "RAMS_ZOO"
 SOURCE_ZOO = Path(__file__).resolve().parents[1] / "checkpoints"  # the zoo of a source checkout
+WHEEL_ZOO = Path(__file__).resolve().parent / "zoo_data"  # the zoo of an installed wheel (its checkpoints/)
 CARD = "README.md"
 
 # The best agent of each preset (whole ramsar against heuristics, in docs/zoo.md); a preset's name loads it.
@@ -69,11 +70,12 @@ class ZooModel:
 
 
 def zoo_root() -> Path | None:
-    """The zoo folder in use: ``$RAMS_ZOO`` if set, else a source checkout's ``checkpoints/``; None if neither."""
+    """The zoo folder in use: ``$RAMS_ZOO`` if set, else an installed wheel's zoo, else a source checkout's
+    ``checkpoints/``; None if none is there."""
     configured = os.environ.get(ZOO_ENV)
     if configured:
         return Path(configured).expanduser()
-    return SOURCE_ZOO if SOURCE_ZOO.is_dir() else None
+    return next((folder for folder in (WHEEL_ZOO, SOURCE_ZOO) if folder.is_dir()), None)
 
 
 def models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
@@ -107,7 +109,7 @@ def resolve(name: str, root: str | os.PathLike[str] | None = None) -> ZooModel:
         return model
     folder = Path(root) if root is not None else zoo_root()
     if not found:
-        where = f"{folder}" if folder is not None else f"${ZOO_ENV} is not set and there is no {SOURCE_ZOO}"
+        where = f"{folder}" if folder is not None else f"${ZOO_ENV} is not set; no {WHEEL_ZOO} nor {SOURCE_ZOO}"
         raise ZooError(
             f"no model zoo found to resolve {name!r} ({where}): set {ZOO_ENV} to the checkpoints/ folder of "
             f"a rams_env clone, or pass the path of a checkpoint file"

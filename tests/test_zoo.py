@@ -127,57 +127,22 @@ def test_names_resolve_from_any_working_directory(tmp_path: Path):
     assert done.stdout.split() == ["mattmar", "2"]
 
 
-def _installed_wheel(tmp_path: Path) -> Path:
-    """A wheel built from a copy of this checkout, installed into a folder of its own (no checkpoints/ beside)."""
-    import zipfile
-
-    src = tmp_path / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        shutil.copy(ROOT / name, src / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc")
-    for package in ("rams_env", "training"):
-        shutil.copytree(ROOT / package, src / package, ignore=ignore)
-    pip = [sys.executable, "-m", "pip"]
-    built = subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"), str(src)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
-    [wheel] = (tmp_path / "dist").glob("rams_env-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-    assert "rams_env/zoo.py" in names and not [n for n in names if n.endswith((".pt", "-ensemble.json"))]
-    assert wheel.stat().st_size < 2_000_000, "the wheel carries no weights"
-    site = tmp_path / "site-packages"
-    installed = subprocess.run(
-        [*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert installed.returncode == 0, installed.stderr[-2000:]
-    return site
+def test_the_zoo_of_an_installed_wheel_comes_after_rams_zoo_and_before_a_checkout(tmp_path, monkeypatch):
+    """An installed wheel carries the zoo as rams_env/zoo_data/ (tests/test_packaging.py builds and installs one)."""
+    wheel_zoo = tmp_path / "zoo_data"
+    shutil.copytree(CHECKPOINTS / "rams32", wheel_zoo / "rams32")
+    monkeypatch.setattr(zoo, "WHEEL_ZOO", wheel_zoo)
+    assert zoo.zoo_root() == wheel_zoo and zoo.resolve("rams32").folder.is_relative_to(wheel_zoo)
+    monkeypatch.setenv(zoo.ZOO_ENV, str(CHECKPOINTS))
+    assert zoo.zoo_root() == CHECKPOINTS
 
 
-@pytest.mark.slow
-def test_an_installed_wheel_without_the_zoo_says_to_set_rams_zoo_and_then_loads(tmp_path: Path):
-    site = _installed_wheel(tmp_path)
-    env = {"PYTHONPATH": str(site), zoo.ZOO_ENV: ""}
-    where = _python("import rams_env.zoo as z; print(z.__file__, z.zoo_root())", tmp_path, env)
-    assert where.stdout.split() == [str(site / "rams_env" / "zoo.py"), "None"], where.stderr
-    missing = _python(LOAD, tmp_path, env)
-    assert missing.returncode != 0
-    assert "no model zoo found to resolve 'mattmar'" in missing.stderr and "set RAMS_ZOO" in missing.stderr
-    copy = tmp_path / "zoo"  # a copy of a clone's checkpoints/, anywhere
-    shutil.copytree(CHECKPOINTS, copy)
-    found = _python(LOAD, tmp_path, {**env, zoo.ZOO_ENV: str(copy)})
-    assert found.returncode == 0, found.stderr
-    assert found.stdout.split() == ["mattmar", "2"]
-    listed = _python("from rams_env.zoo import main; main()", tmp_path, {**env, zoo.ZOO_ENV: str(copy)})
-    assert f"zoo: {copy}" in listed.stdout and "mattmar-4p-ensemble" in listed.stdout
+def test_without_any_zoo_a_name_says_to_set_rams_zoo(tmp_path, monkeypatch):
+    monkeypatch.setattr(zoo, "WHEEL_ZOO", tmp_path / "no-wheel-zoo")
+    monkeypatch.setattr(zoo, "SOURCE_ZOO", tmp_path / "no-checkpoints")
+    assert zoo.zoo_root() is None
+    with pytest.raises(zoo.ZooError, match=r"no model zoo found to resolve 'mattmar' .*set RAMS_ZOO"):
+        zoo.resolve("mattmar")
 
 
 @pytest.mark.slow
