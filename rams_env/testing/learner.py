@@ -244,7 +244,9 @@ def _twins(raw: Any, spec: dict[str, Any], num: int, seed: int) -> list[Any] | N
     from ..envs.gym_env import RamsGymEnv
 
     make = {"heuristic": lambda: HeuristicAgent(raw.config), "random": RandomAgent}
-    opponents = spec.get("opponents", "random")
+    if "opponents" not in spec:
+        return None
+    opponents = spec["opponents"]
     listed = isinstance(opponents, (list, tuple))
     names = list(opponents) if listed else [opponents]
     if not all(isinstance(o, str) and o in make for o in names):
@@ -277,8 +279,8 @@ def vector_spec(env: Any, episode: str | None, reward: str | None) -> dict[str, 
         spec["episode"] = episode
     if reward is not None:
         spec["reward"] = reward
-    if "opponents" not in spec and hasattr(raw, "opponents"):
-        spec["opponents"] = raw.opponents
+    if "opponents" not in spec and getattr(env, "spec", None) is not None:
+        spec["opponents"] = "random"  # make_vec's default
     return spec if spec.get("episode") and spec.get("reward") else None
 
 
@@ -320,7 +322,8 @@ def check_vector_env(
         why = (
             "the env records neither its episode nor its reward: pass episode= and reward= (and opponents=)"
             if spec is None
-            else "outside opponents play every game in one batch: no single env replays them"
+            else "opponents unknown (pass opponents=) or outside agents, which play every game in one batch: "
+            "no single env replays them"
         )
         report.skip("reference_play", why)
         report.skip("action_mask", why)
