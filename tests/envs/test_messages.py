@@ -36,7 +36,9 @@ def test_the_env_says_the_same(capsys: pytest.CaptureFixture) -> None:
         env.step(0)
 
 
-def test_rgb_array_without_moviepy_draws_and_passes_gymnasiums_check_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rgb_array_without_moviepy_draws_and_passes_gymnasiums_check_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Pillow draws a frame; moviepy is only Gymnasium's RecordVideo's (it raises its own error without it)."""
     monkeypatch.setitem(sys.modules, "moviepy", None)  # import moviepy now fails, as when it is not installed
     env = gymnasium.make("rams_env/Rams-v1", variant="mattmar", num_players=4, render_mode="rgb_array")
@@ -44,7 +46,7 @@ def test_rgb_array_without_moviepy_draws_and_passes_gymnasiums_check_env(monkeyp
     assert env.render().shape == (720, 960, 3)
     check_env(gymnasium.make("rams_env/Rams-v1").unwrapped)  # makes an env with each declared render mode
     with pytest.raises(gymnasium.error.DependencyNotInstalled, match="MoviePy"):
-        gymnasium.wrappers.RecordVideo(env, "videos", episode_trigger=lambda episode: True, disable_logger=True)
+        gymnasium.wrappers.RecordVideo(env, str(tmp_path), episode_trigger=lambda episode: True, disable_logger=True)
 
 
 def test_rgb_array_without_pillow_names_the_render_extra(monkeypatch: pytest.MonkeyPatch) -> None:
