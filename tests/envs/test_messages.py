@@ -46,7 +46,7 @@ def test_rgb_array_without_moviepy_draws_and_passes_gymnasiums_check_env(
     assert env.render().shape == (720, 960, 3)
     check_env(gymnasium.make("rams_env/Rams-v1").unwrapped)  # makes an env with each declared render mode
     with pytest.raises(gymnasium.error.DependencyNotInstalled, match="MoviePy"):
-        gymnasium.wrappers.RecordVideo(env, str(tmp_path), episode_trigger=lambda episode: True, disable_logger=True)
+        gymnasium.wrappers.RecordVideo(env, str(tmp_path / "videos"), disable_logger=True)
 
 
 def test_rgb_array_without_pillow_names_the_render_extra(monkeypatch: pytest.MonkeyPatch) -> None:
