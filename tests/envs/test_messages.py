@@ -45,8 +45,9 @@ def test_rgb_array_without_moviepy_draws_and_passes_gymnasiums_check_env(
     env.reset(seed=0)
     assert env.render().shape == (720, 960, 3)
     check_env(gymnasium.make("rams_env/Rams-v1").unwrapped)  # makes an env with each declared render mode
-    with pytest.raises(gymnasium.error.DependencyNotInstalled, match="MoviePy"):
-        gymnasium.wrappers.RecordVideo(env, str(tmp_path / "videos"), disable_logger=True)
+    videos = str(tmp_path / "videos")
+    with pytest.raises(gymnasium.error.DependencyNotInstalled, match=r"(?i)moviepy is not installed"):
+        gymnasium.wrappers.RecordVideo(env, videos, episode_trigger=lambda episode: True, disable_logger=True)
 
 
 def test_rgb_array_without_pillow_names_the_render_extra(monkeypatch: pytest.MonkeyPatch) -> None:
