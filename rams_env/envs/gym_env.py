@@ -43,6 +43,27 @@ def opponent_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([int(seed), index, _OPPONENT_TAG]).generate_state(1, np.uint64)[0] >> 1)
 
 
+OPPONENT_NAMES = ("heuristic", "random")
+"""The opponents a string names, in this env and the vector env: a fresh ``HeuristicAgent`` or ``RandomAgent``."""
+
+
+def check_opponent_name(name: str) -> str:
+    """``name`` if it names an opponent (:data:`OPPONENT_NAMES`), else ``ValueError`` saying what does."""
+    if name not in OPPONENT_NAMES:
+        raise ValueError(
+            f"opponents: a string names a built-in opponent, one of {list(OPPONENT_NAMES)}; got {name!r} "
+            "(load other agents first, e.g. rams_env.agents.load_agent)"
+        )
+    return name
+
+
+def named_opponent(name: str) -> Any:
+    """A fresh agent for an opponent's name (loaded on first use: ``import rams_env`` loads no agent)."""
+    from ..agents import HeuristicAgent, RandomAgent
+
+    return {"heuristic": HeuristicAgent, "random": RandomAgent}[check_opponent_name(name)]()
+
+
 def _as_policy(opponent: Any, aec: RamsEnv) -> Policy:
     if callable(getattr(opponent, "act_game", None)) and getattr(opponent, "env", False) is None:
         # An agent that reads the game (SearchAgent built without env=): ask it as the evaluation
@@ -66,7 +87,8 @@ class RamsGymEnv(gymnasium.Env):
 
     ``learner_seat`` is a seat or ``"random"`` (drawn at each reset); ``opponents`` is one policy
     for every other seat or a list with one per other seat, in seat order. A policy is a callable
-    ``observation -> action`` or an object with ``act(observation)``; the observation is
+    ``observation -> action``, an object with ``act(observation)``, or a name of
+    :data:`OPPONENT_NAMES` (``"heuristic"``, ``"random"``: a fresh agent, as in the vector env); the observation is
     ``env.observe(agent)`` of the PettingZoo env. ``reset()`` skips episodes that end before
     the learner's first decision (say the learner deals and everyone before him passes); rewards
     the learner receives before that decision come with its first ``step()``. With ``options``
@@ -125,6 +147,10 @@ class RamsGymEnv(gymnasium.Env):
             except ValueError:
                 raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', got {learner_seat!r}") from None
         self.learner_seat = learner_seat
+        if isinstance(opponents, str):
+            opponents = named_opponent(opponents)
+        elif isinstance(opponents, Sequence):
+            opponents = [named_opponent(o) if isinstance(o, str) else o for o in opponents]
         if opponents is None or not isinstance(opponents, Sequence):
             given = [] if opponents is None else [opponents]
             self._opponents: list[Policy | None] = [None if opponents is None else _as_policy(opponents, self.aec)] * n

@@ -19,8 +19,9 @@ The autoreset mode is the constructor's ``autoreset_mode`` (declared in ``metada
   episode returns its final observation (all-zero mask); the next step ignores that game's action and
   returns the first observation of its next episode, with reward 0 and ``terminated`` False.
 - ``SAME_STEP`` (what SB3 expects): the step that ends an episode already returns the next episode's first
-  observation; the final one is in ``infos["final_obs"]`` (rows flagged by ``infos["_final_obs"]``), with
-  ``infos["final_info"]``.
+  observation; game ``i``'s final one is ``infos["final_obs"][i]`` (games flagged by ``infos["_final_obs"]``;
+  with dict observations an object array of one dict per ended game, as Gymnasium's own vector envs give),
+  with ``infos["final_info"]``.
 - ``DISABLED``: a finished game stays at its end until ``reset(options={"reset_mask": mask})`` restarts
   the games of ``mask`` (TorchRL's partial resets).
 
@@ -33,7 +34,10 @@ which RLlib's masked module reads.
 Seeds: ``reset(seed=s)`` seeds game ``i`` with ``game_seeds(s, num_envs)[i]``, which is exactly what
 ``RamsGymEnv.reset(seed=...)`` does with that seed (the deal, the learner's seat when it is
 ``"random"``, every opponent's generator); ``reset()`` after it draws new seeds for every game from the
-env's generator, so a second full reset deals new games. An outside agent with ``seed(seed)`` plays every
+env's generator, so a second full reset deals new games. ``reset(seed=[s0, s1, ...])`` gives one seed a
+game (``list[int | None]``, as Gymnasium's vector envs take): game ``i`` plays as ``RamsGymEnv`` reset with
+``seed=si``; a ``None`` draws that game's seed from the env's generator (reseeded from ``s0`` when it is
+given). An outside agent with ``seed(seed)`` plays every
 game, so it is reseeded once, as game 0's ``RamsGymEnv`` would reseed it: with
 :func:`~rams_env.envs.gym_env.opponent_seed` of game 0's seed (``game_seeds(s, num_envs)[0]``, or ``s[0]``
 for a list of seeds) and its position (0 for the one opponent of every seat; an agent listed twice keeps
@@ -76,7 +80,7 @@ from ..rules.episode import check_episode
 from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed
 from .aec import OBS_HIGH, OBS_LOW, seat_int
-from .gym_env import opponent_seed
+from .gym_env import check_opponent_name, opponent_seed
 from .vector import checked_actions, game_seeds
 
 COMPILED_OPPONENTS = {"heuristic": HEURISTIC, "random": RANDOM}
@@ -204,13 +208,8 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         firsts: dict[int, int] = {}
         for k, opponent in enumerate(given):
             if isinstance(opponent, str):
-                if opponent not in COMPILED_OPPONENTS:
-                    raise ValueError(
-                        f"opponents: a string names a compiled opponent, one of {sorted(COMPILED_OPPONENTS)}; "
-                        f"got {opponent!r} (load other agents first, e.g. rams_env.agents.load_agent)"
-                    )
                 self._position_slot.append(k)
-                self._slot_roles.append(COMPILED_OPPONENTS[opponent])
+                self._slot_roles.append(COMPILED_OPPONENTS[check_opponent_name(opponent)])
                 continue
             first = firsts.setdefault(id(opponent), k)
             self._position_slot.append(first)
@@ -281,9 +280,11 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed: give one int or {self.num_envs} (one per game), got {len(seeds)}")
-            seeds = [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
-            self._np_random, self._np_random_seed = seeding.np_random(seeds[0])
-            return seeds
+            checked = [check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
+            if checked[0] is not None:
+                self._np_random, self._np_random_seed = seeding.np_random(checked[0])
+            # a None in the list (as Gymnasium's vector envs take it): that game's seed is drawn from the generator
+            return [int(self.np_random.integers(2**63)) if s is None else s for s in checked]
         if seed is not None:
             seed = check_seed(seed)
             self._np_random, self._np_random_seed = seeding.np_random(seed)
@@ -349,7 +350,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         observations = self._observations()
         if mode == AutoresetMode.SAME_STEP and terminated.any():
             infos["final_info"], infos["_final_info"] = dict(infos), terminated.copy()
-            infos["final_obs"], infos["_final_obs"] = observations, terminated.copy()
+            infos["final_obs"], infos["_final_obs"] = self._final_observations(observations, terminated)
             games = np.flatnonzero(terminated)
             self._restart(games)
             commands = np.where(terminated, RESTART, HOLD).astype(np.int64)
@@ -401,6 +402,17 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         if self.observation_mode == "dict":
             return {"observation": out.observations.copy(), "action_mask": out.masks.copy()}
         return out.observations.copy()
+
+    def _final_observations(self, observations: Any, ended: np.ndarray) -> tuple[Any, np.ndarray]:
+        """``infos["final_obs"]`` and its flags: one final observation per game, read as
+        ``infos["final_obs"][i]``; in dict mode an object array as Gymnasium's own vector envs give
+        (each ended game's dict, None for the others)."""
+        if self.observation_mode == "dict":
+            final = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended).tolist():
+                final[i] = {key: value[i] for key, value in observations.items()}
+            observations = final
+        return observations, ended.copy()
 
     def _infos(self) -> dict[str, Any]:
         t, rows = self._tables, self._rows

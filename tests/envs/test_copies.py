@@ -42,6 +42,10 @@ def assert_same(a, b) -> None:
         assert len(a) == len(b)
         for x, y in zip(a, b, strict=True):
             assert_same(x, y)
+    elif isinstance(a, np.ndarray) and a.dtype == object:  # one final observation a game
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_same(x, y)
     elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         np.testing.assert_array_equal(a, b)
     elif hasattr(a, "__dataclass_fields__"):

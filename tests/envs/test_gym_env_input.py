@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from rams_env import Action, IllegalActionError
-from rams_env.envs import RamsGymEnv
+from rams_env.agents import HeuristicAgent, RandomAgent
+from rams_env.envs import RamsGymEnv, game_seeds
 from tests.decks import stack_deck
 from tests.envs.test_aec_input import jacks_go_out_options, masked_choice
 
@@ -195,3 +196,33 @@ def test_gym_human_render_shows_only_the_learners_seat(capsys, monkeypatch, seat
     hands = [line for line in out.splitlines() if line.startswith("your hand")]
     assert len(hands) >= steps  # rendered at reset and after every step, as gymnasium's human mode does
     assert all(line.startswith(f"your hand (player_{seat})") for line in hands)
+
+
+@pytest.mark.parametrize(
+    ("name", "agent"),
+    [("heuristic", HeuristicAgent), ("random", RandomAgent), (["heuristic", "random", "heuristic"], None)],
+)
+def test_an_opponent_string_names_a_fresh_agent_as_in_the_vector_env(name, agent):
+    """``opponents="heuristic"`` is one fresh ``HeuristicAgent`` for every other seat (not nine opponents, one
+    a letter), and a list may name them seat by seat: the same games as the agent objects, and as the vector env."""
+    objects = agent() if agent else [HeuristicAgent(), RandomAgent(), HeuristicAgent()]
+    by_name, by_object = RamsGymEnv(opponents=name), RamsGymEnv(opponents=objects)
+    vector = gymnasium.make_vec("rams_env/RamsVec-v1", num_envs=1, opponents=name)
+    seed = game_seeds(4, 1)[0]
+    (obs, info), (obs2, _), (vobs, _) = by_name.reset(seed=seed), by_object.reset(seed=seed), vector.reset(seed=4)
+    for _ in range(60):
+        np.testing.assert_array_equal(obs, obs2)
+        np.testing.assert_array_equal(obs, vobs[0])
+        action = int(np.flatnonzero(info["action_mask"])[-1])
+        obs, reward, terminated, _, info = by_name.step(action)
+        obs2, reward2, *_ = by_object.step(action)
+        vobs, vreward, *_ = vector.step(np.array([action]))
+        assert reward == reward2 == pytest.approx(float(vreward[0]))
+        if terminated:
+            break
+
+
+@pytest.mark.parametrize("make", [RamsGymEnv, lambda **kw: gymnasium.make_vec("rams_env/RamsVec-v1", num_envs=2, **kw)])
+def test_an_unknown_opponent_name_is_refused_with_the_names_there_are(make):
+    with pytest.raises(ValueError, match=r"one of \['heuristic', 'random'\]; got 'heuristc'"):
+        make(opponents="heuristc")

@@ -13,6 +13,7 @@ import rams_env
 from rams_env.agents import HeuristicAgent, RandomAgent
 from rams_env.envs import VECTOR_ENV_ID, RamsVectorEnv, game_seeds
 from rams_env.rules import IllegalActionError
+from rams_env.rules.seeding import SeedError
 
 
 class Lowest:
@@ -214,3 +215,44 @@ def test_make_vec_defaults_to_the_vector_entry_point_and_the_single_id_is_unchan
     assert gymnasium.spec("rams_env/Rams-v1").vector_entry_point is None
     single = gymnasium.make(VECTOR_ENV_ID, opponents=RandomAgent())
     assert isinstance(single.unwrapped, rams_env.envs.RamsGymEnv)
+
+
+def test_same_step_final_observations_are_one_per_game_in_dict_mode_too():
+    """``infos["final_obs"][i]`` is game i's final observation in both observation modes (Gymnasium's
+    autoreset guide reads it so); in dict mode an object array of dicts, None for games that did not end."""
+    kwargs = {"opponents": "heuristic", "autoreset_mode": "SameStep"}
+    arrays, dicts = RamsVectorEnv(4, **kwargs), RamsVectorEnv(4, observation_mode="dict", **kwargs)
+    _, info = arrays.reset(seed=2)
+    dicts.reset(seed=2)
+    ended = 0
+    for _ in range(200):
+        actions = info["action_mask"].argmax(axis=1)
+        _, _, terminated, _, info = arrays.step(actions)
+        _, _, terminated_d, _, info_d = dicts.step(actions)
+        np.testing.assert_array_equal(terminated, terminated_d)
+        for i in range(4):
+            if terminated[i]:
+                final = info_d["final_obs"][i]
+                assert set(final) == {"observation", "action_mask"}
+                np.testing.assert_array_equal(final["observation"], info["final_obs"][i])
+                np.testing.assert_array_equal(final["action_mask"], info["final_info"]["action_mask"][i])
+                assert dicts.single_observation_space.contains(final)
+                ended += 1
+            elif terminated.any():
+                assert info_d["final_obs"][i] is None
+    assert ended >= 2
+
+
+def test_a_seed_list_may_hold_none_as_gymnasiums_vector_envs_take_it():
+    """``reset(seed=[1, None, 3, 4])``: the ints fix their games, a None draws its game's seed from the
+    env's generator (reseeded from the first seed), so the same list replays the same games."""
+    vector = RamsVectorEnv(4, opponents="heuristic")
+    obs, _ = vector.reset(seed=[1, None, 3, 4])
+    again, _ = vector.reset(seed=[1, None, 3, 4])
+    np.testing.assert_array_equal(obs, again)
+    fixed, _ = vector.reset(seed=[1, 2, 3, 4])
+    for i in (0, 2, 3):
+        np.testing.assert_array_equal(obs[i], fixed[i])
+    assert vector.reset(seed=[None, None, None, None])[0].shape == obs.shape
+    with pytest.raises(SeedError, match=r"seed\[1\] must be a non-negative int"):
+        vector.reset(seed=[1, -1, 3, 4])
