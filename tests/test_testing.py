@@ -62,13 +62,13 @@ def test_a_vector_env_built_directly_is_checked_given_its_episode_and_reward():
 
 def test_outside_opponents_skip_only_the_replay_of_their_games():
     env = RamsVectorEnv(2, opponents=rams_env.agents.RandomAgent(seed=1), episode="deal", reward="points")
-    report = check_env(env, episode="deal", reward="points", copies=False)  # copies: see the report of issue 62
+    report = check_env(env, episode="deal", reward="points")
     assert "outside agents" in report.skipped["reference_play"]
 
 
 @pytest.mark.slow
 def test_subprocess_batched_env_fits_the_batched_protocol():
-    """Expected to pass once SubprocBatchedRamsEnv has scores and reset_games (issue 62 item 3)."""
+    """SubprocBatchedRamsEnv has scores and reset_games, as BatchedEnv declares (issue 62 item 3)."""
     from rams_env.envs import SubprocBatchedRamsEnv
 
     env = SubprocBatchedRamsEnv(4, workers=2, seed=3)
@@ -80,20 +80,13 @@ def test_subprocess_batched_env_fits_the_batched_protocol():
 
 @pytest.mark.slow
 def test_sb3_vec_env_passes():
-    pytest.importorskip("stable_baselines3")
     from rams_env.integrations.sb3_vector import RamsVecEnv
 
     check_env(RamsVecEnv(3, opponents="heuristic"), episode="deal", reward="points", opponents="heuristic")
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="RamsBatchedEnv.set_seed(-1) raises TorchRL's ValueError, and set_seed('x') no SeedError (bad_seed): "
-    "reported in issue 62; every other check passes",
-)
 def test_torchrl_vector_env_passes():
-    pytest.importorskip("torchrl")
     from rams_env.integrations.torchrl_vector import RamsBatchedEnv
 
     report = check_env(RamsBatchedEnv(3, opponents="heuristic"), episode="deal", reward="points", opponents="heuristic")
@@ -102,7 +95,6 @@ def test_torchrl_vector_env_passes():
 
 @pytest.mark.slow
 def test_torchrl_self_play_and_pettingzoo_wrapper_pass():
-    pytest.importorskip("torchrl")
     from rams_env.integrations.torchrl import make_env
     from rams_env.integrations.torchrl_selfplay import RamsSelfPlayEnv
 
@@ -111,13 +103,7 @@ def test_torchrl_self_play_and_pettingzoo_wrapper_pass():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="RamsMultiAgentEnv.reset(seed=-1) raises Gymnasium's error.Error (MultiAgentEnv.reset seeds numpy first), "
-    "not SeedError (bad_seed): reported in issue 62; every other check passes",
-)
 def test_rllib_multi_agent_env_passes():
-    pytest.importorskip("ray.rllib")
     from rams_env.integrations.rllib import RamsMultiAgentEnv
 
     check_env(RamsMultiAgentEnv({"variant": "mattmar", "num_players": 4}))

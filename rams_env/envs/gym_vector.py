@@ -46,7 +46,7 @@ its first); ``reset()`` without a seed does not reseed it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -86,29 +86,30 @@ from .vector import checked_actions, game_seeds
 COMPILED_OPPONENTS = {"heuristic": HEURISTIC, "random": RANDOM}
 OBSERVATION_MODES = ("array", "dict")
 _MODES = {mode.value: mode for mode in AutoresetMode}
-BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def _batch_policy(opponent: Any) -> BatchPolicy:
-    """How an outside opponent acts on a batch: its ``act_batch``, or its ``act`` once per row."""
-    act_batch = getattr(opponent, "act_batch", None)
-    if callable(act_batch):
-        return lambda observations, masks: np.asarray(act_batch(observations, masks), np.int64)
-    act = getattr(opponent, "act", None)
-    if not callable(act):
-        if not callable(opponent):
+class BatchActor:
+    """How an outside opponent acts on a batch: its ``act_batch``, or its ``act`` once per row. A class, not a
+    closure, so that a copy or a pickle of the env takes the opponent along (and a copy gets its own copy)."""
+
+    def __init__(self, opponent: Any) -> None:
+        acts = callable(getattr(opponent, "act_batch", None)) or callable(getattr(opponent, "act", None))
+        if not acts and not callable(opponent):
             raise TypeError(
                 f"an opponent must be 'heuristic', 'random', or an agent with act_batch(observations, masks) or "
                 f"act(observation), got {opponent!r}"
             )
-        act = opponent
+        self.opponent = opponent
 
-    def act_each(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        opponent = self.opponent
+        act_batch = getattr(opponent, "act_batch", None)
+        if callable(act_batch):
+            return np.asarray(act_batch(observations, masks), np.int64)
+        act = getattr(opponent, "act", opponent)
         return np.array(
             [act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks, strict=True)], np.int64
         )
-
-    return act_each
 
 
 def autoreset_mode_of(mode: Any) -> AutoresetMode:
@@ -203,7 +204,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         if listed and len(given) != n - 1:
             raise ValueError(f"opponents: give one or {n - 1} (one per other seat), got {len(given)}")
         self._slot_roles: list[int] = []
-        self._outside: dict[int, tuple[Any, BatchPolicy]] = {}
+        self._outside: dict[int, tuple[Any, BatchActor]] = {}
         self._position_slot: list[int] = []  # the k-th other seat's slot
         firsts: dict[int, int] = {}
         for k, opponent in enumerate(given):
@@ -215,7 +216,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
             self._position_slot.append(first)
             self._slot_roles.append(OUTSIDE)
             if first == k:
-                self._outside[k] = (opponent, _batch_policy(opponent))
+                self._outside[k] = (opponent, BatchActor(opponent))
         self._shared_slot = not listed  # one opponent plays every other seat
 
     def _assign_seats(self, games: np.ndarray, learners: np.ndarray) -> None:

@@ -34,6 +34,7 @@ from ..envs.gym_vector import RamsVectorEnv
 from ..obs.encoding import OBS_SIZE
 from ..policy import DEFAULT_HIDDEN, PolicyNet
 from ..rules.actions import NUM_ACTIONS
+from ..rules.seeding import check_seed
 
 
 class RamsBatchedEnv(EnvBase):
@@ -96,7 +97,7 @@ class RamsBatchedEnv(EnvBase):
 
     def _set_seed(self, seed: int | None) -> None:
         """The seed of the next full reset (the vector env derives one per game from it)."""
-        self._next_seed = seed
+        self._next_seed = check_seed(seed)
 
 
 class _Logits(nn.Module):
