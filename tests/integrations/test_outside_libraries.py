@@ -18,6 +18,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from tianshou.env import PettingZooEnv
 
 import rams_env
+from benchmarks.outside_libraries import cleanrl_ppo
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
 SECTION = "## Through other libraries' own PettingZoo and Gymnasium support"
@@ -189,61 +190,12 @@ def test_an_all_zero_mask_gives_nan_with_minus_inf_and_not_with_minus_1e8():
     assert not probs.isnan().any() and probs[0, 1] == 0
 
 
-def _cleanrl_ppo(agent: torch.nn.Module, envs: Any, updates: int = 2, steps: int = 32) -> list[float]:
-    """CleanRL's ppo.py rollout, GAE and clipped update (gamma 1, 2 epochs of 4 minibatches), with the mask
-    stored beside each observation; returns the finished episodes' returns."""
-    n = envs.num_envs
-    optimizer = torch.optim.Adam(agent.parameters(), lr=2.5e-4, eps=1e-5)
-    size, actions_n = envs.single_observation_space.shape[0], envs.single_action_space.n
-    obs_b, masks_b = torch.zeros(steps, n, size), torch.zeros(steps, n, actions_n, dtype=torch.bool)
-    actions_b, logprobs_b, rewards_b, dones_b, values_b = (torch.zeros(steps, n) for _ in range(5))
-    obs, infos = envs.reset(seed=1)
-    next_obs, next_mask = torch.as_tensor(obs), torch.as_tensor(infos["action_mask"], dtype=torch.bool)
-    next_done, finished = torch.zeros(n), []
-    for _ in range(updates):
-        for step in range(steps):
-            obs_b[step], masks_b[step], dones_b[step] = next_obs, next_mask, next_done
-            with torch.no_grad():
-                action, logprob, _, value = agent.get_action_and_value(next_obs, next_mask)
-            actions_b[step], logprobs_b[step], values_b[step] = action, logprob, value.flatten()
-            obs, reward, terminations, truncations, infos = envs.step(action.numpy())
-            rewards_b[step] = torch.as_tensor(reward, dtype=torch.float32)
-            next_obs, next_mask = torch.as_tensor(obs), torch.as_tensor(infos["action_mask"], dtype=torch.bool)
-            next_done = torch.as_tensor(terminations | truncations, dtype=torch.float32)
-            finished += reward[terminations].tolist()
-        with torch.no_grad():
-            next_value = agent.get_value(next_obs).flatten()
-            advantages, last = torch.zeros(steps, n), torch.zeros(n)
-            for t in reversed(range(steps)):
-                not_done = 1.0 - (next_done if t == steps - 1 else dones_b[t + 1])
-                following = next_value if t == steps - 1 else values_b[t + 1]
-                delta = rewards_b[t] + following * not_done - values_b[t]
-                advantages[t] = last = delta + 0.95 * not_done * last
-            returns = advantages + values_b
-        flat = [
-            x.reshape(steps * n, *x.shape[2:]) for x in (obs_b, masks_b, actions_b, logprobs_b, advantages, returns)
-        ]
-        for _ in range(2):
-            for idx in torch.randperm(steps * n).chunk(4):
-                b_obs, b_mask, b_act, b_logp, b_adv, b_ret = (x[idx] for x in flat)
-                _, logprob, entropy, value = agent.get_action_and_value(b_obs, b_mask, b_act.long())
-                ratio = (logprob - b_logp).exp()
-                b_adv = (b_adv - b_adv.mean()) / (b_adv.std() + 1e-8)
-                pg_loss = torch.max(-b_adv * ratio, -b_adv * ratio.clamp(0.8, 1.2)).mean()
-                loss = pg_loss - 0.01 * entropy.mean() + 0.5 * ((value.flatten() - b_ret) ** 2).mean()
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
-                optimizer.step()
-    return finished
-
-
 def test_cleanrl_ppo_loop_trains_over_sync_vector_env_and_make_vec():
     names = run_block_definitions_cleanrl()
     for envs in (names["sync_envs"], names["vector_envs"]):
         agent = names["Agent"](envs)
         before = [p.detach().clone() for p in agent.parameters()]
-        finished = _cleanrl_ppo(agent, envs)
+        finished = cleanrl_ppo(agent, envs)
         assert finished and np.isfinite(finished).all()  # episodes ended, through next-step autoreset
         assert any(not torch.equal(a, b) for a, b in zip(before, agent.parameters(), strict=True))  # it learned
         envs.close()
