@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..obs.encoding import FIELD, config_scale
+from ..obs.encoding import FIELD, config_scale, preset_slot
 from ..rules import Phase, RulesConfig, TurnedAt, cards
 from ..rules.actions import Action
 from ..rules.cards import ACE, NUM_CARDS
-from ..rules.config import END_AT_ZERO, MAX_PLAYERS, PRESETS, UNANIMOUS
+from ..rules.config import END_AT_ZERO, MAX_PLAYERS, UNANIMOUS
 from ..rules.episode import EpisodeKind, episode_kind
 from .compiler import jit
 
@@ -77,7 +77,7 @@ def config_array(config: RulesConfig, episode: str, reward: str) -> np.ndarray:
     cfg[C_SPECIALS] = config.russian_specials
     cfg[C_START] = config.start_score
     cfg[C_DECK_SIZE] = config.deck_size
-    cfg[C_VARIANT] = tuple(PRESETS).index(config.variant)
+    cfg[C_VARIANT] = preset_slot(config.variant)  # its slot in the observation's preset field
     cfg[C_EPISODE] = episode_kind(episode)
     cfg[C_WIN] = reward == "win"
     for column, name, entry in _CONFIG_SCALES:

@@ -37,6 +37,7 @@ from ..envs.aec import RamsEnv
 from ..envs.gym_vector import RamsVectorEnv
 from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError, RulesMismatchError, rules_mismatch
+from ..policy.checkpoint import first_layer_for_this_encoder
 from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, OPTION_NAMES, resolve_config
 from ..rules.seeding import check_seed
@@ -523,6 +524,8 @@ def load_rllib_agent(
     state = _read_pickle(module_dir / _MODULE_STATE, _StateUnpickler, where)
     if not isinstance(state, dict):
         raise CheckpointError(f"{where!r}: module {policy!r} holds no state dict")
+    if isinstance(state.get("torso.0.weight"), np.ndarray):  # a module of an older encoder: migrated or refused
+        state = {**state, "torso.0.weight": first_layer_for_this_encoder(state["torso.0.weight"], where)}
     hidden = _hidden_of(state, where)
     model_config = _find_dict(described, "model_config") or {}
     try:

@@ -26,7 +26,7 @@ from .. import jsoncheck
 from ..agents.base import Observation, ObservationAgent, legal_from_mask, observation_vector
 from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError
-from ..policy.checkpoint import load_error
+from ..policy.checkpoint import first_layer_for_this_encoder, load_error
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
 
@@ -143,6 +143,9 @@ def _policy_net(state: Mapping[str, Any], activation: type[nn.Module], where: st
     layers: list[nn.Module] = []
     weights: dict[str, torch.Tensor] = {}
     width = OBS_SIZE
+    first = f"{_POLICY_NET}.0.weight"
+    if isinstance(state.get(first), torch.Tensor):  # a model of an older encoder's observations: migrated or refused
+        state = {**state, first: first_layer_for_this_encoder(state[first], where)}
     for k, index in enumerate([*indices, None]):
         prefix = "action_net" if index is None else f"{_POLICY_NET}.{index}"
         if index is not None and index != 2 * k:

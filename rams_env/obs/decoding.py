@@ -185,6 +185,8 @@ def decode(observation_vector: np.ndarray) -> DecodedObservation:
     dealer = read.one("dealer")
     if n < 3 or None in (variant_index, trump, turned, phase, dealer):
         raise ValueError("not an encoded rams_env observation: seats, variant, trump, turned card or phase missing")
+    if variant_index >= len(VARIANTS):
+        raise ValueError(f"the observation names preset slot {variant_index}, which no preset of this rams_env holds")
     deck_size = 32 if read.flag("deck32") else NUM_CARDS
     turned_at = read.one("turned_at")
     leader = read.one("trick_leader")

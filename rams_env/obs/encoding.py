@@ -7,6 +7,17 @@ seat and table size. Only what the observer may know is encoded (docs/rules.md "
 Layout (``ObservationEncoder.slices`` gives the same table in code; P = 7):
 
 {table}
+
+The preset is the last field, with room to spare (``PRESET_SLOTS``): adding a preset fills a free
+slot, so it moves no field, keeps ``OBS_SIZE`` and every trained network's inputs where they were.
+Presets own their slots in the order of ``PRESETS``, so a new one is appended there; one more than
+``PRESET_SLOTS`` needs a wider field and a new ``ENCODER_VERSION`` (``preset_slot`` refuses it, and a
+test says so). The preset stays a one-hot rather than being replaced by the rule options it sets:
+those are not all in the layout (nothing else tells norrlandsknack, which ends at 0, from mattmar
+in its first rams), and the one-hot carries exactly what encoder version 2 carried, so a version 2
+network moves to this layout by a permutation of its inputs (:mod:`rams_env.obs.layouts`) and
+computes the same outputs. Encoding every rule option is a change of what the network sees, for
+its own version.
 """
 
 from __future__ import annotations
@@ -21,8 +32,10 @@ from ..rules.actions import NUM_ACTIONS, Action
 from ..rules.cards import NUM_CARDS, ace_value
 from ..rules.config import MAX_PLAYERS, PRESETS
 
-ENCODER_VERSION = 2  # 2: start_score, score_left, flight_cost (what winning a rams turns on)
+# 2: start_score, score_left, flight_cost (what winning a rams turns on); 3: the preset last, PRESET_SLOTS wide
+ENCODER_VERSION = 3
 P = MAX_PLAYERS
+PRESET_SLOTS = 8  # the width of the preset field: PRESETS in order, the rest kept for presets to come
 RACE_FLAGS = 5  # score_left: one flag per score from 1 to this (the end of the race is near)
 
 Scale = float | str  # a number, or config attributes multiplied: "start_score*ramsar_per_match"
@@ -69,7 +82,6 @@ FIELDS: tuple[Field, ...] = (
     Field("to_act", P, "relative seat to act"),
     Field("dealer", P, "relative seat of the dealer"),
     Field("seats", P, "relative seats present at the table"),
-    Field("variant", len(PRESETS), "preset: mattmar, norrlandsknack, rams32, russian"),
     Field("deck32", 1, "1 when the deck has 32 cards"),
     Field("better_bid", 3, "better cards: bid made, answers pending, exchange happened"),
     Field("swing_bid", 3, "swing: bid made, answers pending, trump changed"),
@@ -111,6 +123,12 @@ FIELDS: tuple[Field, ...] = (
     Field("start_score", 1, "the start score / 200 (Swedish 1-10 by option, russian 100, 150, 200)", 200.0),
     Field("score_left", RACE_FLAGS * P, f"by relative seat, {RACE_FLAGS} flags: score at most 1, 2, ..., {RACE_FLAGS}"),
     Field("flight_cost", P, "what taking no trick after knocking would add to each seat's score now / 5", 5.0),
+    # Last, and wider than PRESETS: a new preset takes a free slot and moves nothing (see the module docstring).
+    Field(
+        "variant",
+        PRESET_SLOTS,
+        f"preset, a slot each in the order of PRESETS ({', '.join(PRESETS)}); the rest kept for new presets",
+    ),
 )
 FIELD = {f.name: f for f in FIELDS}
 
@@ -142,8 +160,22 @@ def fixed_clip(name: str, entry: int = 0) -> float:
     return bound
 
 
-_VARIANTS = tuple(PRESETS)
 _BID_BETTER = int(Action.BID_BETTER)
+
+
+def preset_slot(variant: str) -> int:
+    """The slot of preset ``variant`` in the ``variant`` field: its place in ``PRESETS``."""
+    presets = tuple(PRESETS)
+    if variant not in presets:
+        raise ValueError(f"unknown preset {variant!r}; the observation has a slot for each of {list(presets)}")
+    slot = presets.index(variant)
+    if slot >= PRESET_SLOTS:
+        raise ValueError(
+            f"preset {variant!r} is preset number {slot + 1}, but the observation has {PRESET_SLOTS} preset slots: "
+            "widen PRESET_SLOTS in rams_env/obs/encoding.py and bump ENCODER_VERSION (with a migration in "
+            "rams_env/obs/layouts.py)"
+        )
+    return slot
 
 
 def _offsets() -> tuple[dict[str, slice], int]:
@@ -223,7 +255,7 @@ class ObservationEncoder:
         n = config.num_players
         self._rel = [[(s - seat) % n for s in range(n)] for seat in range(n)]
         self._order = [[(seat + r) % n for r in range(n)] for seat in range(n)]
-        self._static_ones = [_SEATS + r for r in range(n)] + [_VARIANT + _VARIANTS.index(config.variant)]
+        self._static_ones = [_SEATS + r for r in range(n)] + [_VARIANT + preset_slot(config.variant)]
         if config.deck_size == 32:
             self._static_ones.append(_DECK32)
         self._score_scale = config_scale(FIELD["scores"].scale_at(), config)

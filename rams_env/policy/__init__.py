@@ -20,7 +20,6 @@ from __future__ import annotations
 from .checkpoint import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_VERSION,
-    PREFIX_LAYOUTS,
     CheckpointError,
     RulesMismatchError,
     checkpoint_config,
@@ -44,7 +43,6 @@ __all__ = [
     "ENSEMBLE_FORMAT",
     "ENSEMBLE_VERSION",
     "MAX_MEMBERS",
-    "PREFIX_LAYOUTS",
     "CheckpointError",
     "MaskedCategorical",
     "PolicyNet",

@@ -7,6 +7,9 @@ Checkpoint layout (plain data only, read with ``torch.load(..., weights_only=Tru
      "config": {rules options as plain data}, "network": {"hidden": [int, ...]},
      "model": state_dict, "model_sha256": str, ...}
 
+A checkpoint of an older encoder loads through :mod:`rams_env.obs.layouts`: its first layer's columns
+move to this layout's inputs (:func:`load_checkpoint`), so the network computes what it computed before.
+
 ``model_sha256`` is a SHA-256 digest of the model's tensors (names, dtypes, shapes and bytes), so that
 a flipped byte in the weights is refused; checkpoints written before it existed carry none and still
 load. Before any network is built, the stored tensors are checked against the shapes that
@@ -28,6 +31,7 @@ from typing import IO, Any
 import torch
 
 from ..obs.encoding import ENCODER_VERSION, OBS_SIZE
+from ..obs.layouts import LAYOUT_SIZES, exact_migration, migrate_inputs, version_of_size
 from ..rules import RulesConfig, make_config
 from ..rules.actions import NUM_ACTIONS
 from .network import PolicyNet
@@ -111,11 +115,6 @@ def write_atomically(target: Path, write: Callable[[IO[bytes]], None]) -> None:
         raise
 
 
-# Older encoder versions whose layout is a prefix of this one (later versions only appended fields):
-# version -> its observation size. Only a warm start (``migrate=True``) reads them.
-PREFIX_LAYOUTS: dict[int, int] = {1: 1102}
-
-
 def load_error(err: BaseException) -> str:
     """What went wrong in ``torch.load(weights_only=True)``, in one line, without torch's advice to load
     with ``weights_only=False`` (which would run the file's code): never pass that on."""
@@ -130,9 +129,12 @@ def load_checkpoint(
 ) -> dict[str, Any]:
     """Read and check a checkpoint; ``CheckpointError`` says what is wrong with a refused file.
 
-    ``migrate=True`` (warm starts only, never ``load_agent``) also accepts a checkpoint of an older
-    encoder whose layout is a prefix of this one: the first layer gets zero weights for the appended
-    inputs, so the network computes exactly what it computed before.
+    A checkpoint of an older encoder that saw every field of this one (version 2: only the preset field
+    moved) is migrated wherever it is loaded: its first layer's columns move to this layout
+    (:func:`rams_env.obs.layouts.migrate_inputs`), and the network computes exactly what it computed on
+    the old observations. ``migrate=True`` (warm starts only, never ``load_agent``) also accepts an
+    encoder whose layout lacks fields of this one (version 1): they get zero weights. A migrated payload
+    records ``migrated_from`` (the file's encoder version and weights digest, :func:`file_digest`).
     """
     where = str(path)
     if not os.path.isfile(path):  # os.path's test says False for an over-long name; Path's raises OSError
@@ -161,8 +163,14 @@ def load_checkpoint(
         )
     _check_digest(payload, where)
     old = payload.get("encoder_version")
-    if migrate and old in PREFIX_LAYOUTS and payload.get("obs_size") == PREFIX_LAYOUTS[old]:
-        payload = _pad_inputs(payload, where)
+    if (
+        type(old) is int
+        and old != ENCODER_VERSION
+        and old in LAYOUT_SIZES
+        and payload.get("obs_size") == LAYOUT_SIZES[old]
+        and (migrate or exact_migration(old))
+    ):
+        payload = _migrate_inputs(payload, where)
     for key, ours in (("encoder_version", ENCODER_VERSION), ("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
         if payload.get(key) != ours:
             raise CheckpointError(
@@ -229,15 +237,16 @@ def _check_digest(payload: Mapping[str, Any], where: str) -> None:
         )
 
 
-def _pad_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
-    """``payload`` for this encoder: zero first-layer weights for the inputs its layout lacks."""
+def _migrate_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
+    """``payload`` for this encoder: its first layer's columns moved to this layout, zero for inputs its
+    layout lacks (:func:`rams_env.obs.layouts.migrate_inputs`); the file's digest kept in ``migrated_from``."""
+    old = payload["encoder_version"]
     model = payload.get("model")
     first = model.get("torso.0.weight") if isinstance(model, dict) else None
     if not isinstance(first, torch.Tensor) or first.dim() != 2 or first.shape[1] != payload["obs_size"]:
         raise CheckpointError(f"{where!r} is damaged: no first-layer weight of {payload['obs_size']} inputs")
-    padded = torch.zeros(first.shape[0], OBS_SIZE, dtype=first.dtype)
-    padded[:, : first.shape[1]] = first
-    model = {**model, "torso.0.weight": padded}
+    source = {"encoder_version": old, "model_sha256": payload.get("model_sha256") or model_digest(model)}
+    model = {**model, "torso.0.weight": migrate_inputs(first, old)}
     digest = {"model_sha256": model_digest(model)} if "model_sha256" in payload else {}
     return {
         **payload,
@@ -245,8 +254,35 @@ def _pad_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
         "model": model,
         "obs_size": OBS_SIZE,
         "encoder_version": ENCODER_VERSION,
-        "migrated_from_encoder": payload["encoder_version"],
+        "migrated_from": source,
     }
+
+
+def first_layer_for_this_encoder(weight: Any, where: str) -> Any:
+    """The first layer's weight of a model file that records no encoder version (an SB3 zip, an RLlib
+    checkpoint), for this layout: as it is at ``OBS_SIZE`` inputs; migrated when its width is that of an
+    older encoder whose networks migrate exactly (:func:`rams_env.obs.layouts.exact_migration`); else
+    ``CheckpointError`` naming that version. Other widths come back as they are, for the caller's shape check."""
+    width = weight.shape[1] if len(weight.shape) == 2 else None
+    version = version_of_size(width) if width is not None and width != OBS_SIZE else None
+    if version is None:
+        return weight
+    if not exact_migration(version):
+        raise CheckpointError(
+            f"{where!r} was trained on observations of encoder version {version} ({width} floats); this rams_env "
+            f"observes encoder version {ENCODER_VERSION} ({OBS_SIZE} floats), which has fields that version lacks, "
+            "so the model cannot play it (train it again, or warm-start a rams_env checkpoint from its weights)"
+        )
+    return migrate_inputs(weight, version)
+
+
+def file_digest(payload: Mapping[str, Any]) -> str:
+    """The SHA-256 of a checked payload's weights as its file holds them (before any migration): what an
+    ensemble manifest records of a member."""
+    source = payload.get("migrated_from")
+    if isinstance(source, Mapping) and isinstance(source.get("model_sha256"), str):
+        return source["model_sha256"]
+    return payload.get("model_sha256") or model_digest(payload["model"])
 
 
 def checkpoint_config(payload: Mapping[str, Any], where: str = "checkpoint") -> RulesConfig:

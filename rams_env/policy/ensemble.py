@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import jsoncheck
 from ..rules import RulesConfig
-from .checkpoint import CheckpointError, checkpoint_config, load_checkpoint, model_digest, write_atomically
+from .checkpoint import CheckpointError, checkpoint_config, file_digest, load_checkpoint, write_atomically
 
 ENSEMBLE_FORMAT = "rams_env.ensemble"
 ENSEMBLE_VERSION = 1
@@ -40,7 +40,7 @@ def write_ensemble(
     for member in members:
         payload = load_checkpoint(member, config)  # every member must play the first member's rules
         config = config or checkpoint_config(payload, str(member))
-        digest = _weights_digest(payload)
+        digest = file_digest(payload)
         entries.append({"path": Path(os.path.relpath(member, target.parent)).as_posix(), "model_sha256": digest})
     manifest = {"format": ENSEMBLE_FORMAT, "format_version": ENSEMBLE_VERSION, "description": description}
     _check_members(str(path), entries)
@@ -90,7 +90,7 @@ def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | Non
             payload = load_checkpoint(member_path, config)
         except CheckpointError as err:
             raise CheckpointError(f"ensemble {where!r}, member {member['path']!r}: {err}") from None
-        digest = _weights_digest(payload)
+        digest = file_digest(payload)
         if digest != member["model_sha256"]:
             raise CheckpointError(
                 f"{where!r}: member {member['path']!r} holds other weights than the ensemble was made of "
@@ -99,11 +99,6 @@ def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | Non
         config = config or checkpoint_config(payload, str(member_path))
         payloads.append(payload)
     return payloads
-
-
-def _weights_digest(payload: Mapping[str, Any]) -> str:
-    """The SHA-256 of a checked payload's weights: the recorded one (checked on loading), or computed."""
-    return payload.get("model_sha256") or model_digest(payload["model"])
 
 
 def _check_members(where: str, members: Any, folder: Path | None = None) -> None:

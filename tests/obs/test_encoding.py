@@ -22,7 +22,7 @@ def test_swedish_race_fields_follow_the_scores_relative_to_the_observer(engine):
     env.reset(seed=3, options={"scores": [1, 3, 7, 10], "dealer": 0})
     obs = env.observe("player_1")["observation"]  # relative seats: 1, 2, 3, 0 in absolute terms
     start, near, cost = _race(obs, 4)
-    assert ENCODER_VERSION == 2
+    assert ENCODER_VERSION >= 2  # the race fields came with version 2
     assert start == pytest.approx(10 / 200)
     # score 3: flags "at most 3, 4, 5"; 7 and 10: none; 1: all five
     assert near.tolist() == [[0, 0, 1, 1, 1], [0] * 5, [0] * 5, [1] * 5]

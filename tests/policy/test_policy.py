@@ -222,24 +222,6 @@ def test_save_checkpoint_refuses_a_payload_without_the_marker(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_a_warm_start_pads_an_older_prefix_layout_and_load_agent_still_refuses_it(tmp_path):
-    from rams_env.policy import PREFIX_LAYOUTS
-
-    old_size = PREFIX_LAYOUTS[1]
-    net = PolicyNet(old_size, NUM_ACTIONS, hidden=(8,))
-    payload = make_checkpoint(net, make_config("mattmar", 4))
-    payload.update(encoder_version=1, obs_size=old_size)
-    path = tmp_path / "v1.pt"
-    save_checkpoint(path, payload)
-    with pytest.raises(CheckpointError, match="encoder_version=1"):
-        load_agent(str(path))
-    migrated = load_checkpoint(path, migrate=True)
-    new = policy.network_from_checkpoint(migrated)
-    obs = torch.randn(3, OBS_SIZE)
-    with torch.no_grad():
-        assert torch.allclose(new(obs)[0], net(obs[:, :old_size])[0])  # appended inputs are ignored
-
-
 # ---------------------------------------------------------------------------- forged sizes, checksum (issue 13 item 10)
 def _forbid_building(monkeypatch, refused=lambda hidden: True):
     """Fail the test if a PolicyNet is built for hidden sizes that ``refused`` names (it would allocate them)."""
@@ -329,11 +311,11 @@ def test_a_checkpoint_without_a_checksum_still_loads(tmp_path):
 
 
 def test_a_migrated_payload_records_the_checksum_of_its_padded_weights(tmp_path):
-    from rams_env.policy import PREFIX_LAYOUTS
+    from rams_env.obs.layouts import LAYOUT_SIZES
 
-    net = PolicyNet(PREFIX_LAYOUTS[1], NUM_ACTIONS, hidden=(8,))
+    net = PolicyNet(LAYOUT_SIZES[1], NUM_ACTIONS, hidden=(8,))
     payload = make_checkpoint(net, make_config("mattmar", 4))
-    payload.update(encoder_version=1, obs_size=PREFIX_LAYOUTS[1])
+    payload.update(encoder_version=1, obs_size=LAYOUT_SIZES[1])
     save_checkpoint(tmp_path / "v1.pt", payload)
     migrated = load_checkpoint(tmp_path / "v1.pt", migrate=True)
     assert migrated["model_sha256"] == policy.model_digest(migrated["model"])

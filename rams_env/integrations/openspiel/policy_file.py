@@ -25,6 +25,7 @@ from torch import nn
 
 from ...agents.neural import PolicyAgent
 from ...obs.encoding import ENCODER_VERSION, OBS_SIZE
+from ...obs.layouts import LAYOUT_SIZES, exact_migration, migrate_inputs
 from ...policy import CheckpointError, PolicyNet, RulesMismatchError, rules_mismatch
 from ...policy.checkpoint import load_error
 from ...rules import RulesConfig
@@ -101,10 +102,28 @@ def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
     if payload.get("version") != VERSION:
         found = payload.get("version")
         raise CheckpointError(f"{where!r} has NFSP policy file version {found!r}; this rams_env reads {VERSION}")
+    payload = _migrate(payload)
     for key, ours in (("encoder_version", ENCODER_VERSION), ("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
         if payload.get(key) != ours:
             raise CheckpointError(f"{where!r} was written for {key}={payload.get(key)!r}; this rams_env has {ours}")
     return payload
+
+
+def _migrate(payload: dict[str, Any]) -> dict[str, Any]:
+    """A file of an older encoder whose networks migrate exactly (:mod:`rams_env.obs.layouts`), its first
+    layer's columns moved to this layout; any other file as it is (the checks that follow refuse it)."""
+    old, weights = payload.get("encoder_version"), payload.get("weights")
+    first = weights[0] if isinstance(weights, list) and weights else None
+    if (
+        old == ENCODER_VERSION
+        or not exact_migration(old)
+        or payload.get("obs_size") != LAYOUT_SIZES[old]
+        or not isinstance(first, torch.Tensor)
+        or tuple(first.shape[1:]) != (LAYOUT_SIZES[old],)
+    ):
+        return payload
+    migrated = [migrate_inputs(first, old), *weights[1:]]
+    return {**payload, "weights": migrated, "encoder_version": ENCODER_VERSION, "obs_size": OBS_SIZE}
 
 
 def _network(payload: dict[str, Any], where: str) -> PolicyNet:
