@@ -64,7 +64,7 @@ WEIGHTS = [m for m in zoo.models().values() if not m.ensemble]
 
 
 def test_the_zoo_is_still_of_encoder_version_2():
-    """The zoo's files are migrated when loaded, not rewritten (docs/zoo.md says why); if they are ever
+    """The zoo's files are migrated when loaded, not rewritten (docs/environment.md says why); if they are ever
     rewritten, this test and the fixture-based ones below go with the version 2 fixture of a user's file."""
     assert WEIGHTS and all(torch.load(m.path, weights_only=True)["encoder_version"] == 2 for m in WEIGHTS)
 
