@@ -134,7 +134,9 @@ def load_checkpoint(
     (:func:`rams_env.obs.layouts.migrate_inputs`), and the network computes exactly what it computed on
     the old observations. ``migrate=True`` (warm starts only, never ``load_agent``) also accepts an
     encoder whose layout lacks fields of this one (version 1): they get zero weights. A migrated payload
-    records ``migrated_from`` (the file's encoder version and weights digest, :func:`file_digest`).
+    records ``migrated_from`` (the file's encoder version and weights digest, :func:`file_digest`) and
+    holds no ``optimizer`` or ``critic`` (shaped by the old layout): a training run of an older encoder
+    does not resume, and a new run starts from its weights (``--init-from``).
     """
     where = str(path)
     if not os.path.isfile(path):  # os.path's test says False for an over-long name; Path's raises OSError
@@ -237,6 +239,9 @@ def _check_digest(payload: Mapping[str, Any], where: str) -> None:
         )
 
 
+_LAYOUT_BOUND_STATE = ("optimizer", "critic")  # training state a migration does not carry over
+
+
 def _migrate_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
     """``payload`` for this encoder: its first layer's columns moved to this layout, zero for inputs its
     layout lacks (:func:`rams_env.obs.layouts.migrate_inputs`); the file's digest kept in ``migrated_from``."""
@@ -248,8 +253,13 @@ def _migrate_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
     source = {"encoder_version": old, "model_sha256": payload.get("model_sha256") or model_digest(model)}
     model = {**model, "torso.0.weight": migrate_inputs(first, old)}
     digest = {"model_sha256": model_digest(model)} if "model_sha256" in payload else {}
+    # Training state shaped by the old layout (the optimizer's moments of the first layer, the privileged
+    # critic's inputs) is left behind: such a run does not resume (it says so), a new one starts from it.
+    dropped = [key for key in _LAYOUT_BOUND_STATE if key in payload]
+    if dropped:
+        source["dropped"] = dropped
     return {
-        **payload,
+        **{k: v for k, v in payload.items() if k not in _LAYOUT_BOUND_STATE},
         **digest,
         "model": model,
         "obs_size": OBS_SIZE,

@@ -150,3 +150,13 @@ def test_a_version_1_checkpoint_is_still_a_warm_start_only(tmp_path):
     before = torch.zeros(3, old_size)
     before[:, sources[kept]] = now[:, kept]
     _same_outputs(net, migrated, before, now)
+
+
+def test_a_migrated_checkpoint_leaves_the_training_state_of_the_old_layout_behind(tmp_path):
+    """The optimizer's moments and the privileged critic are shaped by the old layout: a run of encoder
+    version 2 does not resume (training/run.py names the missing optimizer), a new one starts from it."""
+    _version_2_file(tmp_path / "run.pt", optimizer={"state": {}}, critic={"torso.0.weight": torch.zeros(2, OLD + 3)})
+    payload = load_checkpoint(tmp_path / "run.pt")
+    assert "optimizer" not in payload and "critic" not in payload
+    assert payload["migrated_from"]["dropped"] == ["optimizer", "critic"]
+    assert load_checkpoint(tmp_path / "run.pt", migrate=True)["network"] == {"hidden": [16]}
