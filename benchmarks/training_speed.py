@@ -15,9 +15,9 @@ import tempfile
 import time
 from typing import Any
 
-from training.config import TrainArgs
-from training.rollout import episode_rows
-from training.run import Trainer
+from rams_training.config import TrainArgs
+from rams_training.rollout import episode_rows
+from rams_training.run import Trainer
 
 # (env worker processes, torch threads; 0 = the free cores)
 SETTINGS = ((1, 0), (1, 1), (2, 1))
@@ -58,7 +58,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=4, help="timed updates per setting")
     parser.add_argument("--variant", default="mattmar")
-    parser.add_argument("--heuristic-only", action="store_true", help="only the stage against heuristics")
+    parser.add_argument(
+        "--heuristic-only",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="only the stage against heuristics",
+    )
     args = parser.parse_args()
     for workers, threads in () if args.heuristic_only else SETTINGS:
         fp32, line = measure(args.updates, args.variant, workers=workers, threads=threads, precision="fp32")

@@ -100,10 +100,10 @@ def env_rates(steps: int) -> dict[str, tuple[float, float]]:
 # ----------------------------------------------------------------------------- training pipelines
 def train_rams(updates: int) -> tuple[int, Clock]:
     """The project's own PPO (``rams train``'s trainer, the quick recipe's settings against heuristics)."""
-    from training.cli import AGAINST_HEURISTICS
-    from training.config import TrainArgs
-    from training.rollout import episode_rows
-    from training.run import Trainer
+    from rams_training.cli import AGAINST_HEURISTICS
+    from rams_training.config import TrainArgs
+    from rams_training.rollout import episode_rows
+    from rams_training.run import Trainer
 
     settings = dict(AGAINST_HEURISTICS, num_games=GAMES, epochs=EPOCHS, minibatch=MINIBATCH, threads=1)
     settings.update(total_steps=10**12, eval_every=0, progress=False, imitation=0, workers=1)
@@ -175,7 +175,7 @@ def train_torchrl(updates: int) -> tuple[int, Clock]:
 
     env = RamsBatchedEnv(GAMES, opponents="heuristic", learner_seat="random", **ENV_KWARGS)
     env.set_seed(0)
-    from training.run import uses_bf16
+    from rams_training.run import uses_bf16
 
     net = PolicyNet(OBS_SIZE, NUM_ACTIONS, HIDDEN)
     bf16 = uses_bf16("auto", torch.device("cpu"))  # as rams train and the example do where the CPU has native bf16
@@ -346,7 +346,7 @@ def cpu_model() -> str:
 
 def _native_bf16() -> bool:
     """Whether the hidden layers run in bf16 here (``rams train``'s ``precision=auto``): the figures depend on it."""
-    from training.run import uses_bf16
+    from rams_training.run import uses_bf16
 
     return uses_bf16("auto", torch.device("cpu"))
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import gymnasium
 import numpy as np
 import torch
-from rams_training.run import uses_bf16
 from torch import nn
 
 import rams_env  # registers rams_env/RamsVec-v1
@@ -86,7 +85,8 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """The command line as :class:`Args` (one flag per field, its docstring as help)."""
+    """The command line as :class:`Args` (one flag per field, its docstring as help). The example's own
+    tiny parser, as CleanRL's files keep theirs (tyro there): the file imports nothing of the training package."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     docs = _field_docs()
     for field in dataclasses.fields(Args):
@@ -108,6 +108,13 @@ def _field_docs() -> dict[str, str]:
         for a, b in itertools.pairwise(body)
         if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr)
     }
+
+
+def uses_bf16(precision: str) -> bool:
+    """Whether the hidden layers run under bfloat16 autocast on the CPU: ``auto`` where it has native bf16."""
+    if precision != "auto":
+        return precision == "bf16"
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -139,7 +146,7 @@ def train(args: Args) -> tuple[PolicyNet, dict[str, float]]:
     else:
         agent = PolicyNet(OBS_SIZE, NUM_ACTIONS, (args.hidden, args.hidden))
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
-    bf16 = uses_bf16(args.precision, torch.device("cpu"))
+    bf16 = uses_bf16(args.precision)
 
     shape = (args.num_steps, args.num_envs)
     obs = torch.zeros((*shape, OBS_SIZE))

@@ -143,7 +143,7 @@ def terminal_shares(scores: np.ndarray) -> np.ndarray:
     return lowest / lowest.sum(axis=1, keepdims=True)
 
 
-DAMAGED = "reinstall rams_env, or refit the models with python training/fit_equity.py"
+DAMAGED = "reinstall rams_env, or refit the models with python -m rams_training.fit_equity"
 
 
 @functools.cache

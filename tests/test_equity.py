@@ -209,7 +209,7 @@ def test_the_calibration_figures_on_the_page_match_their_json():
 def test_the_calibration_json_recomputes_from_the_shipped_model():
     """The model's held-out Brier score of one row, recomputed from the shipped data and the same
     simulated ramsar (the fit script's seed for that model's test set)."""
-    from training import fit_equity
+    from rams_training import fit_equity
 
     settings = json.loads(CALIBRATION.read_text())["settings"]
     args = fit_equity.Args(**settings)

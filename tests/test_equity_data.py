@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rams_env import equity, make_config
-from training import fit_equity
+from rams_training import fit_equity
 
 
 @pytest.fixture

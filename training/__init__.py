@@ -1,15 +1,17 @@
 """Self-play training for rams_env (imports rams_env, never the reverse); installed as ``rams_training``.
 
-In a checkout, run its scripts from the folder (``python -m training.improve``); installed, the same
-modules are ``rams_training.*`` (``python -m rams_training.improve``; pyproject.toml says why).
+One name everywhere: the folder ``training/`` installs (editable or from the wheel) as the package
+``rams_training`` (pyproject.toml says why); tests, benchmarks and docs import ``rams_training.*`` and run
+its scripts as ``python -m rams_training.improve`` or through ``rams`` (``rams train``, ``rams exploit``,
+``rams psro``). Never import it as ``training``: a second name would load every module twice.
 
 The modules, one job each, in the order a run uses them:
 
-- ``config``: :class:`~training.config.TrainArgs`, every argument of a run with its documentation and
+- ``config``: :class:`~rams_training.config.TrainArgs`, every argument of a run with its documentation and
   checks, and the run's two stages (its "Stages" section: what ``heuristic_after`` and the ``late_*``
   fields change);
 - ``cli``: ``rams train``, its options made from ``TrainArgs`` and the ``quick``, ``full`` and ``deal`` recipes;
-- ``run``: the :class:`~training.run.Trainer` (one update after another, checkpoints, exact resume)
+- ``run``: the :class:`~rams_training.run.Trainer` (one update after another, checkpoints, exact resume)
   and the lock on its run folder;
 - ``rollout``: collection, the games of one update in the batched env, their opponents, the learner's
   decisions in a ``Rollout`` and GAE along each seat's own decisions;
@@ -24,3 +26,6 @@ The modules, one job each, in the order a run uses them:
 The cut follows the data: arguments (``config``) drive a run (``run``), which collects samples
 (``rollout``) and learns from them (``ppo``/``dmc``), writing what it did as it goes (``logs``).
 """
+
+if __name__ != "rams_training":  # python -m training.X from the folder, or the checkout's root on sys.path
+    raise ImportError(f"this package is rams_training, not {__name__}: import rams_training (pyproject.toml says why)")

@@ -2,9 +2,9 @@
 
 Each field's type and range (a number's bounds, a seed by :func:`rams_env.rules.seeding.check_seed`) is
 declared on the field of the script's arguments dataclass and checked by
-:func:`training.options.check_fields`; what needs more than a range is checked here. Every check raises
+:func:`rams_env.options.check_fields`; what needs more than a range is checked here. Every check raises
 :class:`OptionError` (a ``ValueError``) whose message starts with the option (``--device tpu: ...``).
-Each script's dataclass calls these in its ``__post_init__``, so :func:`training.options.parse` turns the
+Each script's dataclass calls these in its ``__post_init__``, so :func:`rams_env.options.parse` turns the
 error into ``parser.error`` (the usage line, the error line, exit status 2) before any collection,
 network allocation or file write.
 
@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from rams_env.obs.encoding import OBS_SIZE
+from rams_env.options import option_name
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.config import ConfigError, RulesConfig
-
-from .options import option_name
 
 MAX_PARAMETERS = 50_000_000
 """the largest network a script builds: 50 million float32 parameters, 0.8 GB with their gradients
@@ -40,7 +39,7 @@ def flag(name: str) -> str:
 
 def device(name: str, value: Any) -> str:
     """``value``, a torch device the script trains on: cpu, or cuda where torch finds a CUDA device
-    (:func:`training.shards.check_device`, the one home of that check)."""
+    (:func:`rams_training.shards.check_device`, the one home of that check)."""
     from .shards import check_device
 
     try:

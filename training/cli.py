@@ -24,11 +24,11 @@ from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.apps.command import Command, CommandError
 from rams_env.eval import agent_source, evaluate
+from rams_env.options import PARSERS, add_options
 from rams_env.rules.seeding import SeedError, check_seed
 
 from .config import FIELD_TYPES, TrainArgs
 from .logs import plot_learning_curves
-from .options import PARSERS, add_options
 from .run import Trainer
 from .runargs import read_run_args
 
@@ -178,11 +178,10 @@ def summary(recipe: str, args: TrainArgs) -> str:
 def engine_compiled() -> bool:
     """Whether numba's cache holds the batched env's compiled step (False when unsure), so that the
     first run can say it compiles."""
-    from rams_env import compiled
-    from rams_env.compiled import versus  # the final evaluation's games against compiled heuristics
+    from rams_env.compiled import core  # every batched face's driver: the env's steps, the final evaluation's games
     from rams_env.compiled.compiler import is_cached
 
-    return is_cached(compiled.step_batch) and is_cached(versus.step_deals)
+    return is_cached(core.play) and is_cached(core.start_games)
 
 
 def run(namespace: argparse.Namespace) -> int:

@@ -28,12 +28,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rams_env import options
 from rams_env.apps.cli.options import MAX_THREADS
+from rams_env.options import SEED, FieldType, arg, check_fields, field_types
 from rams_env.rules import make_config
 from rams_env.rules.episode import check_episode
-
-from . import options
-from .options import SEED, FieldType, arg, check_fields, field_types
 
 PRECISIONS = ("auto", "bf16", "fp32")
 ALGORITHMS = ("ppo", "dmc")
@@ -215,7 +214,7 @@ class TrainArgs:
         """Check every argument before any work starts; ``ValueError`` names the first bad one."""
         import torch  # the device check; the rest of this module needs no torch
 
-        check_fields(self)  # each field's type and range, declared with it (training/options.py)
+        check_fields(self)  # each field's type and range, declared with it (rams_env/options.py)
         if self.heuristic_fraction + self.random_fraction > 1.0:
             raise ValueError(
                 f"heuristic_fraction + random_fraction must be at most 1, got "

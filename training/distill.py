@@ -16,7 +16,7 @@ for ``--epochs`` passes, on ``--device`` (``cuda`` where torch finds one); the v
 trained. Writes ``distilled.pt`` (a checkpoint that ``load_agent`` and ``rams eval`` take) and
 ``distill.json`` (the arguments and how often the expert differed from the student).
 
-    python -m training.distill --student mattmar-4p --variant mattmar \\
+    python -m rams_training.distill --student mattmar-4p --variant mattmar \\
         --expert "search:simulations=10,base=mattmar-4p,opponent_model=heuristic" --decisions 20000
 """
 
@@ -37,6 +37,7 @@ from rams_env.agents import observe
 from rams_env.agents.neural import PolicyAgent
 from rams_env.agents.specs import build_agent
 from rams_env.eval import agent_source
+from rams_env.options import REQUIRED, SEED, arg, check_fields, option_name, parse
 from rams_env.policy.checkpoint import (
     load_checkpoint,
     make_checkpoint,
@@ -51,7 +52,6 @@ from rams_env.rules.seeding import wrap_seed
 from rams_env.zoo import locate
 
 from .checks import agent_spec, device, model, rules
-from .options import REQUIRED, SEED, arg, check_fields, option_name, parse
 from .shards import (
     DISTILL_SHARD,
     SHARD,
@@ -160,7 +160,7 @@ COLLECTED_BY = ("student", "expert", "variant", "num_players", "shard", "seed")
 
 @dataclass(kw_only=True)
 class DistillArgs:
-    """The arguments of ``python -m training.distill`` (module docstring), checked as they are made."""
+    """The arguments of ``python -m rams_training.distill`` (module docstring), checked as they are made."""
 
     student: str = arg(REQUIRED, "zoo name or checkpoint of the student network")
     expert: str = arg(REQUIRED, "agent spec of the expert, as rams eval takes it")
@@ -187,7 +187,7 @@ class DistillArgs:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (module docstring)."""
-    args = parse(DistillArgs, argv, "python -m training.distill", __doc__.split("\n\n")[0])
+    args = parse(DistillArgs, argv, "python -m rams_training.distill", __doc__.split("\n\n")[0])
     torch.set_num_threads(args.threads)
     config = make_config(args.variant, args.num_players)
     student_path = locate(args.student)

@@ -1,6 +1,6 @@
 """Ship a trained policy to the model zoo: ``checkpoints/<preset>/<name>/`` with a slim checkpoint and its card.
 
-Run: ``python -m training.export --run-dir runs/full-mattmar --name mattmar-4p --command "..."``.
+Run: ``python -m rams_training.export --run-dir runs/full-mattmar --name mattmar-4p --command "..."``.
 The slim checkpoint keeps the network, the rules and the run's counters and arguments (no
 optimizer state, no history). The card holds the exact command of the run, its steps and wall
 time, the machine, the whole-ramsar evaluations against ``HeuristicAgent`` and ``RandomAgent`` (win
@@ -26,6 +26,8 @@ import torch
 
 from rams_env.agents import load_agent
 from rams_env.eval import AgentReport, Evaluation, agent_source, evaluate
+from rams_env.eval.deals import REPORT_SEED
+from rams_env.options import REQUIRED, add_options, arg, check_fields, option_name
 from rams_env.policy import (
     CheckpointError,
     checkpoint_config,
@@ -41,11 +43,10 @@ from rams_env.rules import RulesConfig
 from rams_env.zoo import CARD, FLAGSHIPS, SOURCE_ZOO, is_name
 
 from .logs import plot_learning_curves
-from .options import REQUIRED, add_options, arg, check_fields, option_name
 from .runargs import read_run_args
 
 SHIPPED = SOURCE_ZOO  # the zoo of this checkout: checkpoints/<preset>/<model>/
-EVAL_SEED = 7_400_001  # the report set: no training run evaluates on it, and every figure of the docs is on it
+EVAL_SEED = REPORT_SEED  # the report set (rams_env.eval.deals)
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}  # opponents at a table of 3 to 7
 
 
@@ -231,7 +232,7 @@ def export_ensemble(
   plays the masked argmax of the members' mean log-probabilities (one forward pass per member and decision).
 - Members:
 {listed}
-- Reproduce: `python -m training.export --ensemble {files} --name {name}
+- Reproduce: `python -m rams_training.export --ensemble {files} --name {name}
   --decks {decks} --deal-decks {deal_decks} --search-decks {search_decks}` (no training of its own; each member's
   card gives the one command that trained it).
 - Why: {note}
@@ -361,8 +362,8 @@ CHECKPOINTS = ("latest", "best")
 
 @dataclass(kw_only=True)
 class ExportArgs:
-    """The options of ``python -m training.export`` but the source (``--run-dir`` or ``--ensemble``),
-    checked as they are made (training/options.py)."""
+    """The options of ``python -m rams_training.export`` but the source (``--run-dir`` or ``--ensemble``),
+    checked as they are made (rams_env/options.py)."""
 
     name: str = arg(REQUIRED, "the model's zoo name (its folder), e.g. mattmar-4p")
     decks: int = arg(400, "decks of the whole-ramsar evaluations (x seats ramsar: 1,600 at four players)", low=1)
@@ -374,17 +375,16 @@ class ExportArgs:
     checkpoint: str = arg(
         "latest",
         "which checkpoint of the run to ship: latest or best (by the small periodic evaluations, a noisy choice)",
+        choices=CHECKPOINTS,
     )
     threads: int = arg(1, "torch threads (1: fastest for one-at-a-time decisions)", low=0)
 
     def __post_init__(self) -> None:
         check_fields(self, option_name)
-        if self.checkpoint not in CHECKPOINTS:
-            raise ValueError(f"--checkpoint must be one of {', '.join(CHECKPOINTS)}, got {self.checkpoint!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m rams_training.export", description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--run-dir", type=Path, help="folder of the training run")
     source.add_argument(
@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
                 ensemble, args.name, args.note, args.decks, args.deal_decks, args.search_decks, args.workers
             )
         except ValueError as err:  # CheckpointError too
-            print(f"training.export: error: {err}", file=sys.stderr)
+            print(f"rams_training.export: error: {err}", file=sys.stderr)
             return 1
         print(f"wrote {card}")
         return 0

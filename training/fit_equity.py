@@ -15,7 +15,7 @@ ramsar). Writes
 Each model is simulated and fitted in one go (the run is not resumable); ``--only mattmar-4p`` refits
 one model and keeps the others. Needs scipy (the optimiser) and matplotlib (the plot).
 
-    python training/fit_equity.py
+    python -m rams_training.fit_equity
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from scipy.optimize import minimize
 from tqdm.auto import tqdm
 
 from rams_env import equity, jsoncheck
+from rams_env.options import SEED, arg, check_fields, option_name, parse
 from rams_env.rules import PRESETS, RulesConfig, make_config
 
 from .checks import known
-from .options import SEED, arg, check_fields, option_name, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "rams_env" / "data" / equity.DATA_FILE
@@ -44,7 +44,7 @@ PLOT = ROOT / "docs" / "equity-reliability.png"
 
 @dataclass(kw_only=True)
 class Args:
-    """The arguments of ``python -m training.fit_equity`` (module docstring)."""
+    """The arguments of ``python -m rams_training.fit_equity`` (module docstring)."""
 
     train: int = arg(20000, "ramsar simulated to fit each model (half from random scores)", low=1)
     test: int = arg(5000, "held-out ramsar per model, played from the start score, for the calibration figures", low=1)
@@ -302,7 +302,7 @@ def plot(calibration: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse(Args, argv, "python -m training.fit_equity", __doc__.split("\n")[0])
+    args = parse(Args, argv, "python -m rams_training.fit_equity", __doc__.split("\n")[0])
     print(args)
     run(args)
 

@@ -21,7 +21,7 @@ resumes at its last shard; ``data/collection.json`` refuses a resume with other 
 ``improved.pt`` (a checkpoint) and ``improve.json`` (the arguments, the losses, and on held-out
 decisions the equity a decision loses against the best action: the heuristic's and the network's).
 
-    python -m training.improve --variant mattmar --ramsar 4000 --out runs/improve-mattmar
+    python -m rams_training.improve --variant mattmar --ramsar 4000 --out runs/improve-mattmar
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from rams_env.compiled.mt import mt_seed
 from rams_env.compiled.rules import new_game_with
 from rams_env.compiled.workspace import RamsarPlan, make_workspace, mt_states, ramsar_plan
 from rams_env.obs.encoding import OBS_SIZE
+from rams_env.options import REQUIRED, SEED, arg, check_fields, error, option_name, parse
 from rams_env.policy.checkpoint import (
     load_checkpoint,
     make_checkpoint,
@@ -69,11 +70,10 @@ from rams_env.rules.seeding import wrap_seed
 from rams_env.zoo import locate
 
 from .checks import device, network_size, rules
-from .options import REQUIRED, SEED, arg, check_fields, error, option_name, parse
 from .shards import IMPROVE_SHARD, SHARD, DamagedFileError, check_collection, read_shard, set_aside_if_damaged
 
 EMPTY = np.zeros(0, np.int64)  # no fixed deck: a shuffled one
-PROG = "python -m training.improve"
+PROG = "python -m rams_training.improve"
 COLLECTED_BY = ("variant", "num_players", "base", "shard", "explore", "record", "random_start", "seed")
 
 
@@ -462,7 +462,7 @@ def held_out_regrets(
 
 @dataclass(kw_only=True)
 class ImproveArgs:
-    """The arguments of ``python -m training.improve`` (module docstring), checked as they are made."""
+    """The arguments of ``python -m rams_training.improve`` (module docstring), checked as they are made."""
 
     variant: str = arg(REQUIRED, "rules preset")
     num_players: int = arg(4, "players at the table (default 4)")
@@ -528,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
     report = train(data, net, args.epochs, args.lr, args.scale, args.seed, args.held_out, args.device)
     save_checkpoint(
         out / "improved.pt",
-        make_checkpoint(net, config, trained_by="training.improve", init_from=str(args.init_from)),
+        make_checkpoint(net, config, trained_by="rams_training.improve", init_from=str(args.init_from)),
     )
     report["args"] = {k: str(v) for k, v in dataclasses.asdict(args).items()}
     write_atomically(out / "improve.json", lambda f: f.write(json.dumps(report, indent=2).encode()))

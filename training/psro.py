@@ -27,14 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from rams_env.apps.command import Command, CommandError
+from rams_env.eval.deals import REPORT_SEED
+from rams_env.options import REQUIRED, SEED, add_options, arg, check_fields, field_docs, option_name
 from rams_env.policy import load_checkpoint
 from rams_env.policy.checkpoint import write_atomically
 
 from .config import TrainArgs
-from .options import SEED, arg, check_fields, field_docs, option_name
 from .targets import starting_weights
 
-REPORT_SEED = 7400001
 NO_RESULT = ("threads",)
 """options a run may be continued with changed: they change how fast it runs, not what it finds"""
 DONE = "stage.done"
@@ -43,7 +43,7 @@ DONE = "stage.done"
 
 @dataclass(kw_only=True)
 class PSROOptions:
-    """The options of ``rams psro``, checked as they are made (training/options.py)."""
+    """The options of ``rams psro``, checked as they are made (rams_env/options.py)."""
 
     agent: str = arg("", "the policy PSRO starts from: a zoo name or a checkpoint")
     variant: str = arg("mattmar", "rules preset")
@@ -63,16 +63,20 @@ class PSROOptions:
             raise ValueError("AGENT must name a policy (a zoo name or a checkpoint)")
 
 
+@dataclass(kw_only=True)
+class PSRORun:
+    """The options of ``rams psro`` that are not the runs' own: its folder and the progress bars."""
+
+    run_dir: str = arg(REQUIRED, "folder of the PSRO run (run again to continue it)")
+    progress: bool = arg(True, "show progress bars")
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """The starting policy, the budget of each stage and the folder."""
-    docs = field_docs(PSROOptions)
-    parser.add_argument("agent", help=docs["agent"])
-    for name in [f.name for f in dataclasses.fields(PSROOptions) if f.name != "agent"]:  # defaults: the dataclass's
-        default = getattr(PSROOptions, name)
-        kind = str if isinstance(default, str) else int
-        parser.add_argument("--" + name.replace("_", "-"), type=kind, default=default, help=f"{docs[name]} ({default})")
-    parser.add_argument("--run-dir", required=True, help="folder of the PSRO run (run again to continue it)")
-    parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
+    parser.add_argument("agent", help=field_docs(PSROOptions)["agent"])
+    others = [f.name for f in dataclasses.fields(PSROOptions) if f.name != "agent"]
+    add_options(parser, PSROOptions, extra_help=lambda name: f" ({getattr(PSROOptions, name)})", only=others)
+    add_options(parser, PSRORun)
 
 
 @dataclass
@@ -96,7 +100,7 @@ class Stage:
         if self.resumable and (self.folder / "args.json").is_file():
             command.append("--resume")
         if not progress and command[0] != "eval":
-            command += ["--no-progress"] if command[0] == "exploit" else ["--progress", "false"]
+            command.append("--no-progress")
         print(f"psro: rams {' '.join(command)}", flush=True)
         if not self.resumable:  # eval writes its JSON into the folder
             self.folder.mkdir(parents=True, exist_ok=True)

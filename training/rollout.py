@@ -91,9 +91,9 @@ class Rollout:
         return np.arange(start, end)
 
 
-# Not cached: numba's cache names the module that defined a function, and this one is imported both as
-# training.rollout (from a checkout) and as rams_training.rollout (installed); it compiles in a moment.
-@numba.njit(cache=False)
+# Cached: the module has one name (rams_training.rollout), and numba's cache stamp is this file alone, so the
+# function reads no global (the seats' count comes from its arguments, not from MAX_PLAYERS).
+@numba.njit(cache=True)
 def gae(
     rows: np.ndarray,
     seat: np.ndarray,
@@ -106,8 +106,11 @@ def gae(
 ) -> None:
     """GAE for one episode's decisions ``rows`` (in play order) along each seat's own chain of
     decisions; a seat's last decision is terminal. Writes ``advantage`` and ``ret`` at those rows."""
-    next_value = np.zeros(MAX_PLAYERS)
-    running = np.zeros(MAX_PLAYERS)
+    seats = 0
+    for k in range(len(rows)):
+        seats = max(seats, seat[rows[k]] + 1)
+    next_value = np.zeros(seats)
+    running = np.zeros(seats)
     for k in range(len(rows) - 1, -1, -1):
         r, s = rows[k], seat[rows[k]]
         delta = reward[r] + gamma * next_value[s] - value[r]

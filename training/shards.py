@@ -89,7 +89,7 @@ IMPROVE_SHARD = {
     "obs_bits": Array(2, "u", -(-OBS_SIZE // 8)),
     "obs_dense": Array(2, "f"),
 }
-"""a shard of ``training.improve`` (its ``obs_dense_cols`` is checked apart: one per dense column)"""
+"""a shard of ``rams_training.improve`` (its ``obs_dense_cols`` is checked apart: one per dense column)"""
 
 DISTILL_SHARD = {
     "observation": Array(2, "f", OBS_SIZE),
@@ -97,7 +97,7 @@ DISTILL_SHARD = {
     "expert": Array(1, "iu", action=True),
     "student": Array(1, "iu", action=True),
 }
-"""a shard of ``training.distill``"""
+"""a shard of ``rams_training.distill``"""
 
 _EXTRA = {"obs_dense_cols": Array(1, "iu")}  # arrays read but not one per decision
 

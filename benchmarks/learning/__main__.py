@@ -13,24 +13,13 @@ import math
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
 
 from .harness import EVAL_SEED, FINAL_SEED, PIPELINES, OptionError, Settings, check_run, run_benchmark
-from .schemas import settings_help
+from .schemas import read_settings, settings_help
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Defaults after each option's help, and the settings' lines (the epilog) as they are."""
-
-
-def option_value(text: str) -> Any:
-    """A ``--set`` value: an int, a float, true/false, or else the string."""
-    for parse in (int, float):
-        try:
-            return parse(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,7 +51,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="a pipeline's own setting (repeatable; listed below, with what each takes)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress bars")
     args = parser.parse_args(argv)
     if args.pipeline not in PIPELINES:
         parser.error(f"unknown pipeline {args.pipeline!r}; choose one of {', '.join(PIPELINES)}")
@@ -73,13 +62,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     for option in ("eval_decks", "final_decks", "threads", "num_players"):
         if getattr(args, option) < 1:
             parser.error(f"--{option.replace('_', '-')} must be a positive integer, got {getattr(args, option)}")
-    options = {}
+    texts = {}
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep or not key:
             parser.error(f"--set takes KEY=VALUE, got {item!r}")
-        options[key] = option_value(value)
-    args.options = options
+        texts[key] = value
+    args.options = read_settings(args.pipeline, texts)  # by each field's type, as every option is read
     return args
 
 
@@ -94,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             threads=args.threads,
             out=args.out,
-            progress=not args.no_progress,
+            progress=args.progress,
         )
         check_run(
             args.pipeline,

@@ -26,10 +26,11 @@ from typing import Any, Protocol
 
 from rams_env.apps.cli.options import MAX_THREADS
 from rams_env.eval import agent_source, evaluate
+from rams_env.eval.deals import CHOOSING_SEED, REPORT_SEED
 from rams_env.rules import make_config
 from rams_env.rules.seeding import check_seed, wrap_seed
-from training.checks import rules
-from training.cli import check_folder
+from rams_training.checks import rules
+from rams_training.cli import check_folder
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class Pipeline(Protocol):
 def imitate_heuristic(net: Any, settings: Settings, decisions: int) -> int:
     """The project's imitation warm start (training/imitation.py), in place on the ``PolicyNet`` ``net``:
     ``decisions`` of the compiled heuristic's whole ramsar (win reward), each seen once; the decisions seen."""
-    from training.imitation import imitate
+    from rams_training.imitation import imitate
 
     config = make_config(settings.variant, settings.num_players)
     result = imitate(
@@ -135,8 +136,8 @@ LIBRARIES: dict[str, tuple[str, ...]] = {
 COMMON_LIBRARIES = ("torch", "numpy", "gymnasium", "pettingzoo", "numba", "rams_env")
 
 BASELINE = "heuristic"
-EVAL_SEED = 7200001
-FINAL_SEED = 7400001
+EVAL_SEED = CHOOSING_SEED
+FINAL_SEED = REPORT_SEED
 
 
 def pipeline_class(name: str) -> type:

@@ -13,7 +13,7 @@ an optimizer passed in would make the split exact.
 
 Decisions: the recorded decisions the network is fitted to (each with every legal action's value), not
 counting the epochs over them. ``--set KEY=VALUE``: ``shard`` (ramsar per shard), ``explore``,
-``record``, ``random_start``, ``lr``, ``scale``, ``held_out`` (as in ``python -m training.improve``, with
+``record``, ``random_start``, ``lr``, ``scale``, ``held_out`` (as in ``python -m rams_training.improve``, with
 its ranges) and ``collect_share``: :class:`benchmarks.learning.schemas.ImproveSettings`.
 """
 
@@ -31,15 +31,15 @@ from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.seeding import wrap_seed
-from training.improve import collect_shard, read_shards, train, write_shard
-from training.shards import SHARD
+from rams_training.improve import collect_shard, read_shards, train, write_shard
+from rams_training.shards import SHARD
 
 from .harness import Settings
 from .schemas import check_options
 
 
 class Improve:
-    """``python -m training.improve`` as a :class:`~benchmarks.learning.harness.Pipeline`."""
+    """``python -m rams_training.improve`` as a :class:`~benchmarks.learning.harness.Pipeline`."""
 
     name = "improve"
 

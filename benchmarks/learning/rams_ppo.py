@@ -6,7 +6,7 @@ the imitation first (as ``Trainer.run`` does), then ``Trainer.train_update`` unt
 The decisions it reports are both kinds: the heuristic's decisions the network imitated and the
 learner's PPO decisions, since the network learned from each; ``info()`` gives them apart.
 
-``--set KEY=VALUE`` overrides any :class:`training.config.TrainArgs` field of the recipe but those the
+``--set KEY=VALUE`` overrides any :class:`rams_training.config.TrainArgs` field of the recipe but those the
 harness sets (say ``imitation=20000 num_games=16`` for a smoke test): the schema of
 :mod:`benchmarks.learning.schemas`, checked before any file is written.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from rams_env.agents.neural import PolicyAgent
 from rams_env.policy import make_checkpoint, save_checkpoint
-from training.run import Trainer
+from rams_training.run import Trainer
 
 from .harness import Settings
 from .schemas import RAMS_RECIPE as RECIPE

@@ -1,32 +1,33 @@
 """Each pipeline's own settings (``--set KEY=VALUE``): one declared schema per pipeline, checked before any work.
 
-A schema is a dataclass whose fields are made by :func:`training.options.arg` (a default, a one-line
+A schema is a dataclass whose fields are made by :func:`rams_env.options.arg` (a default, a one-line
 documentation and the range of a number), so that one declaration gives the check
-(:func:`training.options.check_fields`), ``--help`` (:func:`settings_help`) and the table of
+(:func:`rams_env.options.check_fields`), ``--help`` (:func:`settings_help`) and the table of
 docs/benchmarks.md (:func:`settings_table`, kept equal to it by a test). The ``rams`` pipeline's schema
-is :class:`training.config.TrainArgs` itself, with the ``quick`` recipe's values as defaults, less the
+is :class:`rams_training.config.TrainArgs` itself, with the ``quick`` recipe's values as defaults, less the
 fields that the harness sets (:data:`RAMS_OWNED`). This module imports no pipeline library, so a
 setting is checked, and ``--help`` printed, without importing Ray or TorchRL.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rams_env.options import PARSERS, arg, check_fields, describe, field_types
 from rams_env.rules.episode import check_episode
-from training.config import TrainArgs
-from training.options import arg, check_fields, describe, field_types
+from rams_training.config import TrainArgs
 
 from .harness import OptionError, Settings
 
 
 @dataclass(frozen=True, kw_only=True)
 class ImproveSettings:
-    """``improve``: the collection and fitting settings of ``python -m training.improve`` (the same ranges)."""
+    """``improve``: the collection and fitting settings of ``python -m rams_training.improve`` (the same ranges)."""
 
     shard: int = arg(200, "ramsar per shard", low=1)
     explore: float = arg(0.05, "the learner's chance of a random action", low=0, high=1)
@@ -167,7 +168,7 @@ RAMS_OWNED: dict[str, str] = {
 
 
 def _rams_defaults() -> dict[str, Any]:
-    from training.cli import RECIPES
+    from rams_training.cli import RECIPES
 
     return dict(RECIPES[RAMS_RECIPE], eval_every=0)
 
@@ -223,6 +224,31 @@ def rams_train_args(settings: Settings, options: Mapping[str, Any]) -> TrainArgs
         num_players=settings.num_players,
     )
     return TrainArgs(**values)
+
+
+def read_settings(name: str, texts: Mapping[str, str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` texts as values, each read by its field's type as every command reads an option
+    (:data:`rams_env.options.PARSERS`: ``true``/``false``, ``64,64``...). A text its field's type cannot read,
+    or of a key the pipeline lacks, is kept as the number or the text it looks like, so that
+    :func:`check_options` names it with what it holds (``shard must be a positive integer, got 2.5``)."""
+    kinds = field_types(SCHEMAS[name]) if name in SCHEMAS else {}
+    values: dict[str, Any] = {}
+    for key, text in texts.items():
+        try:
+            values[key] = PARSERS[kinds[key].base](text)
+        except (KeyError, ValueError, argparse.ArgumentTypeError):
+            values[key] = _looks_like(text)
+    return values
+
+
+def _looks_like(text: str) -> Any:
+    """An int, a float, true/false, or else the text itself."""
+    for parse in (int, float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
 
 
 def check_options(name: str, options: Mapping[str, Any], settings: Settings | None = None) -> dict[str, Any]:

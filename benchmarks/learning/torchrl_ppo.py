@@ -48,7 +48,7 @@ from rams_env.policy import PolicyNet, make_checkpoint, save_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.seeding import wrap_seed
-from training.run import uses_bf16
+from rams_training.run import uses_bf16
 
 from .harness import Settings, imitate_heuristic
 from .schemas import check_options

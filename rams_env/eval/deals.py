@@ -17,6 +17,13 @@ from ..rules import Game, RulesConfig, card_name, deck_cards
 
 SCORES = ("start", "random")  # scores of the first deal of each deck: the start score, or drawn
 
+REPORT_SEED = 7400001
+"""the report deal set: no training run evaluates on it and no choice of a model uses it; every figure of
+the docs, the model cards, ``rams exploit``'s and ``rams psro``'s reports and the learning benchmarks' final
+evaluation is on it"""
+CHOOSING_SEED = 7200001
+"""the deal set that chooses: the periodic evaluations of ``rams exploit`` and the learning benchmarks"""
+
 
 # Streams of derived seeds, kept apart so that no two uses share numbers.
 _DEALS, _AGENTS, _LINEUPS = 0, 1, 2

@@ -13,7 +13,7 @@ import pytest
 from benchmarks.learning.__main__ import main
 from benchmarks.learning.harness import PIPELINES, Settings, check_run
 from benchmarks.learning.schemas import SCHEMAS, check_options, schema_fields, settings_help, settings_tables
-from training.improve import ImproveArgs
+from rams_training.improve import ImproveArgs
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINE_NAMES = list(PIPELINES)
@@ -176,7 +176,7 @@ def test_every_pipeline_has_a_schema_of_documented_settings() -> None:
         assert check_options(name, {}) == {f.name: check_options(name, {})[f.name] for f in fields}
 
 
-IMPROVE_VALUES = {  # values on both sides of each range of python -m training.improve
+IMPROVE_VALUES = {  # values on both sides of each range of python -m rams_training.improve
     "shard": [1, 0, -1, 2.0, True],
     "explore": [0.0, 1.0, 1.01, -0.01, float("nan")],
     "record": [0.5, 1.5],

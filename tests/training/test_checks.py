@@ -14,7 +14,7 @@ from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.config import ConfigError
 from rams_env.rules.seeding import SeedError, seed_error
-from training import checks, distill, fit_equity, improve
+from rams_training import checks, distill, fit_equity, improve
 
 EXPERT = "search:simulations=1,base=mattmar-4p,opponent_model=heuristic"
 
@@ -168,6 +168,6 @@ def test_the_checks_take_good_values():
     ],
 )
 def test_export_refuses_each_bad_option_by_name(tmp_path, capsys, extra, option):
-    from training import export
+    from rams_training import export
 
     refused(export.main, ["--run-dir", str(tmp_path), "--name", "x", "--command", "c", *extra], capsys, option)

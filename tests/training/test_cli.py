@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from rams_env.eval import agent_source, evaluate
+from rams_env.options import FieldType, field_type
 from rams_env.rules import make_config
-from training import cli
-from training.config import FIELD_TYPES, TrainArgs, field_docs, heuristic_fraction_at, stage_value
-from training.options import FieldType, field_type
+from rams_training import cli
+from rams_training.config import FIELD_TYPES, TrainArgs, field_docs, heuristic_fraction_at, stage_value
 
 TINY = ["--total-steps", "1", "--num-games", "6", "--hidden", "16", "--minibatch", "64", "--epochs", "1",
-        "--eval-decks", "1", "--final-decks", "1", "--progress", "false", "--threads", "1"]  # fmt: skip
+        "--eval-decks", "1", "--final-decks", "1", "--no-progress", "--threads", "1"]  # fmt: skip
 
 
 def _namespace(run_dir: Path) -> argparse.Namespace:

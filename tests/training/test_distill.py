@@ -13,7 +13,7 @@ from rams_env.policy.checkpoint import load_checkpoint, network_from_checkpoint
 from rams_env.policy.network import MaskedCategorical
 from rams_env.rules import make_config
 from rams_env.zoo import locate
-from training import distill
+from rams_training import distill
 
 EXPERT = "search:simulations=1,base=mattmar-4p,opponent_model=heuristic"
 

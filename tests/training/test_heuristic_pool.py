@@ -8,7 +8,7 @@ import pytest
 from rams_env.agents import HeuristicAgent
 from rams_env.envs import BatchedRamsEnv
 from rams_env.rules import make_config
-from training.heuristic_pool import HeuristicPool
+from rams_training.heuristic_pool import HeuristicPool
 
 
 def observations(variant: str, games: int = 40, steps: int = 30) -> tuple[np.ndarray, np.ndarray]:

@@ -15,10 +15,10 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import MaskedCategorical, PolicyNet, load_checkpoint
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS
-from training import cores
-from training.config import TrainArgs
-from training.imitation import HeuristicLabeller, fit_chunk, returns_to_go
-from training.run import Trainer
+from rams_training import cores
+from rams_training.config import TrainArgs
+from rams_training.imitation import HeuristicLabeller, fit_chunk, returns_to_go
+from rams_training.run import Trainer
 
 from .test_run import tiny
 

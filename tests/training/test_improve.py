@@ -18,7 +18,7 @@ from rams_env.policy.network import PolicyNet
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.episode import next_deal_or_end
-from training import improve
+from rams_training import improve
 
 
 def _value(game: Game, seat: int) -> float:

@@ -12,7 +12,7 @@ import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.container import ErrorbarContainer
 
-from training.logs import CSV_COLUMNS, learning_curves_figure, plot_learning_curves
+from rams_training.logs import CSV_COLUMNS, learning_curves_figure, plot_learning_curves
 
 
 def _run(folder: Path, evaluations: int, updates: int = 3, episode: str = "rams") -> Path:
@@ -68,7 +68,7 @@ def test_one_deal_runs_plot_the_advantage_per_deal(tmp_path: Path) -> None:
 
 
 def test_a_damaged_progress_log_is_named_on_resume(tmp_path):
-    from training.logs import truncate_csv
+    from rams_training.logs import truncate_csv
 
     path = tmp_path / "progress.csv"
     path.write_bytes(b"update,steps\n1,10\n\xff\xfe garbage,\n")

@@ -8,9 +8,9 @@ import torch
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
-from training import ppo
-from training.config import TrainArgs
-from training.rollout import Rollout
+from rams_training import ppo
+from rams_training.config import TrainArgs
+from rams_training.rollout import Rollout
 
 torch.set_num_threads(1)
 

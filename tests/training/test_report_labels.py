@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from training import cli
+from rams_training import cli
 
 
 def test_train_help_shows_each_recipes_value() -> None:

@@ -18,12 +18,12 @@ from rams_env.obs import OBS_SIZE
 from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
 from rams_env.rules import Game, make_config
 from rams_env.rules.actions import NUM_ACTIONS
-from training.cli import args_from, configure
-from training.config import TrainArgs
-from training.critic import HIDDEN_SIZE, other_hands
-from training.dmc import epsilon_greedy_entropy
-from training.rollout import Opponent, Rollout, episode_rows, gae
-from training.run import Trainer, uses_bf16
+from rams_training.cli import args_from, configure
+from rams_training.config import TrainArgs
+from rams_training.critic import HIDDEN_SIZE, other_hands
+from rams_training.dmc import epsilon_greedy_entropy
+from rams_training.rollout import Opponent, Rollout, episode_rows, gae
+from rams_training.run import Trainer, uses_bf16
 
 
 def tiny(run_dir, **overrides) -> TrainArgs:
@@ -248,7 +248,7 @@ def test_resume_takes_the_saved_arguments_and_names_the_given_ones_that_differ(t
     Trainer(tiny(tmp_path, variant="russian")).close()
     parser = argparse.ArgumentParser()
     configure(parser)
-    args = args_from(parser.parse_args(["full", "--run-dir", str(tmp_path), "--resume", "true", "--total-steps", "9"]))
+    args = args_from(parser.parse_args(["full", "--run-dir", str(tmp_path), "--resume", "--total-steps", "9"]))
     assert (args.variant, args.hidden, args.num_games, args.total_steps) == ("russian", (16,), 6, 9)
     assert "total_steps=9 (saved 1)" in capsys.readouterr().out
 
@@ -287,7 +287,7 @@ def test_command_line_overrides_the_recipe():
 
     parser = argparse.ArgumentParser()
     configure(parser)
-    args = args_from(parser.parse_args(["full", "--total-steps", "5", "--hidden", "32,32", "--progress", "false"]))
+    args = args_from(parser.parse_args(["full", "--total-steps", "5", "--hidden", "32,32", "--no-progress"]))
     assert (args.total_steps, args.hidden, args.progress, args.num_games) == (5, (32, 32), False, 128)
     assert (args.episode, args.reward, args.points_weight) == ("rams", "win", 0.0)  # whole ramsar, no shaping
     assert (args.imitation, args.heuristic_fraction) == (4_000_000, 1.0)  # imitation, then against heuristics
@@ -296,14 +296,14 @@ def test_command_line_overrides_the_recipe():
     assert args_from(parser.parse_args(["full", "--table-sizes", "3,5"])).table_sizes == (3, 5)
     assert dataclasses.asdict(args_from(parser.parse_args([])))["run_dir"].startswith("runs/quick-mattmar-")
     with pytest.raises(CommandError, match="--run-dir"):
-        args_from(parser.parse_args(["--resume", "true"]))
+        args_from(parser.parse_args(["--resume"]))
     with pytest.raises(SystemExit):
         parser.parse_args(["--hidden", "a,b"])
 
 
 @pytest.mark.slow
 def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
-    import training.export as export
+    import rams_training.export as export
 
     run = tmp_path / "run"
     Trainer(tiny(run)).run()
@@ -334,7 +334,7 @@ def test_export_ships_a_slim_checkpoint_and_a_model_card(tmp_path, monkeypatch):
 
 
 def test_export_ships_an_ensemble_of_shipped_policies_with_its_card(tmp_path, monkeypatch, capsys):
-    import training.export as export
+    import rams_training.export as export
 
     shipped = tmp_path / "shipped"
     monkeypatch.setattr(export, "SHIPPED", shipped)
@@ -366,7 +366,7 @@ def test_export_ships_an_ensemble_of_shipped_policies_with_its_card(tmp_path, mo
 
 
 def test_the_card_of_a_policy_for_several_table_sizes_evaluates_each(tmp_path, monkeypatch):
-    import training.export as export
+    import rams_training.export as export
 
     Trainer(tiny(tmp_path / "run", episode="rams", reward="win", total_steps=2, table_sizes=(3,))).run()
     monkeypatch.setattr(export, "SHIPPED", tmp_path / "shipped")
@@ -533,7 +533,7 @@ def straight_and_resumed(tmp_path, **overrides) -> tuple[Trainer, Trainer]:
 
 
 def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_exports(tmp_path):
-    from training.export import slim_checkpoint
+    from rams_training.export import slim_checkpoint
 
     straight, resumed = straight_and_resumed(tmp_path, privileged_critic=True)
     for a, b in zip(straight.critic.state_dict().values(), resumed.critic.state_dict().values(), strict=True):
@@ -571,7 +571,7 @@ def test_critic_warmup_leaves_the_policy_as_it_is(tmp_path):
 
 
 def test_one_network_trains_for_several_table_sizes_and_plays_each(tmp_path):
-    from training.export import slim_checkpoint
+    from rams_training.export import slim_checkpoint
 
     trainer = Trainer(tiny(tmp_path / "run", episode="rams", reward="win", total_steps=10**9, table_sizes=(3, 7)))
     played = []

@@ -1,4 +1,4 @@
-"""A run's ``args.json`` read by training.runargs (``rams train --resume``, the learning-curve plot, the export):
+"""A run's ``args.json`` read by rams_training.runargs (``rams train --resume``, the learning-curve plot, the export):
 depth, size and every field's type checked, each failure a ``ValueError`` naming the file and the field."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from training.config import TrainArgs
-from training.logs import num_players
-from training.runargs import read_run_args
+from rams_training.config import TrainArgs
+from rams_training.logs import num_players
+from rams_training.runargs import read_run_args
 
 
 def _run(tmp_path: Path, text: str) -> Path:

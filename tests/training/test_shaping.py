@@ -8,9 +8,9 @@ import pytest
 from rams_env.envs import BatchedRamsEnv
 from rams_env.equity import equity
 from rams_env.rules import make_config
+from rams_training.run import Trainer
+from rams_training.shaping import EquityShaping
 from tests.training.test_run import tiny
-from training.run import Trainer
-from training.shaping import EquityShaping
 
 
 def _potential(config, scores, dealers):

@@ -8,8 +8,8 @@ import pytest
 
 from rams_env.obs.encoding import OBS_SIZE
 from rams_env.rules.actions import NUM_ACTIONS
-from training import distill, improve
-from training.shards import DISTILL_SHARD, IMPROVE_SHARD, DamagedFileError, read_shard
+from rams_training import distill, improve
+from rams_training.shards import DISTILL_SHARD, IMPROVE_SHARD, DamagedFileError, read_shard
 
 
 def damage(path, at: float = 0.5, size: int = 8) -> None:

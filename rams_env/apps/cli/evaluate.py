@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ...agents.specs import ResolvedAgent, is_policy
 from ...eval import AGENT_SPEC_HELP, evaluate, league
+from ...options import add_options, arg
 from ...rules import RulesConfig
 from ..command import Command, CommandError
 from .options import (
@@ -38,9 +40,6 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="decks in the deal set (default 200)",
     )
     parser.add_argument("--seed", type=nonnegative, default=0, help="seed of the deal set (default 0)")
-    parser.add_argument(
-        "--league", action="store_true", help="rate the agents against each other with OpenSkill (default: off)"
-    )
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON (default: none)")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG plot of the results (default: none)")
     parser.add_argument(
@@ -61,12 +60,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--resamples", type=at_most(MAX_RESAMPLES), default=10_000, help="bootstrap resamples (default 10000)"
     )
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: shown)")
-    parser.add_argument(
-        "--wide",
-        action="store_true",
-        help="print the earlier wide table, one line per agent (default: a table within 100 columns)",
-    )
+    add_options(parser, EvalSwitches)
+
+
+@dataclass(kw_only=True)
+class EvalSwitches:
+    """The switches of ``rams eval`` (rams_env/options.py: ``--flag``/``--no-flag``)."""
+
+    league: bool = arg(False, "rate the agents against each other with OpenSkill (default: off)")
+    progress: bool = arg(True, "show the progress bar (default: shown)")
+    wide: bool = arg(False, "print the earlier wide table, one line per agent (default: a table within 100 columns)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -107,7 +110,7 @@ def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig, sources:
     agents = {spec: sources[spec] for spec in args.agents}
     if "torch" in sys.modules:  # a checkpoint agent imported it: its threads now, the workers' from the environment
         sys.modules["torch"].set_num_threads(args.threads)
-    progress = not args.no_progress
+    progress = args.progress
     if args.league:
         result: Any = league(
             agents,

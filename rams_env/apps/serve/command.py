@@ -47,7 +47,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "(*.md, at any depth) with their headlines, and other *.pt files in it (default checkpoints)",
     )
     parser.add_argument("--threads", type=int, default=1, help="torch threads for checkpoint agents (default 1)")
-    parser.add_argument("--quiet", action="store_true", help="do not log each request (default: logged)")
+    parser.add_argument(
+        "--quiet",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="do not log each request (default: logged)",
+    )
     _configure_limits(parser)
 
 

@@ -1,7 +1,7 @@
 """The trained agents a folder of model cards offers: ``rams serve``'s agent pickers.
 
 Every ``*.md`` under the folder (at any depth: ``checkpoints/<preset>/<model>/<model>.md`` as well
-as ``checkpoints/<model>.md``) that opens like the cards ``training.export`` writes is read: its
+as ``checkpoints/<model>.md``) that opens like the cards ``rams_training.export`` writes is read: its
 title names the variant and table sizes, its ``File:`` line (or a checkpoint or ensemble manifest of
 the same name next to it) the file to load, its headline table the win share against heuristics.
 Nothing is loaded: reading cards is cheap, and a card that does not parse is left out.

@@ -1,12 +1,15 @@
-"""One builder of command-line options from a dataclass of arguments, for every training script.
+"""One builder of command-line options from a dataclass, for every command: the ``rams`` subcommands, the
+training and evaluation scripts, ``rams exploit``, ``rams psro``, the export and the benchmark harness.
 
-A script declares its arguments as a dataclass whose fields are made by :func:`arg` (a default, a
+A command declares its arguments as a dataclass whose fields are made by :func:`arg` (a default, a
 one-line documentation, which is the option's ``--help``, and the :class:`Range` of a number or
 ``check=SEED``) and whose ``__post_init__`` checks them (:func:`check_fields` for every type and range,
-then what relates fields; ``ValueError`` naming the option); :func:`add_options` gives it one option per field, and
-:func:`parse` reads a command line into it (a bad value is ``parser.error``, exit status 2). Field
-types are those :func:`field_type` reads: bool, int, float, str, ``tuple[int, ...]``, each optionally
-``| None`` (``TrainArgs`` of :mod:`training.config`, ``ImproveArgs`` of :mod:`training.improve`, ...).
+then what relates fields; ``ValueError`` naming the option); :func:`add_options` gives it one option per
+field, and :func:`parse` reads a command line into it (a bad value is ``parser.error``, exit status 2).
+Field types are those :func:`field_type` reads: bool, int, float, str, ``tuple[int, ...]``, each optionally
+``| None``. A bool is one pair of flags everywhere, ``--flag``/``--no-flag`` (argparse's
+``BooleanOptionalAction``); :data:`PARSERS` reads a field's value from text (``KEY=VALUE`` settings, where a
+bool is true/false). The training package imports this module; nothing here imports the training package.
 """
 
 from __future__ import annotations
@@ -62,10 +65,14 @@ def arg(
     open_low: bool = False,
     open_high: bool = False,
     check: str | None = None,
+    choices: Sequence[str] | None = None,
 ) -> Any:
     """A field of an arguments dataclass: its default (or :data:`REQUIRED`), its documentation, and the
-    :class:`Range` of its values (``low``/``high``; :func:`check_fields` checks it) or ``check=SEED``."""
+    :class:`Range` of its values (``low``/``high``; :func:`check_fields` checks it) or ``check=SEED``, or the
+    ``choices`` of a string (the option takes only those)."""
     metadata: dict[str, Any] = {"doc": doc}
+    if choices is not None:
+        metadata["choices"] = tuple(choices)
     if low is not None or high is not None:
         metadata["range"] = Range(low, high, open_low, open_high)
     if check is not None:
@@ -167,6 +174,9 @@ def check_field(name: str, kind: FieldType, metadata: Any, value: Any, label: st
     bounds = metadata.get("range")
     if not _fits(kind, bounds, value):
         raise ValueError(f"{label} must be {describe(kind, bounds)}, got {value!r}")
+    choices = metadata.get("choices")
+    if choices is not None and value is not None and value not in choices:
+        raise ValueError(f"{label} must be one of {', '.join(choices)}, got {value!r}")
 
 
 def check_fields(obj: Any, label: Callable[[str], str] | None = None) -> None:
@@ -183,7 +193,7 @@ def field_docs(cls: type) -> dict[str, str]:
 
 
 def parse_bool_option(text: str) -> bool:
-    """An option's boolean (true/false, yes/no, 1/0)."""
+    """A boolean read from text, as a ``KEY=VALUE`` setting gives it (true/false, yes/no, 1/0)."""
     try:
         return parse_bool(text)
     except ValueError as err:
@@ -217,21 +227,29 @@ def option_name(field: str) -> str:
 
 
 def add_options(
-    parser: argparse.ArgumentParser,
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     cls: type,
     unset: bool = False,
     extra_help: Callable[[str], str] | None = None,
+    only: Sequence[str] | None = None,
 ) -> None:
     """One option per field of ``cls``, help from its documentation (and ``extra_help(name)`` after it);
-    its default the field's (with ``unset``: None, so that the caller sees which were given). A bool
-    option alone means true."""
+    its default the field's (with ``unset``: None, so that the caller sees which were given). A bool is
+    ``--flag``/``--no-flag``. ``parser`` may be an argument group (a mutually exclusive one too); ``only``:
+    these fields alone."""
     kinds = field_types(cls)
     for f in dataclasses.fields(cls):
+        if only is not None and f.name not in only:
+            continue
         kind = kinds[f.name]
         text = (f.metadata["doc"] + (extra_help(f.name) if extra_help else "")).replace("%", "%%")  # % for argparse
-        options: dict[str, Any] = {"type": PARSERS[kind.base], "help": text}
+        options: dict[str, Any] = {"help": text}
         if kind.base is bool:
-            options.update(nargs="?", const=True)
+            options["action"] = argparse.BooleanOptionalAction
+        else:
+            options["type"] = PARSERS[kind.base]
+        if "choices" in f.metadata:
+            options["choices"] = f.metadata["choices"]
         if f.default is REQUIRED and not unset:
             options["required"] = True
         else:
