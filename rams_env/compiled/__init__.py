@@ -18,8 +18,10 @@ One module per concern:
 - :mod:`.encode`: the encoder twin and the action mask;
 - the heuristic twin (``HeuristicAgent``): :mod:`.heuristic_decode` (reading the observation),
   :mod:`.heuristic_chances` (trick chances), :mod:`.heuristic` (the decisions);
-- :mod:`.drivers`: episodes, the batched env's and the AEC env's compiled loops; :mod:`.versus`
-  (heuristic seats inside the step) and :mod:`.simulate` (whole ramsar of heuristics);
+- :mod:`.core`: the one driver of every batched face (the batched env, the vector env, the evaluation
+  against heuristics): seats played by roles (learner, outside policy, compiled heuristic or random);
+- :mod:`.drivers`: what the drivers share, and the AEC env's one-game driver; :mod:`.simulate` (whole
+  ramsar of heuristics);
 - :mod:`.compiler`: the numba decorator and the cache stamp that covers the whole package.
 
 The pure-Python engine stays the reference: ``tests/envs/test_vector.py`` and
@@ -42,8 +44,6 @@ from .drivers import (
     aec_start,
     first_illegal_in,
     game_step,
-    reset_batch,
-    step_batch,
 )
 from .encode import encode, legal_actions, observe, write_mask
 from .layout import (
@@ -125,7 +125,5 @@ __all__ = [
     "mt_seed",
     "new_game",
     "observe",
-    "reset_batch",
-    "step_batch",
     "write_mask",
 ]

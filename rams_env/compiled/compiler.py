@@ -3,7 +3,7 @@
 numba's cache (``cache=True``) checks only the file that defines a function, but a compiled
 function carries the code of the functions it calls and the values of the globals it reads: a
 rule changed in ``rules.py`` or a constant changed in :mod:`rams_env.rules` would leave the cached
-``step_batch`` of ``drivers.py`` stale. So the functions of this package are cached under one
+``play`` of ``core.py`` stale. So the functions of this package are cached under one
 stamp, a hash of this package and of the modules whose constants they read: editing any of them
 recompiles the whole engine on the next import.
 """

@@ -1,6 +1,6 @@
-"""The loops that drive the compiled engine: episodes (the next deal or the end, win rewards,
-start), the batched env's ``reset_batch``/``step_batch``, and the AEC env's one-buffer
-``aec_start``/``game_step``."""
+"""What every compiled driver shares (episodes: the next deal or the end, win rewards, a new episode; a
+decision's observation; illegal actions), and the AEC env's one-game driver ``aec_start``/``game_step``. The
+batched driver of every other face is :mod:`.core`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from .layout import (
     C_EPISODE,
     C_PLAYERS,
     C_SIZE,
-    C_WIN,
     COMPLETED,
     CURRENT,
     DEAL_OVER,
@@ -35,7 +34,7 @@ from .layout import (
     card_bit,
     config_array,
 )
-from .mt import mt_bits63, mt_seed
+from .mt import mt_bits63
 from .queries import legal_set
 from .rules import apply, new_game, new_game_with, next_deal
 
@@ -76,24 +75,7 @@ def start_episode(s: np.ndarray, c: np.ndarray, seeder: np.ndarray, rng: np.ndar
             return
 
 
-# ----------------------------------------------------------------------------- the batched env
-
-
-@jit
-def reset_batch(
-    states: np.ndarray,
-    rngs: np.ndarray,
-    c: np.ndarray,
-    seeds: np.ndarray,
-    observations: np.ndarray,
-    masks: np.ndarray,
-    seats: np.ndarray,
-) -> None:
-    """Seed every game's episode generator with ``seeds`` and start its first episode."""
-    for i in range(states.shape[0]):
-        mt_seed(rngs[i, 0], seeds[i])
-        start_episode(states[i], c, rngs[i, 0], rngs[i, 1])
-        observe_into(states[i], c, i, observations, masks, seats)
+# ----------------------------------------------------------------------------- decisions
 
 
 @jit
@@ -121,42 +103,6 @@ def first_illegal_in(legal: np.ndarray, actions: np.ndarray) -> int:
         a = actions[i]
         if a < 0 or a >= NUM_ACTIONS or not (legal[i] >> a) & 1:
             return i
-    return -1
-
-
-@jit
-def step_batch(
-    states: np.ndarray,
-    rngs: np.ndarray,
-    c: np.ndarray,
-    actions: np.ndarray,
-    observations: np.ndarray,
-    masks: np.ndarray,
-    seats: np.ndarray,
-    rewards: np.ndarray,
-    done: np.ndarray,
-) -> int:
-    """Apply one action per game and write the next decisions; -1, or the first illegal game
-    (then nothing was applied)."""
-    bad = first_illegal(states, actions)
-    if bad >= 0:
-        return bad
-    n = c[C_PLAYERS]
-    points = c[C_WIN] == 0
-    for i in range(states.shape[0]):
-        s = states[i]
-        for seat in range(n):
-            rewards[i, seat] = s[SCORES + seat]  # the score before, until the action is applied
-        apply(s, c, actions[i])
-        for seat in range(n):
-            rewards[i, seat] = rewards[i, seat] - s[SCORES + seat] if points else 0.0
-        done[i] = False
-        if s[PHASE] >= DEAL_OVER and next_deal_or_end(s, c, rngs[i, 1]):
-            if not points:
-                win_rewards(s, c, rewards[i])
-            done[i] = True
-            start_episode(s, c, rngs[i, 0], rngs[i, 1])
-        observe_into(s, c, i, observations, masks, seats)
     return -1
 
 

@@ -59,7 +59,7 @@ from gymnasium.vector.utils import batch_space
 from ..compiled import config_array, legal_actions
 from ..compiled.layout import CURRENT, LEGAL, PHASE, SCORES, TRICKS_WON
 from ..compiled.mt import mt_seed
-from ..compiled.vector_env import (
+from ..compiled.core import (
     ACT,
     HEURISTIC,
     HOLD,
@@ -70,8 +70,8 @@ from ..compiled.vector_env import (
     make_outputs,
     make_tables,
     play,
+    seed_generators,
 )
-from ..compiled.versus import seed_heuristics
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
@@ -232,6 +232,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
                 slot = self._position_slot[0 if self._shared_slot else position]
                 t.roles[game, seat], t.slots[game, seat] = self._slot_roles[slot], slot
                 position += 1
+            t.next_roles[game] = t.roles[game]  # an episode dealt again keeps its seats
 
     def _draw_learners(self, games: np.ndarray) -> np.ndarray:
         if self.learner_seat != "random":
@@ -260,7 +261,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         for slot in range(len(self._slot_roles)):
             oseeds[:, slot] = [opponent_seed(g, slot) for g in seeds]
         t.rngs[:, 0, :] = 0
-        seed_heuristics(t.orngs, oseeds)
+        seed_generators(t.orngs, oseeds)
         _seed_episodes(t.rngs, np.asarray(aec_seeds, np.uint64).astype(np.int64))
         if seed is not None:  # an outside opponent plays every game: reseeded once, from the first game's seed
             for slot, (opponent, _) in self._outside.items():
@@ -368,7 +369,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         (or is over); returns the learner's rewards accumulated onto ``acc`` (restarted where an episode
         started). Sets ``_ended``: the games whose episode ended."""
         t, out, rows = self._tables, self._out, self._rows
-        bad, dropped = play(t, self._cfg, commands, actions, out)
+        bad, dropped = play(t, self._cfg, commands, actions, out, False)
         if bad >= 0:  # the learner's actions were checked: an outside opponent's cannot be here
             raise RuntimeError(f"internal error: game {bad}'s action {int(actions[bad])} is illegal")
         self.dropped_episodes += dropped
@@ -386,7 +387,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
                 games = np.flatnonzero(waiting & (slots == slot))
                 if len(games):
                     moves[games] = act(out.observations[games], out.masks[games])
-            bad, dropped = play(t, self._cfg, commands, moves, out)
+            bad, dropped = play(t, self._cfg, commands, moves, out, False)
             if bad >= 0:
                 opponent = self._outside[int(slots[bad])][0]
                 raise IllegalActionError(f"opponent {opponent!r} in game {bad}: {self._illegal(bad, moves[bad])}")

@@ -1,5 +1,5 @@
-"""The heuristic seats of a batched env (``BatchedRamsEnv(heuristic_seats=...)``): seat masks, the
-heuristics' seeds, and the arrays the compiled step (:mod:`rams_env.compiled.versus`) reads."""
+"""The heuristic seats of a batched env (``BatchedRamsEnv(heuristic_seats=...)``): seat masks and the
+heuristics' seeds; the compiled core (:mod:`rams_env.compiled.core`) plays them as ``HEURISTIC`` roles."""
 
 from __future__ import annotations
 
@@ -8,23 +8,6 @@ from typing import Any
 import numpy as np
 
 from ..compiled.layout import P
-from ..compiled.versus import VersusOutputs, VersusTables, make_versus_tables
-
-
-class Versus:
-    """A batched env's heuristic seats: the compiled step's :class:`~rams_env.compiled.versus.VersusTables`
-    (the games, their seat masks now and for the next episode, generators, carried rewards, scratch), the
-    seat masks of the next reset, and the episodes skipped so far."""
-
-    def __init__(self, num_games: int, num_players: int) -> None:
-        self.tables: VersusTables = make_versus_tables(num_games, num_players)
-        self.pending = np.zeros(num_games, np.int64)  # the seat masks for the next reset
-        self.skipped = 0
-
-
-def versus_outputs(out: Any) -> VersusOutputs:
-    """The arrays of a ``BatchStep`` the compiled step writes."""
-    return VersusOutputs(out.observations, out.action_masks, out.seats, out.rewards, out.terminated)
 
 
 def seat_masks(seats: Any, num_games: int, num_players: int) -> np.ndarray:
@@ -79,4 +62,4 @@ def checked_heuristic_seeds(seeds: list[int], given: Any, num_games: int, num_pl
     return out
 
 
-__all__ = ["Versus", "checked_heuristic_seeds", "heuristic_seed", "seat_masks", "unpack_seats", "versus_outputs"]
+__all__ = ["checked_heuristic_seeds", "heuristic_seed", "seat_masks", "unpack_seats"]

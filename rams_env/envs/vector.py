@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from .. import compiled
-from ..compiled.versus import reset_versus, step_versus
-from ..compiled.workspace import mt_states
+from ..compiled.core import ACT, HEURISTIC, Outputs, make_tables, play, restart, role_table, seed_generators
+from ..compiled.layout import P
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS
@@ -37,7 +37,7 @@ from ..rules.episode import check_episode, next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed, require_seed
 from .contracts import AutoresetMode
-from .heuristic_seats import Versus, checked_heuristic_seeds, seat_masks, unpack_seats, versus_outputs
+from .heuristic_seats import checked_heuristic_seeds, seat_masks
 
 
 @dataclass
@@ -144,11 +144,12 @@ class _Batch:
 
 
 class BatchedRamsEnv(_Batch):
-    """``num_games`` Rams games of one configuration, stepped together by the compiled engine.
+    """``num_games`` Rams games of one configuration, stepped together by the compiled core
+    (:mod:`rams_env.compiled.core`, same-step autoreset).
 
     ``heuristic_seats`` (optional): seats played by the compiled ``HeuristicAgent`` inside the step,
     a bool array of shape ``(num_players,)`` (every game) or ``(num_games, num_players)``. Each step
-    then returns only decisions of the other (controlled) seats; see :mod:`rams_env.compiled.versus`
+    then returns only decisions of the other (controlled) seats; see :mod:`rams_env.compiled.core`
     for how rewards, ``done`` and episodes without a controlled decision (``skipped_episodes``) are
     counted. Every game needs a controlled seat. Heuristic seat ``s`` of game ``i`` is seeded like
     ``HeuristicAgent(seed=heuristic_seed(seeds[i], s))`` (:mod:`rams_env.envs.heuristic_seats`), or by
@@ -157,43 +158,49 @@ class BatchedRamsEnv(_Batch):
 
     def __init__(self, num_games: int, *args: Any, heuristic_seats: Any = None, **kwargs: Any) -> None:
         super().__init__(num_games, *args, **kwargs)
-        num_games, episode, reward = self.num_games, self.episode, self.reward_kind
-        self._cfg = compiled.config_array(self.config, episode, reward)
+        self._cfg = compiled.config_array(self.config, self.episode, self.reward_kind)
         self._started = False
-        self._versus: Versus | None = None
-        if heuristic_seats is None:
-            self._states = np.zeros((num_games, compiled.STATE_WIDTH), np.int64)
-            self._rngs = mt_states(num_games, 2)  # per game: episode seeder, game's rng
-        else:
-            self._versus = Versus(num_games, self.num_players)
-            self._states, self._rngs = self._versus.tables.states, self._versus.tables.rngs
+        self._tables = make_tables(self.num_games)
+        self._states, self._rngs = self._tables.states, self._tables.rngs
+        self._with_heuristics = heuristic_seats is not None
+        self._pending = np.zeros(self.num_games, np.int64)  # the heuristic seat masks of the next reset
+        self._skipped = 0
+        self._started_flags = np.zeros(self.num_games, bool)
+        self._act_all = np.full(self.num_games, ACT, np.int64)
+        if self._with_heuristics:
             self.set_heuristic_seats(heuristic_seats)
 
     @property
     def heuristic_seats(self) -> np.ndarray | None:
         """Per game and seat: played by the heuristic in the current episode (None without them)."""
-        return None if self._versus is None else unpack_seats(self._versus.tables.hmasks, self.num_players)
+        if not self._with_heuristics:
+            return None
+        return self._tables.roles[:, : self.num_players] == HEURISTIC
 
     @property
     def skipped_episodes(self) -> int:
         """Episodes that ended before any controlled decision, played out and not reported."""
-        return 0 if self._versus is None else self._versus.skipped
+        return self._skipped
 
     def set_heuristic_seats(self, seats: Any) -> None:
         """The heuristic seats (shape as in the constructor) of the episodes the next ``reset`` starts
         and of every later one."""
         masks = self._masks(seats)
-        self._versus.pending[:] = masks
-        self._versus.tables.hnext[:] = masks
+        self._pending[:] = masks
+        self._tables.next_roles[:] = role_table(masks)
 
     def set_next_heuristic_seats(self, seats: Any) -> None:
         """The heuristic seats of each game from its next episode on (the current ones keep theirs)."""
-        self._versus.tables.hnext[:] = self._masks(seats)
+        self._tables.next_roles[:] = role_table(self._masks(seats))
 
     def _masks(self, seats: Any) -> np.ndarray:
-        if self._versus is None:
+        if not self._with_heuristics:
             raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
         return seat_masks(seats, self.num_games, self.num_players)
+
+    def _outputs(self, out: BatchStep) -> Outputs:
+        """The core's outputs, written straight into ``out``."""
+        return Outputs(out.observations, out.action_masks, out.seats, out.rewards, out.terminated, self._started_flags)
 
     @property
     def scores(self) -> np.ndarray:
@@ -221,20 +228,17 @@ class BatchedRamsEnv(_Batch):
         (written into ``out`` if given); ``heuristic_seeds[i][s]`` seeds heuristic seat ``s``."""
         seeds = checked_seeds(seeds, self.num_games)
         out = out if out is not None else _batch(self.num_games, self.num_players)
-        out.rewards.fill(0.0)
-        out.terminated.fill(False)
+        out.truncated.fill(False)
         seed_array = np.asarray(seeds, np.uint64).astype(np.int64)
-        versus = self._versus
-        if versus is None:
-            if heuristic_seeds is not None:
-                raise ValueError("heuristic_seeds needs an env made with heuristic_seats")
-            compiled.reset_batch(
-                self._states, self._rngs, self._cfg, seed_array, out.observations, out.action_masks, out.seats
-            )
-        else:
+        t = self._tables
+        if self._with_heuristics:
             hseeds = checked_heuristic_seeds(seeds, heuristic_seeds, self.num_games, self.num_players)
-            versus.tables.hmasks[:] = versus.pending
-            versus.skipped += reset_versus(versus.tables, self._cfg, seed_array, hseeds, versus_outputs(out))
+            t.roles[:] = role_table(self._pending)
+            t.slots[:] = np.arange(P)
+            seed_generators(t.orngs, hseeds)
+        elif heuristic_seeds is not None:
+            raise ValueError("heuristic_seeds needs an env made with heuristic_seats")
+        self._skipped += restart(t, self._cfg, seed_array, self._outputs(out), True)
         self._started = True
         return out
 
@@ -247,24 +251,10 @@ class BatchedRamsEnv(_Batch):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         out = out if out is not None else _batch(self.num_games, self.num_players)
-        versus = self._versus
-        if versus is None:
-            bad = compiled.step_batch(
-                self._states,
-                self._rngs,
-                self._cfg,
-                actions,
-                out.observations,
-                out.action_masks,
-                out.seats,
-                out.rewards,
-                out.terminated,
-            )
-        else:
-            bad, skipped = step_versus(versus.tables, self._cfg, actions, versus_outputs(out))
-            versus.skipped += skipped
+        bad, skipped = play(self._tables, self._cfg, self._act_all, actions, self._outputs(out), True)
         if bad >= 0:
             raise IllegalActionError(f"game {self.first_game + bad}: {self.why_illegal(bad, int(actions[bad]))}")
+        self._skipped += skipped
         return out
 
     def legal_sets(self) -> np.ndarray:

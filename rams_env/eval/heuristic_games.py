@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..compiled.core import ACT, HOLD, DealStarts, Outputs, Tables, make_outputs, make_tables, play, start_games
 from ..compiled.layout import (
     C_EPISODE,
     EPISODE_DEAL,
@@ -30,7 +31,6 @@ from ..compiled.layout import (
     P,
     config_array,
 )
-from ..compiled.versus import DealStarts, DealTables, make_deal_tables, start_deals, step_deals
 from ..rules import IllegalActionError, RulesConfig, card_index
 from ..rules.actions import Action
 from ..rules.episode import EPISODES, EpisodeKind, episode_kind
@@ -113,15 +113,20 @@ def play_against_heuristic(
 
 
 class _Table:
-    """``size`` compiled game slots with heuristic seats, each playing one episode from a deal."""
+    """``size`` game slots of the compiled core, heuristic seats played inside, each slot playing one episode
+    from a deal (held at its end: the core without autoreset)."""
 
     def __init__(self, config: RulesConfig, episode: str, size: int) -> None:
         self.config, self.size, self.n = config, size, config.num_players
         self.cfg = config_array(config, episode, "points")
-        self.tables: DealTables = make_deal_tables(size)
-        t = self.tables  # what the loop above reads
-        self.states, self.observations, self.masks, self.over = t.states, t.observations, t.masks, t.over
+        self.tables: Tables = make_tables(size)
+        self.outputs: Outputs = make_outputs(size, self.n)
+        t, out = self.tables, self.outputs  # what the loop above reads
+        self.states, self.observations, self.masks = t.states, out.observations, out.masks
+        self.over = np.zeros(size, bool)  # the slot's episode has ended
         self.start_scores = np.zeros((size, self.n), np.int64)
+        self._commands = np.zeros(size, np.int64)
+        self._actions = np.zeros(size, np.int64)
 
     def start(self, slots: np.ndarray, games: list[tuple[Any, int]], heuristic_seeds: SeedOf) -> None:
         """Start each slot from its (deal, tested seat)."""
@@ -143,12 +148,18 @@ class _Table:
             start_masks,
             hseeds,
         )
-        start_deals(self.tables, self.cfg, slots, starts)
+        start_games(self.tables, self.cfg, slots, starts, self.outputs)
+        self.over[slots] = self.outputs.over[slots]
 
     def step(self, slots: np.ndarray, actions: np.ndarray, name: str) -> None:
-        bad = step_deals(self.tables, self.cfg, slots, actions)
+        commands, moves = self._commands, self._actions
+        commands[:] = HOLD
+        commands[slots] = ACT
+        moves[slots] = actions
+        bad, _ = play(self.tables, self.cfg, commands, moves, self.outputs, False)
         if bad >= 0:
-            raise IllegalActionError(f"agent {name!r} chose the illegal action {int(actions[bad])}")
+            raise IllegalActionError(f"agent {name!r} chose the illegal action {int(moves[bad])}")
+        self.over[slots] = self.outputs.over[slots]
 
     def score(self, slot: int, seat: int) -> int:
         return int(self.states[slot, SCORES + seat])
