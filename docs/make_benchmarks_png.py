@@ -5,7 +5,7 @@ run (``--add LABEL RESULT_JSON`` copies one in). One figure per budget: ``docs/b
 4-minute runs, ``docs/benchmarks-30min.png`` for the 30-minute ones. The left panel plots the
 whole-ramsar win share against three heuristics by training minutes, the right by decisions trained on
 (log scale): the periodic evaluations on the choosing set; the final figures on the report set are in
-docs/benchmarks.md.
+docs/benchmarks.md's table (``python docs/make_tables.py``).
 """
 
 from __future__ import annotations
@@ -77,32 +77,13 @@ def by_budget() -> dict[float, dict[str, dict[str, Any]]]:
     return dict(sorted(groups.items()))
 
 
-def table_rows() -> list[str]:
-    """docs/benchmarks.md's result rows, one per result (tests/docs/test_benchmarks_table.py checks them)."""
-    rows = []
-    for label, result in results().items():
-        final = result["final"]
-        low, high = final["win_rate_ci"]
-        first = result["curve"][0]
-        rows.append(
-            f"| `{label}` | `{result['pipeline']}` | {result['minutes']:g} | {result['decisions']:,} "
-            f"| {result['decisions_per_s']:,.0f} "
-            f"| {first['win_rate']:.3f} | {final['win_rate']:.3f} [{low:.3f}, {high:.3f}] "
-            f"| {final['points_per_deal_vs_baseline']:+.2f} |"
-        )
-    return rows
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--add", nargs=2, metavar=("LABEL", "RESULT_JSON"), help="copy a result in first")
-    parser.add_argument("--table", action="store_true", help="print the table rows of docs/benchmarks.md")
     args = parser.parse_args()
     if args.add:
         FOLDER.mkdir(exist_ok=True)
         shutil.copyfile(args.add[1], FOLDER / f"{args.add[0]}.json")
-    if args.table:
-        print("\n".join(table_rows()))
     for minutes, runs in by_budget().items():
         print(draw(HERE / figure_name(minutes), runs, minutes))
 
