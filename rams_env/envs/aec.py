@@ -12,7 +12,6 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
@@ -21,10 +20,10 @@ from ..rules.seeding import check_seed
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
 from .contracts import Backend
 from .render import render_table
+from .spaces import action_space, dict_observation_space
 
 ILLEGAL_ACTION = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "dealer", "scores")
-OBS_LOW, OBS_HIGH = -2.0, 2.0
 
 
 def seat_int(seat: Any, n: int, what: str = "seat") -> int:
@@ -112,16 +111,8 @@ class RamsEnv(AECEnv):
         self.engine = engine
         self._apply = self._backend.apply
         self.encoder = self._backend.encoder
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces = {a: dict_observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: action_space() for a in self.possible_agents}
         self._seeder = random.Random()
 
     @property

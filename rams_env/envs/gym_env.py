@@ -16,16 +16,15 @@ from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from ..gym_id import ENTRY_POINT, ENV_ID, register
-from ..obs.encoding import OBS_SIZE
 from ..rules import Game, IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT
 from ..rules.seeding import check_seed
-from .aec import OBS_HIGH, OBS_LOW, RamsEnv, seat_int
+from .aec import RamsEnv, seat_int
 from .backends import action_id
+from .spaces import action_space, observation_space
 
 # reset() with options deals again from the same options while the episode ends before the
 # learner's first decision; after this many deals it gives up (ValueError).
@@ -166,8 +165,8 @@ class RamsGymEnv(gymnasium.Env):
             (k, o) for k, o in enumerate(given) if firsts[id(o)] == k and callable(getattr(o, "seed", None))
         ]
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = observation_space()
+        self.action_space = action_space()
         self._learner = "player_0"
         self._last_mask = np.zeros(NUM_ACTIONS, np.int8)
         self._carry = 0.0

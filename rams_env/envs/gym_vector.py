@@ -51,14 +51,10 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 from ..compiled import config_array, legal_actions
-from ..compiled.layout import CURRENT, LEGAL, PHASE, SCORES, TRICKS_WON
-from ..compiled.mt import mt_seed
 from ..compiled.core import (
     ACT,
     HEURISTIC,
@@ -72,15 +68,17 @@ from ..compiled.core import (
     play,
     seed_generators,
 )
-from ..obs.encoding import OBS_SIZE
+from ..compiled.layout import CURRENT, LEGAL, PHASE, SCORES, TRICKS_WON
+from ..compiled.mt import mt_seed
 from ..rules import IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
 from ..rules.episode import check_episode
 from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed
-from .aec import OBS_HIGH, OBS_LOW, seat_int
+from .aec import seat_int
 from .gym_env import check_opponent_name, opponent_seed
+from .spaces import action_space, batched, dict_observation_space, observation_space
 from .vector import checked_actions, game_seeds
 
 COMPILED_OPPONENTS = {"heuristic": HEURISTIC, "random": RANDOM}
@@ -186,13 +184,10 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         self._started = False
         self.dropped_episodes = 0  # episodes that ended before the learner's first decision
 
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
-        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, NUM_ACTIONS))
-        box = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
-        if observation_mode == "dict":
-            box = spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
-        self.single_observation_space = box
-        self.observation_space = batch_space(box, self.num_envs)
+        self.single_action_space = action_space()
+        self.action_space = batched(self.single_action_space, self.num_envs)
+        self.single_observation_space = dict_observation_space() if observation_mode == "dict" else observation_space()
+        self.observation_space = batched(self.single_observation_space, self.num_envs)
 
     # ------------------------------------------------------------------ opponents
 

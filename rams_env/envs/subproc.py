@@ -66,7 +66,7 @@ def _legal_sets(env: BatchedRamsEnv | ReferenceBatchedRamsEnv, out: BatchStep) -
 
 
 # What a worker answers to "read": the per-game arrays of its env (BatchedRamsEnv's properties).
-READS = ("scores", "dealers", "deal_numbers", "hands", "heuristic_seats", "skipped_episodes")
+READS = ("scores", "dealers", "deal_numbers", "hands", "heuristic_seats", "dropped_episodes")
 # The parent's own settings, which a copy takes over.
 _SETTINGS = ("config", "num_games", "num_players", "_seed", "_copy", "_versus", "_rows", "_started")
 
@@ -248,10 +248,10 @@ class SubprocBatchedRamsEnv:
         return self._read("heuristic_seats") if self._versus else None
 
     @property
-    def skipped_episodes(self) -> int:
+    def dropped_episodes(self) -> int:
         """Episodes that ended before any controlled decision, over every worker."""
         self._check_open()
-        self._send("read", ["skipped_episodes"] * len(self._pipes))
+        self._send("read", ["dropped_episodes"] * len(self._pipes))
         return sum(self._replies())
 
     def _replies(self, indices: list[int] | None = None) -> list[Any]:

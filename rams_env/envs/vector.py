@@ -21,6 +21,7 @@ before any decision (russian: a player going out on jacks at the first deal) are
 from __future__ import annotations
 
 import random
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,7 +151,7 @@ class BatchedRamsEnv(_Batch):
     ``heuristic_seats`` (optional): seats played by the compiled ``HeuristicAgent`` inside the step,
     a bool array of shape ``(num_players,)`` (every game) or ``(num_games, num_players)``. Each step
     then returns only decisions of the other (controlled) seats; see :mod:`rams_env.compiled.core`
-    for how rewards, ``done`` and episodes without a controlled decision (``skipped_episodes``) are
+    for how rewards, ``done`` and episodes without a controlled decision (``dropped_episodes``) are
     counted. Every game needs a controlled seat. Heuristic seat ``s`` of game ``i`` is seeded like
     ``HeuristicAgent(seed=heuristic_seed(seeds[i], s))`` (:mod:`rams_env.envs.heuristic_seats`), or by
     ``reset_games(heuristic_seeds=...)``.
@@ -178,9 +179,15 @@ class BatchedRamsEnv(_Batch):
         return self._tables.roles[:, : self.num_players] == HEURISTIC
 
     @property
-    def skipped_episodes(self) -> int:
+    def dropped_episodes(self) -> int:
         """Episodes that ended before any controlled decision, played out and not reported."""
         return self._skipped
+
+    @property
+    def skipped_episodes(self) -> int:
+        """Deprecated: :attr:`dropped_episodes`, the name the vector env uses too."""
+        warnings.warn("skipped_episodes is now dropped_episodes", DeprecationWarning, stacklevel=2)
+        return self.dropped_episodes
 
     def set_heuristic_seats(self, seats: Any) -> None:
         """The heuristic seats (shape as in the constructor) of the episodes the next ``reset`` starts

@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -38,26 +37,14 @@ from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 from ray.rllib.utils.metrics import RLMODULE_INFERENCE_TIMER
 
-from ..envs.aec import OBS_HIGH, OBS_LOW
 from ..envs.contracts import AutoresetMode
+from ..envs.spaces import action_space, batched, dict_observation_space
 from ..envs.vector import BatchedRamsEnv
-from ..obs.encoding import OBS_SIZE
-from ..rules.actions import NUM_ACTIONS
 from .rllib import DEFAULT_ACTIVATION, DEFAULT_HIDDEN, masked_module_spec
 
-__all__ = ["BatchedSelfPlayEnvRunner", "observation_space", "selfplay_ppo_config"]
+__all__ = ["BatchedSelfPlayEnvRunner", "selfplay_ppo_config"]
 
 REFUSED = ("num_games", "heuristic_seats", "seed")  # set by the runner
-
-
-def observation_space() -> gym.spaces.Dict:
-    """One decision as the masked module reads it: the AEC env's ``{"observation", "action_mask"}``."""
-    return gym.spaces.Dict(
-        {
-            "observation": gym.spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32),
-            "action_mask": gym.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        }
-    )
 
 
 class _Spaces:
@@ -67,10 +54,10 @@ class _Spaces:
 
     def __init__(self, num_envs: int) -> None:
         self.num_envs = num_envs
-        self.single_observation_space = observation_space()
-        self.single_action_space = gym.spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
-        self.action_space = gym.spaces.MultiDiscrete([NUM_ACTIONS] * num_envs)
+        self.single_observation_space = dict_observation_space()  # one decision as the masked module reads it
+        self.single_action_space = action_space()
+        self.observation_space = batched(self.single_observation_space, num_envs)
+        self.action_space = batched(self.single_action_space, num_envs)
         self.unwrapped = self
 
     def close(self) -> None:
@@ -241,8 +228,8 @@ def selfplay_ppo_config(
         .environment(
             env=None,
             env_config=config,
-            observation_space=observation_space(),
-            action_space=gym.spaces.Discrete(NUM_ACTIONS),
+            observation_space=dict_observation_space(),
+            action_space=action_space(),
             disable_env_checking=True,
         )
         .env_runners(env_runner_cls=BatchedSelfPlayEnvRunner, num_envs_per_env_runner=num_envs_per_env_runner)

@@ -50,8 +50,8 @@ from tensordict import TensorDict, TensorDictBase
 from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
-from ..envs.aec import OBS_HIGH, OBS_LOW
 from ..envs.contracts import AutoresetMode
+from ..envs.spaces import OBS_HIGH, OBS_LOW
 from ..envs.vector import BatchedRamsEnv, BatchStep
 from ..obs.encoding import OBS_SIZE
 from ..rules.actions import NUM_ACTIONS

@@ -29,8 +29,8 @@ from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
-from ..envs.aec import OBS_HIGH, OBS_LOW
 from ..envs.gym_vector import RamsVectorEnv
+from ..envs.spaces import OBS_HIGH, OBS_LOW
 from ..obs.encoding import OBS_SIZE
 from ..policy import DEFAULT_HIDDEN, PolicyNet
 from ..rules.actions import NUM_ACTIONS

@@ -256,3 +256,22 @@ def test_a_seed_list_may_hold_none_as_gymnasiums_vector_envs_take_it():
     assert vector.reset(seed=[None, None, None, None])[0].shape == obs.shape
     with pytest.raises(SeedError, match=r"seed\[1\] must be a non-negative int"):
         vector.reset(seed=[1, -1, 3, 4])
+
+
+@pytest.mark.parametrize("env_id", ["rams_env/Rams-v1", VECTOR_ENV_ID])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"opponents": "heuristic"}, {"opponents": ["random", "heuristic"], "variant": "rams32", "num_players": 3}],
+)
+def test_every_registered_id_works_through_make_and_make_vec_alike(env_id, kwargs):
+    """Each registered constructor takes the same arguments through ``gymnasium.make`` and ``make_vec``, and
+    game 0 of the vector form plays as the single form seeded ``game_seeds(s, N)[0]``."""
+    single = gymnasium.make(env_id, **kwargs)
+    vector = gymnasium.make_vec(env_id, num_envs=2, **kwargs)
+    obs, info = single.reset(seed=game_seeds(3, 2)[0])
+    vobs, vinfo = vector.reset(seed=3)
+    if env_id == VECTOR_ENV_ID and kwargs:  # the vector entry point derives the per-game seeds; with no
+        np.testing.assert_array_equal(vobs[0], obs)  # opponents given, the wrapper's draw from its own generator
+    action = int(np.flatnonzero(info["action_mask"])[0])
+    single.step(action)
+    vector.step(np.array([action, int(np.flatnonzero(vinfo["action_mask"][1])[0])]))
