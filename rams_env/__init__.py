@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from . import gym_id, integrations  # noqa: F401  (integrations registers its agent loaders: rams_env.loaders)
+from . import gym_id, integrations
 
 if TYPE_CHECKING:
     from .envs import RamsEnv, env, raw_env

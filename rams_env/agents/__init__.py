@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Agent",
-    "AgentFactory",
     "CompiledHeuristicAgent",
     "FlawedAgent",
     "HeuristicAgent",
@@ -42,12 +41,9 @@ __all__ = [
     "ObservationAgent",
     "OracleAgent",
     "RandomAgent",
-    "ResolvedAgent",
     "SearchAgent",
     "agent_source",
     "load_agent",
-    "observe",
-    "resolve",
 ]
 
 

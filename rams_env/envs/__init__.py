@@ -52,27 +52,18 @@ _LAZY = {
 __all__ = [
     "ENGINES",
     "ENV_ID",
-    "EPISODES",
-    "REWARDS",
     "VECTOR_ENV_ID",
     "BatchStep",
     "BatchedRamsEnv",
-    "EpisodeKind",
-    "GameMirror",
     "RamsEnv",
     "RamsGymEnv",
     "RamsVectorEnv",
     "ReferenceBatchedRamsEnv",
     "SubprocBatchedRamsEnv",
-    "check_episode",
     "env",
-    "episode_ends",
     "game_seeds",
     "heuristic_seed",
-    "next_deal_or_end",
     "raw_env",
-    "render_table",
-    "win_rewards",
 ]
 
 

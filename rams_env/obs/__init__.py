@@ -31,16 +31,12 @@ from .encoding import (
 
 __all__ = [
     "ENCODER_VERSION",
-    "FIELD",
     "FIELDS",
-    "MAX_PLAYERS",
     "OBS_SIZE",
     "SLICES",
     "DecodedObservation",
-    "Field",
     "ObservationEncoder",
     "action_mask",
-    "config_scale",
     "decode",
     "layout_table",
 ]

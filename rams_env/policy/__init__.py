@@ -37,27 +37,14 @@ from .ensemble import ENSEMBLE_FORMAT, ENSEMBLE_VERSION, MAX_MEMBERS, load_ensem
 from .network import DEFAULT_HIDDEN, MaskedCategorical, PolicyNet, mlp_torso
 
 __all__ = [
-    "CHECKPOINT_FORMAT",
-    "CHECKPOINT_VERSION",
-    "DEFAULT_HIDDEN",
-    "ENSEMBLE_FORMAT",
-    "ENSEMBLE_VERSION",
-    "MAX_MEMBERS",
     "CheckpointError",
     "MaskedCategorical",
     "PolicyNet",
     "RulesMismatchError",
-    "checkpoint_config",
-    "config_at_size",
-    "expected_shapes",
     "load_checkpoint",
     "load_ensemble",
     "make_checkpoint",
-    "mlp_torso",
-    "model_digest",
     "network_from_checkpoint",
-    "rules_mismatch",
     "save_checkpoint",
-    "table_configs",
     "write_ensemble",
 ]

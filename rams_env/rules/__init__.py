@@ -44,10 +44,8 @@ __all__ = [
     "IllegalActionError",
     "Phase",
     "RulesConfig",
-    "TurnedAt",
     "action_name",
     "card_index",
     "card_name",
-    "deck_cards",
     "make_config",
 ]

@@ -28,7 +28,11 @@ from typing import Any
 
 from .report import CheckReport, EnvCheckError
 
-__all__ = ["CheckReport", "EnvCheckError", "check_env", "face_of"]
+__all__ = [
+    "CheckReport",
+    "EnvCheckError",
+    "check_env",
+]
 
 FACES = ("aec", "gym", "vector", "batched", "sb3", "torchrl_vector", "torchrl_selfplay", "torchrl_aec", "rllib")
 

@@ -85,22 +85,9 @@ from .resample import resample
 from .state import RamsObserver, RamsState
 
 __all__ = [
-    "DEFAULT_MAX_DEALS",
-    "EPISODES",
-    "EVALUATORS",
-    "REWARDS",
-    "SHORT_NAME",
-    "FastRandomRolloutEvaluator",
-    "HeuristicRolloutEvaluator",
     "ISMCTSAgent",
     "RamsGame",
-    "RamsObserver",
     "RamsState",
-    "check_parameters",
     "game_parameters",
     "load_game",
-    "parse_rules",
-    "resample",
-    "rules_string",
-    "state_from_game",
 ]
