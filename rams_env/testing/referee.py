@@ -1,5 +1,5 @@
 """The reference engine's side of a check: one game played by the pure-Python rules, seeded as
-``rams_env.env(engine="reference")`` seeds it, paying what the rules say (docs/contract.md "Rewards")."""
+``rams_env.env(engine="reference")`` seeds it, paying what the rules say (docs/contract.md "Rewards and infos")."""
 
 from __future__ import annotations
 
