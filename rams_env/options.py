@@ -6,10 +6,16 @@ one-line documentation, which is the option's ``--help``, and the :class:`Range`
 ``check=SEED``) and whose ``__post_init__`` checks them (:func:`check_fields` for every type and range,
 then what relates fields; ``ValueError`` naming the option); :func:`add_options` gives it one option per
 field, and :func:`parse` reads a command line into it (a bad value is ``parser.error``, exit status 2).
-Field types are those :func:`field_type` reads: bool, int, float, str, ``tuple[int, ...]``, each optionally
-``| None``. A bool is one pair of flags everywhere, ``--flag``/``--no-flag`` (argparse's
+Field types are those :func:`field_type` reads: bool, int, float, str, ``tuple[int, ...]`` (one option,
+ints joined by commas), ``tuple[str, ...]`` (several words: ``nargs`` or a ``repeat``-ed option), each
+optionally ``| None``. A bool is one pair of flags everywhere, ``--flag``/``--no-flag`` (argparse's
 ``BooleanOptionalAction``); :data:`PARSERS` reads a field's value from text (``KEY=VALUE`` settings, where a
-bool is true/false). The training package imports this module; nothing here imports the training package.
+bool is true/false). How a field shows on the command line is its :func:`arg` too: ``metavar``, a
+``positional`` argument, ``nargs``, ``repeat`` and ``old_names`` (earlier spellings, accepted and not
+shown). With ``validate=True`` :func:`add_options` checks each value against its field as it is read (a
+bad one is ``parser.error``). Every action :func:`add_options` adds names its field (:data:`FIELD_ATTR`),
+so a test can tell a command's options all come from dataclasses. The training package imports this
+module; nothing here imports the training package.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from typing import Any, NamedTuple, NoReturn, TypeVar
 
 from rams_env.keyvalue import parse_bool
 from rams_env.rules.seeding import require_seed
+
+T = TypeVar("T")
 
 REQUIRED: Any = dataclasses.MISSING
 """the default of a field the command line must give (the dataclass needs ``kw_only=True``)"""
@@ -66,13 +74,28 @@ def arg(
     open_high: bool = False,
     check: str | None = None,
     choices: Sequence[str] | None = None,
+    metavar: str | None = None,
+    positional: bool = False,
+    nargs: str | None = None,
+    repeat: bool = False,
+    old_names: Sequence[str] = (),
 ) -> Any:
     """A field of an arguments dataclass: its default (or :data:`REQUIRED`), its documentation, and the
     :class:`Range` of its values (``low``/``high``; :func:`check_fields` checks it) or ``check=SEED``, or the
-    ``choices`` of a string (the option takes only those)."""
+    ``choices`` of a string (the option takes only those). On the command line: its ``metavar``, whether it
+    is ``positional``, the ``nargs`` of a ``tuple[str, ...]`` (``"+"``, ``"*"``; or ``repeat``: the option
+    given once per value) and ``old_names``, earlier names of the option still accepted (not shown)."""
     metadata: dict[str, Any] = {"doc": doc}
     if choices is not None:
         metadata["choices"] = tuple(choices)
+    shown = {"metavar": metavar, "nargs": nargs}
+    metadata.update({key: value for key, value in shown.items() if value is not None})
+    if positional:
+        metadata["positional"] = True
+    if repeat:
+        metadata["repeat"] = True
+    if old_names:
+        metadata["old_names"] = tuple(old_names)
     if low is not None or high is not None:
         metadata["range"] = Range(low, high, open_low, open_high)
     if check is not None:
@@ -84,14 +107,17 @@ def arg(
 
 class FieldType(NamedTuple):
     """A field's type as the command line and ``args.json`` read it: ``base`` is one of :data:`BASE_TYPES`,
-    ``optional`` whether it also takes ``None`` (``X | None``)."""
+    ``optional`` whether it also takes ``None`` (``X | None``), ``item`` the type of a tuple's items
+    (int or str)."""
 
     base: type
     optional: bool
+    item: type = int
 
 
 BASE_TYPES = (bool, int, float, str, tuple)
-"""what a field may be: bool, int, float, str or tuple[int, ...] (``tuple``), each optionally ``| None``"""
+"""what a field may be: bool, int, float, str or tuple[int, ...] or tuple[str, ...] (``tuple``), each
+optionally ``| None``"""
 
 
 def field_type(hint: Any) -> FieldType:
@@ -100,12 +126,16 @@ def field_type(hint: Any) -> FieldType:
         return FieldType(hint, optional=False)
     if hint == tuple[int, ...]:
         return FieldType(tuple, optional=False)
+    if hint == tuple[str, ...]:
+        return FieldType(tuple, optional=False, item=str)
     members = typing.get_args(hint)
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(members) == 2 and type(None) in members:
         inner = field_type(next(m for m in members if m is not type(None)))
         if not inner.optional:
-            return FieldType(inner.base, optional=True)
-    raise TypeError(f"a field cannot be typed {hint!r}: use bool, int, float, str or tuple[int, ...], or X | None")
+            return FieldType(inner.base, optional=True, item=inner.item)
+    raise TypeError(
+        f"a field cannot be typed {hint!r}: use bool, int, float, str, tuple[int, ...] or tuple[str, ...], or X | None"
+    )
 
 
 def field_types(cls: type) -> dict[str, FieldType]:
@@ -131,6 +161,8 @@ def describe(kind: FieldType, bounds: Range | None = None, check: str | None = N
         text = "true or false"
     elif kind.base is str:
         text = "a string"
+    elif kind.base is tuple and kind.item is str:
+        text = "strings"
     else:
         what = {int: "an integer", float: "a number", tuple: "integers joined by commas"}[kind.base]
         if bounds is None:
@@ -154,7 +186,7 @@ def _fits(kind: FieldType, bounds: Range | None, value: Any) -> bool:
         items = list(value) if isinstance(value, (list, tuple)) else None
         if items is None or (bounds is not None and not items):  # widths with a range: at least one
             return False
-        return all(_fits(FieldType(int, False), bounds, v) for v in items)
+        return all(_fits(FieldType(kind.item, False), bounds, v) for v in items)
     if isinstance(value, bool) or not isinstance(value, int if kind.base is int else (int, float)):
         return False
     if kind.base is float and not math.isfinite(value):
@@ -175,7 +207,8 @@ def check_field(name: str, kind: FieldType, metadata: Any, value: Any, label: st
     if not _fits(kind, bounds, value):
         raise ValueError(f"{label} must be {describe(kind, bounds)}, got {value!r}")
     choices = metadata.get("choices")
-    if choices is not None and value is not None and value not in choices:
+    values = value if kind.base is tuple and value is not None else () if value is None else (value,)
+    if choices is not None and any(v not in choices for v in values):
         raise ValueError(f"{label} must be one of {', '.join(choices)}, got {value!r}")
 
 
@@ -226,38 +259,110 @@ def option_name(field: str) -> str:
     return f"--{field.replace('_', '-')}"
 
 
+FIELD_ATTR = "dataclass_field"
+"""the attribute of each argparse action :func:`add_options` adds: ``Class.field`` of the field it reads"""
+
+
+def expected(kind: FieldType, bounds: Range | None) -> str:
+    """What an option takes, as its parse error says it: ``a positive integer up to 1,024``."""
+    if kind.base is int and bounds is not None and bounds.low in (0, 1) and not bounds.open_low:
+        what = "a positive integer" if bounds.low == 1 else "a non-negative integer"
+        if bounds.high is None:
+            return what
+        if not bounds.open_high:
+            return f"{what} up to {bounds.high:,.0f}"
+    return describe(FieldType(kind.base, False, kind.item), bounds)
+
+
+def checked_parser(kind: FieldType, metadata: Any) -> Callable[[str], Any]:
+    """The text parser of a field (one item of a ``tuple[str, ...]``) that also checks the value against the
+    field's range or seed rule (``argparse.ArgumentTypeError``: ``expected a positive integer, got 0``)."""
+    read = str if kind.base is tuple and kind.item is str else PARSERS[kind.base]
+    bounds, seed = metadata.get("range"), metadata.get("check") == SEED
+    if bounds is None and not seed:
+        return read
+    wanted = "a seed (an integer from 0 to 2**64 - 1)" if seed else expected(kind, bounds)
+
+    def parse(text: str) -> Any:
+        try:
+            value = read(text)
+        except (ValueError, argparse.ArgumentTypeError):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
+        try:
+            check_field("", FieldType(kind.base, False, kind.item), metadata, value)
+        except ValueError:
+            shown = f"{value:,}" if isinstance(value, int) else repr(value)
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {shown}") from None
+        return value
+
+    parse.__name__ = kind.base.__name__  # argparse's "invalid int value" names the type
+    return parse
+
+
 def add_options(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     cls: type,
     unset: bool = False,
     extra_help: Callable[[str], str] | None = None,
     only: Sequence[str] | None = None,
+    validate: bool = False,
 ) -> None:
     """One option per field of ``cls``, help from its documentation (and ``extra_help(name)`` after it);
     its default the field's (with ``unset``: None, so that the caller sees which were given). A bool is
     ``--flag``/``--no-flag``. ``parser`` may be an argument group (a mutually exclusive one too); ``only``:
-    these fields alone."""
+    these fields alone. ``validate``: each value is checked against its field's range or seed rule as it is
+    read. Each action added carries its field's name (:data:`FIELD_ATTR`)."""
     kinds = field_types(cls)
     for f in dataclasses.fields(cls):
         if only is not None and f.name not in only:
             continue
-        kind = kinds[f.name]
-        text = (f.metadata["doc"] + (extra_help(f.name) if extra_help else "")).replace("%", "%%")  # % for argparse
+        kind, meta = kinds[f.name], f.metadata
+        text = (meta["doc"] + (extra_help(f.name) if extra_help else "")).replace("%", "%%")  # % for argparse
         options: dict[str, Any] = {"help": text}
         if kind.base is bool:
             options["action"] = argparse.BooleanOptionalAction
+        elif kind.base is tuple and kind.item is str:
+            options["type"] = checked_parser(kind, meta) if validate else str
+            if meta.get("repeat"):
+                options["action"] = "append"
+            else:
+                options["nargs"] = meta.get("nargs", "+")
         else:
-            options["type"] = PARSERS[kind.base]
-        if "choices" in f.metadata:
-            options["choices"] = f.metadata["choices"]
-        if f.default is REQUIRED and not unset:
-            options["required"] = True
+            options["type"] = checked_parser(kind, meta) if validate else PARSERS[kind.base]
+            if "nargs" in meta:
+                options["nargs"] = meta["nargs"]
+        for key in ("choices", "metavar"):
+            if key in meta:
+                options[key] = meta[key]
+        if meta.get("positional"):
+            names = [f.name]
+            if f.default is not REQUIRED:
+                options["default"] = f.default
+                options.setdefault("nargs", "?")
         else:
-            options["default"] = None if unset or f.default is REQUIRED else f.default
-        parser.add_argument(option_name(f.name), **options)
+            names = [option_name(f.name)]
+            if f.default is REQUIRED and not unset:
+                options["required"] = True
+            else:
+                default = None if unset or f.default is REQUIRED else f.default
+                appended = options.get("action") == "append" and default is not None
+                options["default"] = list(default) if appended else default  # append needs a list
+        action = parser.add_argument(*names, **options)
+        setattr(action, FIELD_ATTR, f"{cls.__name__}.{f.name}")
+        for old in meta.get("old_names", ()):  # earlier spellings: same field, not shown
+            hidden = {k: v for k, v in options.items() if k not in ("help", "required", "default", "metavar")}
+            alias = parser.add_argument(
+                option_name(old), dest=f.name, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **hidden
+            )
+            setattr(alias, FIELD_ATTR, f"{cls.__name__}.{f.name}")
 
 
-T = TypeVar("T")
+def from_namespace(cls: type[T], namespace: argparse.Namespace, **changes: Any) -> T:
+    """A ``cls`` of the fields of ``namespace`` (lists read by ``nargs`` or ``repeat`` become tuples), with
+    ``changes`` applied; its checks raise as the dataclass's do."""
+    values = {f.name: getattr(namespace, f.name) for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    return cls(**{**values, **changes})
 
 
 def error(prog: str, message: str) -> NoReturn:
@@ -265,13 +370,41 @@ def error(prog: str, message: str) -> NoReturn:
     argparse.ArgumentParser(prog=prog).exit(2, f"{prog}: error: {message}\n")
 
 
-def parse(cls: type[T], argv: Sequence[str] | None, prog: str, description: str) -> T:
-    """The arguments of a command line as a ``cls`` (its checks failing as ``parser.error``)."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    add_options(parser, cls)
+Part = type | tuple[type, Sequence[str]]
+"""what :func:`options_parser` adds: every field of a dataclass, or ``(cls, names)``: those fields alone"""
+
+
+def options_parser(
+    description: str,
+    *parts: Part,
+    prog: str | None = None,
+    validate: bool = False,
+    formatter_class: type[argparse.HelpFormatter] = argparse.ArgumentDefaultsHelpFormatter,
+) -> argparse.ArgumentParser:
+    """A parser whose every option is a dataclass field: :func:`add_options` of each part in turn (a script
+    that takes the rules options adds ``(RulesOptions, ["variant"])`` before its own dataclass); its help
+    shows the defaults (``formatter_class``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, formatter_class=formatter_class)
+    for part in parts:
+        cls, only = part if isinstance(part, tuple) else (part, None)
+        add_options(parser, cls, only=only, validate=validate)
+    return parser
+
+
+def parse(
+    cls: type[T],
+    argv: Sequence[str] | None,
+    prog: str | None,
+    description: str,
+    validate: bool = False,
+    formatter_class: type[argparse.HelpFormatter] = argparse.HelpFormatter,
+) -> T:
+    """The arguments of a command line as a ``cls`` (its checks failing as ``parser.error``; ``validate``:
+    each value checked as it is read, :func:`add_options`)."""
+    parser = options_parser(description, cls, prog=prog, validate=validate, formatter_class=formatter_class)
     namespace = parser.parse_args(argv)
     try:
-        return cls(**vars(namespace))
+        return from_namespace(cls, namespace)
     except (TypeError, ValueError) as err:
         parser.error(str(err))
         raise  # parser.error exits

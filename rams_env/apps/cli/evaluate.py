@@ -10,66 +10,55 @@ from typing import Any
 
 from ...agents.specs import ResolvedAgent, is_policy
 from ...eval import AGENT_SPEC_HELP, evaluate, league
-from ...options import add_options, arg
+from ...options import REQUIRED, SEED, add_options, arg
 from ...rules import RulesConfig
 from ..command import Command, CommandError
 from .options import (
     MAX_RESAMPLES,
     MAX_THREADS,
     MAX_WORKERS,
-    add_rules_arguments,
-    at_most,
+    add_rules_options,
     check_output,
-    nonnegative,
-    positive,
     resolve_agent,
     rules_from_args,
     torch_threads,
 )
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("agents", nargs="+", metavar="AGENT", help=AGENT_SPEC_HELP)
-    parser.add_argument("--baseline", default=None, metavar="AGENT", help="baseline agent (default random)")
-    add_rules_arguments(parser, own="a checkpoint agent's own, else ")
-    parser.add_argument(
-        "--decks",
-        type=positive,
-        default=200,
-        metavar="N",
-        help="decks in the deal set (default 200)",
-    )
-    parser.add_argument("--seed", type=nonnegative, default=0, help="seed of the deal set (default 0)")
-    parser.add_argument("--json", metavar="PATH", help="write the results as JSON (default: none)")
-    parser.add_argument("--plot", metavar="PATH", help="write a PNG plot of the results (default: none)")
-    parser.add_argument(
-        "--knock-plot",
-        metavar="PATH",
-        help="write a PNG of each agent's knock rate by score, not with --league (default: none)",
-    )
-    parser.add_argument(
-        "--workers", type=at_most(MAX_WORKERS), default=1, help="processes to split the decks over (default 1)"
-    )
-    parser.add_argument(
-        "--threads",
-        type=at_most(MAX_THREADS),
-        default=1,
-        help="torch threads in each process for checkpoint agents (default 1: one game's small network gains "
-        "nothing from more, and several processes with torch's default of one thread per core slow each other down)",
-    )
-    parser.add_argument(
-        "--resamples", type=at_most(MAX_RESAMPLES), default=10_000, help="bootstrap resamples (default 10000)"
-    )
-    add_options(parser, EvalSwitches)
-
-
 @dataclass(kw_only=True)
-class EvalSwitches:
-    """The switches of ``rams eval`` (rams_env/options.py: ``--flag``/``--no-flag``)."""
+class EvalOptions:
+    """The options of ``rams eval`` but the rules' (:class:`rams_env.apps.cli.options.RulesOptions`)."""
 
+    agents: tuple[str, ...] = arg(REQUIRED, AGENT_SPEC_HELP, positional=True, nargs="+", metavar="AGENT")
+    baseline: str | None = arg(None, "baseline agent (default random)", metavar="AGENT")
+    decks: int = arg(200, "decks in the deal set (default 200)", low=1, metavar="N")
+    seed: int = arg(0, "seed of the deal set (default 0)", check=SEED)
+    json: str | None = arg(None, "write the results as JSON (default: none)", metavar="PATH")
+    plot: str | None = arg(None, "write a PNG plot of the results (default: none)", metavar="PATH")
+    knock_plot: str | None = arg(
+        None, "write a PNG of each agent's knock rate by score, not with --league (default: none)", metavar="PATH"
+    )
+    workers: int = arg(1, "processes to split the decks over (default 1)", low=1, high=MAX_WORKERS)
+    threads: int = arg(
+        1,
+        "torch threads in each process for checkpoint agents (default 1: one game's small network gains nothing "
+        "from more, and several processes with torch's default of one thread per core slow each other down)",
+        low=1,
+        high=MAX_THREADS,
+    )
+    resamples: int = arg(10_000, "bootstrap resamples (default 10000)", low=1, high=MAX_RESAMPLES)
     league: bool = arg(False, "rate the agents against each other with OpenSkill (default: off)")
     progress: bool = arg(True, "show the progress bar (default: shown)")
     wide: bool = arg(False, "print the earlier wide table, one line per agent (default: a table within 100 columns)")
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    first = ("agents", "baseline")  # then the rules options, then the rest
+    add_options(parser, EvalOptions, validate=True, only=first)
+    add_rules_options(parser, own="a checkpoint agent's own, else ")
+    add_options(
+        parser, EvalOptions, validate=True, only=[n for n in EvalOptions.__dataclass_fields__ if n not in first]
+    )
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -1,5 +1,7 @@
-"""What several ``rams`` subcommands share: the rules options, argument types with bounds, the agent
-of a spec, the check of an output path, and torch's threads."""
+"""What several commands share: the rules options (:class:`RulesOptions`, one dataclass that ``rams eval``,
+``rams play`` and the benchmarks add with :func:`rams_env.options.add_options`) and the rules they give,
+the agent of a spec, the check of an output path, and torch's threads. Every option is built from a
+dataclass (rams_env/options.py); what is here is what those options mean."""
 
 from __future__ import annotations
 
@@ -7,12 +9,14 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...agents.specs import ResolvedAgent, resolve
 from ...eval import SCORES
 from ...keyvalue import parse_pair
+from ...options import add_options, arg
 from ...rules import PRESETS, RulesConfig, make_config
 from ...rules.config import MAX_PLAYERS, MIN_PLAYERS
 from ...rules.episode import EPISODES, EpisodeKind
@@ -22,40 +26,45 @@ MAX_WORKERS = MAX_THREADS = 1024  # processes or threads a command may start
 MAX_RESAMPLES = 10_000_000  # bootstrap resamples (8 bytes each in memory)
 
 
-def add_rules_arguments(parser: argparse.ArgumentParser, own: str = "") -> None:
-    """The rules options; ``own``: what decides them when they are left out (then their default is None)."""
-    variant, players = (None, None) if own else ("mattmar", 4)
-    parser.add_argument(
-        "--variant", default=variant, choices=sorted(PRESETS), help=f"rules preset (default {own}mattmar)"
+@dataclass(kw_only=True)
+class RulesOptions:
+    """The rules options, one group for every command that takes them (``only=`` picks the ones it needs):
+    the preset, the table, rule options over the preset's, the episode and the scores of the first deal."""
+
+    variant: str = arg("mattmar", "rules preset", choices=sorted(PRESETS))
+    num_players: int = arg(
+        4, f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS}", metavar="N", old_names=["players"]
     )
-    parser.add_argument(
-        "--num-players",
-        type=int,
-        default=players,
-        metavar="N",
-        help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default {own}4)",
+    option: tuple[str, ...] = arg(
+        (), "override a rule option, e.g. --option start_score=150; repeatable", metavar="KEY=VALUE", repeat=True
     )
-    # The spelling of earlier versions, still accepted (rams train and the env keyword say num_players).
-    parser.add_argument("--players", type=int, dest="num_players", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a rule option, e.g. --option start_score=150; repeatable (default: the preset's options)",
+    episode: str = arg(EpisodeKind.DEAL.label, "episode: one deal, one rams, or a match of ramsar", choices=EPISODES)
+    scores: str = arg(
+        "start", "scores at the first deal: everyone at the start score, or drawn from 1 to it", choices=SCORES
     )
-    parser.add_argument(
-        "--episode",
-        default=EpisodeKind.DEAL.label,
-        choices=EPISODES,
-        help="episode: one deal, one rams, or a match of ramsar (default deal)",
-    )
-    parser.add_argument(
-        "--scores",
-        default="start",
-        choices=SCORES,
-        help="scores at the first deal: everyone at the start score, or drawn from 1 to it (default start)",
-    )
+
+
+RULES_DEFAULTS = {"option": "the preset's options"}
+"""how a default of :class:`RulesOptions` reads in ``--help`` where it is not its value"""
+
+
+def add_rules_options(parser: argparse.ArgumentParser, own: str = "", only: Sequence[str] | None = None) -> None:
+    """:class:`RulesOptions` (``only``: these), each help saying its default; ``own``: what decides the preset
+    and the table when they are left out (then their default is None)."""
+    names = list(only or RulesOptions.__dataclass_fields__)
+    unset = [name for name in names if own and name in ("variant", "num_players")]
+    add_options(parser, RulesOptions, unset=True, extra_help=rules_help(own), only=unset)
+    add_options(parser, RulesOptions, extra_help=rules_help(), only=[name for name in names if name not in unset])
+
+
+def rules_help(own: str = "") -> Callable[[str], str]:
+    """The ``extra_help`` of :class:`RulesOptions`: `` (default 4)``, or ``own`` before it."""
+
+    def text(name: str) -> str:
+        default = RULES_DEFAULTS.get(name, RulesOptions.__dataclass_fields__[name].default)
+        return f" (default {own}{default})" if name not in RULES_DEFAULTS else f" (default: {default})"
+
+    return text
 
 
 def rules_from_args(args: argparse.Namespace) -> RulesConfig:
@@ -99,37 +108,6 @@ def check_output(path: str | None, option: str) -> None:
         raise CommandError(f"{option} {path}: the folder {folder} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{option} {path}: that is a folder, not a file")
-
-
-def nonnegative(text: str) -> int:
-    """An argparse type: an integer 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
-
-
-def positive(text: str) -> int:
-    """An argparse type: an integer 1 or more."""
-    value = nonnegative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("expected a positive integer, got 0")
-    return value
-
-
-def at_most(limit: int) -> Callable[[str], int]:
-    """An argparse type: a positive integer up to ``limit`` (processes, threads, resamples: memory and cores)."""
-
-    def parse(text: str) -> int:
-        value = positive(text)
-        if value > limit:
-            raise argparse.ArgumentTypeError(f"expected a positive integer up to {limit:,}, got {value:,}")
-        return value
-
-    return parse
 
 
 @contextlib.contextmanager

@@ -12,35 +12,39 @@ from typing import Any, TextIO
 
 from ...eval import AGENT_SPEC_HELP, actor_for, agent_label, agent_seed, build_agent, deal_set
 from ...obs import ObservationEncoder
+from ...options import SEED, add_options, arg
 from ...rules import Action, Game, RulesConfig, action_name, card_index
 from ...rules.episode import next_deal_or_end
 from ..command import Command, CommandError
 from ..game_log import log_record, write_log
 from ..narration import NEXT_DEAL, apply_and_narrate, legal_names, move_hint
 from ..scores import DealStart
-from .options import add_rules_arguments, check_output, make_agent, nonnegative, rules_from_args
+from .options import add_rules_options, check_output, make_agent, rules_from_args
 from .replay import TablePrinter, replay
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
-    add_rules_arguments(parser)
-    parser.add_argument("--seat", type=nonnegative, default=0, help="your seat (default 0)")
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=["heuristic"],
+@dataclass(kw_only=True)
+class PlayOptions:
+    """The options of ``rams play`` but the rules' (:class:`rams_env.apps.cli.options.RulesOptions`)."""
+
+    seat: int = arg(0, "your seat (default 0)", low=0)
+    agents: tuple[str, ...] = arg(
+        ("heuristic",),
+        "the other seats' agents in seat order, or one for all (default heuristic); " + AGENT_SPEC_HELP,
         metavar="AGENT",
-        help="the other seats' agents in seat order, or one for all (default heuristic); " + AGENT_SPEC_HELP,
     )
-    parser.add_argument("--seed", type=nonnegative, default=None, help="seed of the deal (default: a fresh one)")
-    parser.add_argument(
-        "--save", metavar="PATH", help="write the game log as JSON, also when you quit early (default: not saved)"
+    seed: int | None = arg(None, "seed of the deal (default: a fresh one)", check=SEED)
+    save: str | None = arg(
+        None, "write the game log as JSON, also when you quit early (default: not saved)", metavar="PATH"
     )
-    parser.add_argument(
-        "--replay",
-        metavar="LOG",
-        help="replay a saved game log instead of playing, as rams replay LOG does (default: play)",
+    replay: str | None = arg(
+        None, "replay a saved game log instead of playing, as rams replay LOG does (default: play)", metavar="LOG"
     )
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    add_rules_options(parser)
+    add_options(parser, PlayOptions, validate=True)
 
 
 class _Quit(Exception):

@@ -4,21 +4,29 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from typing import TextIO
 
 from ...envs.render import render_table
+from ...options import REQUIRED, add_options, arg
 from ...rules import Game, IllegalActionError, Phase
 from ...rules.episode import next_deal_or_end
 from ..command import Command, CommandError
 from ..game_log import load_log, log_action, short_repr
 from ..narration import BOUGHT_KEY, NEXT_DEAL, apply_and_narrate
 from ..scores import DealStart
-from .options import nonnegative
+
+
+@dataclass(kw_only=True)
+class ReplayOptions:
+    """The options of ``rams replay``."""
+
+    log: str = arg(REQUIRED, "a game log written by rams play --save", positional=True, metavar="LOG")
+    seat: int | None = arg(None, "whose view to show (default: the player's)", low=0)
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("log", metavar="LOG", help="a game log written by rams play --save")
-    parser.add_argument("--seat", type=nonnegative, default=None, help="whose view to show (default: the player's)")
+    add_options(parser, ReplayOptions, validate=True)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -7,7 +7,9 @@ import contextlib
 import io
 import ipaddress
 import os
+from dataclasses import dataclass
 
+from ...options import add_options, arg
 from ..cli.options import MAX_THREADS
 from ..command import Command, CommandError
 from ..game_log import load_log
@@ -27,112 +29,79 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("logs", nargs="*", metavar="LOG", help="game logs (rams play --save) to offer for watching")
-    parser.add_argument(
-        "--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}: this machine only)"
+@dataclass(kw_only=True)
+class ServeOptions:
+    """The options of ``rams serve`` but its limits (:class:`LimitOptions`)."""
+
+    logs: tuple[str, ...] = arg(
+        (), "game logs (rams play --save) to offer for watching", positional=True, nargs="*", metavar="LOG"
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)")
-    parser.add_argument(
-        "--save-dir",
+    host: str = arg(DEFAULT_HOST, f"address to listen on (default {DEFAULT_HOST}: this machine only)")
+    port: int = arg(DEFAULT_PORT, f"port (default {DEFAULT_PORT}; 0: any free)")
+    save_dir: str | None = arg(
+        None, "save the log of each finished game there and offer them for watching (default: none)", metavar="DIR"
+    )
+    checkpoints: str = arg(
+        "checkpoints",
+        "folder of trained agents the page suggests after the model zoo's names: their model cards (*.md, at any "
+        "depth) with their headlines, and other *.pt files in it (default checkpoints)",
         metavar="DIR",
-        default=None,
-        help="save the log of each finished game there and offer them for watching (default: none)",
     )
-    parser.add_argument(
-        "--checkpoints",
-        metavar="DIR",
-        default="checkpoints",
-        help="folder of trained agents the page suggests after the model zoo's names: their model cards "
-        "(*.md, at any depth) with their headlines, and other *.pt files in it (default checkpoints)",
-    )
-    parser.add_argument("--threads", type=int, default=1, help="torch threads for checkpoint agents (default 1)")
-    parser.add_argument(
-        "--quiet",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="do not log each request (default: logged)",
-    )
-    _configure_limits(parser)
+    threads: int = arg(1, "torch threads for checkpoint agents (default 1)")
+    quiet: bool = arg(False, "do not log each request (default: logged)")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if not 1 <= value <= 10**7:
-        raise argparse.ArgumentTypeError(f"expected a positive integer up to 10000000, got {value}")
-    return value
+_D = Limits()
+MOST = 10**7
+"""the largest count and the longest time (seconds, excluded) a limit takes"""
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < value < 10**7:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
+def _count(default: int, doc: str) -> int:
+    return arg(default, doc, low=1, high=MOST, metavar="N")
 
 
-def _configure_limits(parser: argparse.ArgumentParser) -> None:
+def _seconds(default: float, doc: str) -> float:
+    return arg(default, doc, low=0, high=MOST, open_low=True, open_high=True, metavar="SECONDS")
+
+
+@dataclass(kw_only=True)
+class LimitOptions:
     """The options of :class:`rams_env.apps.serve.limits.Limits`: what requests may ask of the server."""
-    d = Limits()
+
+    max_games: int = _count(
+        _D.max_games,
+        "games kept in memory; a new game replaces one its player left, one finished longer than --keep-finished "
+        f"ago, or one idle; else it is refused (503) (default {_D.max_games})",
+    )
+    max_replays: int = _count(_D.max_replays, f"replays kept in memory, replaced when idle (default {_D.max_replays})")
+    idle_time: float = _seconds(
+        _D.idle_seconds,
+        f"a game or replay untouched this long may make room for a new one (default {_D.idle_seconds:g})",
+    )
+    keep_finished: float = _seconds(
+        _D.keep_finished_seconds,
+        "a finished game stays readable this long, unless its player starts another "
+        f"(default {_D.keep_finished_seconds:g})",
+    )
+    max_simulations: int = _count(
+        _D.max_simulations,
+        "most simulations per move of an agent named in a request: search worlds, ISMCTS simulations times "
+        f"rollouts; a request asking more is refused (default {_D.max_simulations})",
+    )
+    move_time: float = _seconds(
+        _D.move_seconds, f"time limit of each move of a search agent named in a request (default {_D.move_seconds:g})"
+    )
+    request_time: float = _seconds(
+        _D.request_seconds,
+        "time for the agents' moves of one request; then the request is answered 503 and the agents stop "
+        f"(default {_D.request_seconds:g})",
+    )
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    add_options(parser, ServeOptions)
     group = parser.add_argument_group("limits", "what requests may ask of the server (rams_env.apps.serve.limits)")
-    group.add_argument(
-        "--max-games",
-        type=_positive_int,
-        default=d.max_games,
-        metavar="N",
-        help="games kept in memory; a new game replaces one its player left, one finished longer than "
-        f"--keep-finished ago, or one idle; else it is refused (503) (default {d.max_games})",
-    )
-    group.add_argument(
-        "--max-replays",
-        type=_positive_int,
-        default=d.max_replays,
-        metavar="N",
-        help=f"replays kept in memory, replaced when idle (default {d.max_replays})",
-    )
-    group.add_argument(
-        "--idle-time",
-        type=_seconds,
-        default=d.idle_seconds,
-        metavar="SECONDS",
-        help=f"a game or replay untouched this long may make room for a new one (default {d.idle_seconds:g})",
-    )
-    group.add_argument(
-        "--keep-finished",
-        type=_seconds,
-        default=d.keep_finished_seconds,
-        metavar="SECONDS",
-        help="a finished game stays readable this long, unless its player starts another "
-        f"(default {d.keep_finished_seconds:g})",
-    )
-    group.add_argument(
-        "--max-simulations",
-        type=_positive_int,
-        default=d.max_simulations,
-        metavar="N",
-        help="most simulations per move of an agent named in a request: search worlds, ISMCTS simulations "
-        f"times rollouts; a request asking more is refused (default {d.max_simulations})",
-    )
-    group.add_argument(
-        "--move-time",
-        type=_seconds,
-        default=d.move_seconds,
-        metavar="SECONDS",
-        help=f"time limit of each move of a search agent named in a request (default {d.move_seconds:g})",
-    )
-    group.add_argument(
-        "--request-time",
-        type=_seconds,
-        default=d.request_seconds,
-        metavar="SECONDS",
-        help="time for the agents' moves of one request; then the request is answered 503 and the agents stop "
-        f"(default {d.request_seconds:g})",
-    )
+    add_options(group, LimitOptions, validate=True)
 
 
 def limits_from_args(args: argparse.Namespace) -> Limits:
