@@ -38,6 +38,7 @@ from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 from ray.rllib.utils.metrics import RLMODULE_INFERENCE_TIMER
 
 from ..envs.contracts import AutoresetMode
+from ..envs.credit import Closed, SeatCredit
 from ..envs.spaces import action_space, batched, dict_observation_space
 from ..envs.vector import BatchedRamsEnv
 from .rllib import DEFAULT_ACTIVATION, DEFAULT_HIDDEN, masked_module_spec
@@ -99,10 +100,9 @@ class BatchedSelfPlayEnvRunner(SingleAgentEnvRunner):
         step = self.games.reset(seed=seed)
         self._step = step
         self._episodes = [[self._new_seat_episode() for _ in range(self.num_players)] for _ in range(self.num_envs)]
-        self._pending: list[list[tuple[int, dict[str, Any], dict[str, np.ndarray]] | None]] = [
-            [None] * self.num_players for _ in range(self.num_envs)
-        ]
-        self._earned = np.zeros((self.num_envs, self.num_players), np.float64)
+        self._credit = SeatCredit(self.num_envs, self.num_players)  # each seat's rewards to its latest decision
+        self._pending: dict[int, tuple[int, dict[str, Any], dict[str, np.ndarray]]] = {}  # decision id: what it did
+        self._next_id = 0
         self._needs_initial_reset = False
 
     def _new_seat_episode(self) -> SingleAgentEpisode:
@@ -129,17 +129,18 @@ class BatchedSelfPlayEnvRunner(SingleAgentEnvRunner):
             Columns.ACTION_DIST_INPUTS: out[Columns.ACTION_DIST_INPUTS].numpy(),
         }
 
-    def _close_step(self, game: int, seat: int, observation: dict[str, np.ndarray], terminated: bool) -> None:
-        """Add the seat's pending decision to its episode, with what it earned up to ``observation``."""
-        action, extras, _ = self._pending[game][seat]
-        self._episodes[game][seat].add_env_step(
-            observation=observation,
-            action=action,
-            reward=float(self._earned[game, seat]),
-            terminated=terminated,
-            extra_model_outputs=extras,
-        )
-        self._pending[game][seat], self._earned[game, seat] = None, 0.0
+    def _close_steps(self, closed: Closed, observations: list[dict[str, np.ndarray]] | None) -> None:
+        """Add closed decisions to their seats' episodes, each with what it earned up to the observation of its
+        game's decision now due (``observations``), or its own last one at the episode's end (None: terminated)."""
+        for game, seat, decision, earned in zip(*(x.tolist() for x in closed), strict=True):
+            action, extras, due = self._pending.pop(decision)
+            self._episodes[game][seat].add_env_step(
+                observation=due if observations is None else observations[game],
+                action=action,
+                reward=float(earned),
+                terminated=observations is None,
+                extra_model_outputs=extras,
+            )
 
     def _sample(
         self,
@@ -162,31 +163,30 @@ class BatchedSelfPlayEnvRunner(SingleAgentEnvRunner):
             step = self._step
             observations, masks, seats = step.observations, step.action_masks, step.seats
             due = [{"observation": o, "action_mask": m} for o, m in zip(observations.copy(), masks.copy(), strict=True)]
-            for game in range(self.num_envs):  # the decision now due opens or continues its seat's episode
-                seat, observation = int(seats[game]), due[game]
-                if self._pending[game][seat] is not None:
-                    self._close_step(game, seat, observation, terminated=False)
-                else:  # its first decision of the episode: what came before it is no decision's
-                    self._episodes[game][seat].add_env_reset(observation=observation)
-                    self._earned[game, seat] = 0.0
+            games = np.arange(self.num_envs)
+            ids = np.arange(self._next_id, self._next_id + self.num_envs)
+            self._next_id += self.num_envs
+            opened = self._credit.open[games, seats] < 0
+            closed = self._credit.decide(games, seats, ids)  # the decision now due continues its seat's episode
+            self._close_steps(closed, due)
+            for game in np.flatnonzero(opened).tolist():  # or opens it: what came before is no decision's
+                self._episodes[game][int(seats[game])].add_env_reset(observation=due[game])
             out = self._actions(observations, masks, explore)
             actions = out[Columns.ACTIONS]
             for game in range(self.num_envs):
-                seat = int(seats[game])
                 extras = {key: out[key][game] for key in (Columns.ACTION_LOGP, Columns.ACTION_DIST_INPUTS)}
-                self._pending[game][seat] = (int(actions[game]), extras, due[game])  # due[game]: the terminal's too
+                self._pending[int(ids[game])] = (int(actions[game]), extras, due[game])  # due[game]: the terminal's too
             step = self._step = self.games.step(actions)
             steps += self.num_envs
-            self._earned += step.rewards
-            for game in np.flatnonzero(step.done):
+            self._credit.pay(step.rewards)
+            ended = np.flatnonzero(step.done)
+            self._close_steps(self._credit.end(ended), None)  # every seat's last decision: terminated
+            for game in ended.tolist():
                 for seat in range(self.num_players):
-                    if self._pending[game][seat] is not None:  # the episode ends: every seat's last decision
-                        self._close_step(game, seat, self._pending[game][seat][2], terminated=True)
                     episode = self._episodes[game][seat]
                     if len(episode):
                         done.append(episode.to_numpy() if self.episodes_to_numpy else episode)
                     self._episodes[game][seat] = self._new_seat_episode()
-                self._earned[game] = 0.0  # nothing is earned between episodes
         self._done_episodes_for_metrics.extend(done)
         chunks: list[SingleAgentEpisode] = []
         if num_timesteps is not None:  # cut every seat's ongoing episode at its latest decision

@@ -51,6 +51,7 @@ from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
 from ..envs.contracts import AutoresetMode
+from ..envs.credit import SeatCredit
 from ..envs.spaces import OBS_HIGH, OBS_LOW
 from ..envs.vector import BatchedRamsEnv, BatchStep
 from ..obs.encoding import OBS_SIZE
@@ -173,26 +174,22 @@ def seat_decisions(batch: TensorDictBase) -> TensorDict:
     games, frames = batch.shape[:2]
     seats = batch["seat"].cpu().numpy()
     rewards = batch["next", "reward"].cpu().numpy().astype(np.float64)  # [N, T, P]
-    players = rewards.shape[-1]
     done = batch["next", "done"].reshape(games, frames).cpu().numpy()
-    times = np.broadcast_to(np.arange(frames), (games, frames))
-    never = np.full((games, 1), frames)
-
-    def first_at_or_after(flags: np.ndarray) -> np.ndarray:
-        """Per frame, the first frame at or after it where ``flags`` holds (``frames`` if none)."""
-        return np.minimum.accumulate(np.where(flags, times, frames)[:, ::-1], axis=1)[:, ::-1]
-
-    end_at = first_at_or_after(done)  # the frame whose action ends the episode
-    next_turn = np.full((games, frames), frames)  # the seat's next decision after this one
-    for seat in range(players):
-        following = np.hstack([first_at_or_after(seats == seat)[:, 1:], never])
-        next_turn = np.where(seats == seat, following, next_turn)
-    terminal = end_at < next_turn
-    keep = terminal | (next_turn < frames)  # else the batch stops before the decision's reward is known
-    stop = np.where(terminal, end_at + 1, next_turn)
-    totals = np.concatenate([np.zeros((games, 1, players)), np.cumsum(rewards, axis=1)], axis=1)
-    game_index = np.broadcast_to(np.arange(games)[:, None], (games, frames))
-    reward = totals[game_index, stop, seats] - totals[game_index, times, seats]  # the seat's rewards of [t, stop)
+    # Replay the frames through the one credit rule: a seat's rewards to its latest decision (decision id g*T+t).
+    credit = SeatCredit(games, rewards.shape[-1])
+    reward = np.zeros((games, frames))  # what decision (g, t) earned
+    keep = np.zeros((games, frames), bool)  # its reward is known within the batch
+    terminal = np.zeros((games, frames), bool)
+    nxt_of = np.zeros((games, frames), np.int64)  # the frame of the observation that follows it
+    every = np.arange(games)
+    for t in range(frames):
+        closed = credit.decide(every, seats[:, t], every * frames + t)
+        g0, t0 = np.divmod(closed.ids, frames)
+        reward[g0, t0], keep[g0, t0], nxt_of[g0, t0] = closed.earned, True, t
+        credit.pay(rewards[:, t])
+        closed = credit.end(np.flatnonzero(done[:, t]))
+        g0, t0 = np.divmod(closed.ids, frames)
+        reward[g0, t0], keep[g0, t0], terminal[g0, t0], nxt_of[g0, t0] = closed.earned, True, True, t0
     g, t = np.nonzero(keep)
     order = np.lexsort((t, seats[g, t], g))  # by game, then seat, then time
     g, t = g[order], t[order]
@@ -201,7 +198,7 @@ def seat_decisions(batch: TensorDictBase) -> TensorDict:
     last[:-1] = (g[1:] != g[:-1]) | (s[1:] != s[:-1])  # the end of each (game, seat) sequence
     ends = terminal[g, t]
     cut = last & ~ends  # bootstrap here, and keep GAE out of the next sequence
-    nxt = np.where(ends, t, np.minimum(next_turn[g, t], frames - 1))
+    nxt = nxt_of[g, t]
     gi, ti, ni = (torch.as_tensor(x, dtype=torch.int64) for x in (g, t, nxt))
     column = (len(g), 1)
     terminated = torch.as_tensor(ends).reshape(column)
