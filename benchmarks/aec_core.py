@@ -7,8 +7,8 @@ it more than 20%).
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from rams_env.compiled import core
 from rams_env.compiled.compiler import entry_point
 from rams_env.compiled.layout import COMPLETED, SCORES
 from rams_env.compiled.layout import TRICKS_WON as TRICKS
+from rams_env.options import arg, options_parser
 from rams_env.rules.config import make_config
 
 
@@ -39,11 +40,16 @@ def actions_of_games(steps: int, seed: int) -> list[int]:
     return actions
 
 
+@dataclass(kw_only=True)
+class AECCoreArgs:
+    """The options of ``python -m benchmarks.aec_core``."""
+
+    steps: int = arg(200_000, "actions of random games replayed by each driver", low=1)
+    repeats: int = arg(3, "timed runs of each driver (the best counts)", low=1)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = options_parser(__doc__.splitlines()[0], AECCoreArgs, validate=True).parse_args()
     config = make_config("mattmar", 4)
     plan = actions_of_games(args.steps, 1)
     moves = [a for a in plan if a >= 0]
@@ -66,27 +72,18 @@ def main() -> None:
                 backend.apply(a)
         return time.perf_counter() - start
 
-    def run_core() -> float:
-        start = time.perf_counter()
-        core.restart(tables, cfg, np.ones(1, np.int64), out, False)
-        for a in plan:
-            if a < 0:
-                core.restart(tables, cfg, np.ones(1, np.int64), out, False)
-            else:
-                actions[0] = a
-                play(tables, cfg, commands, actions, out, False)
-        return time.perf_counter() - start
-
-    def run_core_with_reads() -> float:  # and what game_step hands the AEC env: score changes, scores, tricks, ends
+    def run_core(reads: bool) -> float:
+        """The core; with ``reads``, also what game_step hands the AEC env: score changes, scores, tricks, ends."""
         start = time.perf_counter()
         states, rewards = tables.states, out.rewards
         core.restart(tables, cfg, np.ones(1, np.int64), out, False)
         for a in plan:
             if a < 0:
                 core.restart(tables, cfg, np.ones(1, np.int64), out, False)
-            else:
-                actions[0] = a
-                play(tables, cfg, commands, actions, out, False)
+                continue
+            actions[0] = a
+            play(tables, cfg, commands, actions, out, False)
+            if reads:
                 rewards[0].tolist(), states[0, SCORES : SCORES + 4].tolist(), states[0, TRICKS : TRICKS + 4].tolist()
                 int(states[0, COMPLETED]), bool(out.over[0]), int(out.seats[0])
         return time.perf_counter() - start
@@ -110,10 +107,10 @@ def main() -> None:
             count += 1
         return (time.perf_counter() - start) / max(count, 1)
 
-    run_aec(), run_core(), run_core_with_reads()  # compile and warm up
+    run_aec(), run_core(True)  # compile and warm up
     aec = min(run_aec() for _ in range(args.repeats)) / len(moves)
-    core_ = min(run_core() for _ in range(args.repeats)) / len(moves)
-    reads = min(run_core_with_reads() for _ in range(args.repeats)) / len(moves)
+    core_ = min(run_core(False) for _ in range(args.repeats)) / len(moves)
+    reads = min(run_core(True) for _ in range(args.repeats)) / len(moves)
     whole = min(whole_aec() for _ in range(args.repeats))
     print(f"game_step driver (what the AEC env calls): {aec * 1e6:.2f} us/step")
     print(f"core.play, one game: {core_ * 1e6:.2f} us/step ({core_ / aec:.2f}x)")

@@ -11,9 +11,9 @@ import numpy as np
 
 from ..envs.contracts import AutoresetMode, BatchedEnv
 from .drivers import AECDriver, BatchedDriver, RLlibDriver, SelfPlayDriver
-from .learner import _bad_seeds, _bytes, check_single, check_vector_env
+from .learner import _bytes, check_single, check_vector_env
 from .report import CheckReport
-from .seats import check_seat_face, choose
+from .seats import check_bad_seeds, check_seat_face, choose
 
 
 def _episode(env: Any, episode: str | None, reward: str | None) -> tuple[str | None, str | None]:
@@ -195,7 +195,7 @@ def check_sb3(report: CheckReport, env: Any, *, seed: int, steps: int, copies: b
         report.expect(
             run(env, seed, steps) == run(env, seed, steps), "seeding", "seed(s); reset() twice plays otherwise"
         )
-    _bad_seeds(report, lambda s: (env.seed(s), env.reset()))
+    check_bad_seeds(report, lambda s: (env.seed(s), env.reset()))
     if copies:
         _copies(report, env, lambda player: run(player, None, steps), lambda: run(env, seed, steps // 4))
 
@@ -239,7 +239,7 @@ def check_torchrl_vector(report: CheckReport, env: Any, *, seed: int, steps: int
             "seeding",
             "two rollouts after set_seed(seed) differ",
         )
-    _bad_seeds(report, lambda s: (env.set_seed(s), env.reset()))
+    check_bad_seeds(report, lambda s: (env.set_seed(s), env.reset()))
     if copies:
         root: list = []
         _copies(

@@ -19,26 +19,12 @@ from gymnasium.vector import AutoresetMode
 from ..envs.vector import game_seeds
 from ..obs.encoding import ObservationEncoder
 from ..rules import Game
-from ..rules.seeding import SeedError
 from .report import CheckReport
-from .seats import BAD_SEEDS, choose
+from .seats import check_bad_seeds, choose
 
 
 def _bytes(*parts: Any) -> tuple[bytes, ...]:
     return tuple(np.ascontiguousarray(np.asarray(p)).tobytes() for p in parts)
-
-
-def _bad_seeds(report: CheckReport, reset: Any) -> None:
-    for bad in BAD_SEEDS:
-        try:
-            reset(bad)
-        except SeedError:
-            continue
-        except Exception as err:
-            report.fail("bad_seed", f"reset(seed={bad!r}) raised {type(err).__name__} ({err}), not SeedError")
-        else:
-            report.fail("bad_seed", f"reset(seed={bad!r}) was accepted; it must raise rams_env's SeedError")
-    report.ran("bad_seed")
 
 
 def _compare_runs(report: CheckReport, name: str, first: list, second: list, what: str) -> None:
@@ -90,7 +76,7 @@ def check_single(report: CheckReport, env: Any, *, seed: int, steps: int, copies
             "seeding",
             f"seeds {seed + 1}..{seed + 3} deal exactly what seed {seed} deals",
         )
-    _bad_seeds(report, lambda s: env.reset(seed=s))
+    check_bad_seeds(report, lambda s: env.reset(seed=s))
     aec = single.raw.aec
     encoder = ObservationEncoder(aec.config)
     episode, reward_kind, start = aec.episode, aec.reward_kind, aec.config.start_score
@@ -313,7 +299,7 @@ def check_vector_env(
             "seeding",
             f"seed {seed + 1} deals what {seed} deals",
         )
-    _bad_seeds(report, lambda s: env.reset(seed=s))
+    check_bad_seeds(report, lambda s: env.reset(seed=s))
     spec = vector_spec(env, episode, reward)
     if spec is not None and opponents is not None:
         spec["opponents"] = opponents

@@ -24,6 +24,20 @@ from .report import CheckReport
 BAD_SEEDS: tuple[Any, ...] = (-1, "x")
 
 
+def check_bad_seeds(report: CheckReport, reset: Callable[[Any], Any]) -> None:
+    """``bad_seed``: ``reset(seed)`` refuses each of :data:`BAD_SEEDS` with the project's ``SeedError``."""
+    for bad in BAD_SEEDS:
+        try:
+            reset(bad)
+        except SeedError:
+            continue
+        except Exception as err:
+            report.fail("bad_seed", f"reset(seed={bad!r}) raised {type(err).__name__} ({err}), not SeedError")
+        else:
+            report.fail("bad_seed", f"reset(seed={bad!r}) was accepted; it must raise rams_env's SeedError")
+    report.ran("bad_seed")
+
+
 @dataclass
 class Decisions:
     """The decision due in each game: the seat to act, its observation and its action mask."""
@@ -98,16 +112,7 @@ def check_seeding(report: CheckReport, driver: SeatDriver, seed: int, steps: int
             "seeding",
             f"seeds {seed + 1}..{seed + 3} deal exactly what seed {seed} deals",
         )
-    for bad in BAD_SEEDS:
-        try:
-            driver.reset(bad)
-        except SeedError:
-            continue
-        except Exception as err:
-            report.fail("bad_seed", f"reset(seed={bad!r}) raised {type(err).__name__} ({err}), not SeedError")
-        else:
-            report.fail("bad_seed", f"reset(seed={bad!r}) was accepted; it must raise rams_env's SeedError")
-    report.ran("bad_seed")
+    check_bad_seeds(report, driver.reset)
 
 
 def _referees(driver: SeatDriver, seed: int, episode: str, reward: str) -> list[Referee]:
