@@ -11,13 +11,15 @@ Run: ``python -m benchmarks.belief_accuracy [--deals 60] [--variant mattmar]``.
 
 from __future__ import annotations
 
-import argparse
 import random
+from dataclasses import dataclass
 
 from rams_env.agents import OracleAgent, SearchAgent
 from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
 from rams_env.agents.deal_sampler import DealSampler
 from rams_env.agents.search import believed_worlds
+from rams_env.apps.cli.options import RulesOptions
+from rams_env.options import arg, options_parser
 from rams_env.rules import Game, Phase, make_config
 
 SETTINGS = {  # name: SearchAgent keywords
@@ -42,10 +44,15 @@ def third_trick_states(variant: str, deals: int) -> list[Game]:
     return states
 
 
+@dataclass(kw_only=True)
+class BeliefArgs:
+    """The options of ``python -m benchmarks.belief_accuracy`` but the rules' (:class:`RulesOptions`)."""
+
+    deals: int = arg(60, "deals", low=1)
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=60, help="deals (default 60)")
-    parser.add_argument("--variant", default="mattmar", help="rules preset (default mattmar)")
+    parser = options_parser(__doc__.splitlines()[0], (RulesOptions, ["variant"]), BeliefArgs, validate=True)
     args = parser.parse_args(argv)
     states = third_trick_states(args.variant, args.deals)
     model = CompiledHeuristicAgent(make_config(args.variant, 4), seed=1)

@@ -11,9 +11,9 @@ deals on one core). Exits 1 on the first difference, naming it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
@@ -22,6 +22,7 @@ from rams_env import compiled
 from rams_env.compiled.random_policy import random_legal_actions
 from rams_env.compiled.workspace import mt_states
 from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv
+from rams_env.options import SEED, arg, options_parser
 
 PRESETS = [("mattmar", 4), ("norrlandsknack", 5), ("rams32", 3), ("russian", 4)]
 FIELDS = ("seats", "observations", "action_masks", "rewards", "done")
@@ -53,11 +54,17 @@ def compare(variant: str, players: int, deals: int, games: int, seed: int) -> tu
     return episodes, steps
 
 
+@dataclass(kw_only=True)
+class DifferentialArgs:
+    """The options of ``python -m benchmarks.differential``."""
+
+    deals: int = arg(100_000, "episodes compared per preset", low=1)
+    games: int = arg(256, "games stepped together", low=1)
+    seed: int = arg(2026, "seed of the deals and the random play", check=SEED)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=100_000, help="episodes compared per preset")
-    parser.add_argument("--games", type=int, default=256, help="games stepped together")
-    parser.add_argument("--seed", type=int, default=2026)
+    parser = options_parser(__doc__.splitlines()[0], DifferentialArgs, validate=True)
     args = parser.parse_args()
     started = time.perf_counter()
     try:

@@ -5,11 +5,12 @@ Run: ``python -m benchmarks.engine_speed [--seconds 2]``. Prints actions/s per p
 
 from __future__ import annotations
 
-import argparse
 import platform
 import random
 import time
+from dataclasses import dataclass
 
+from rams_env.options import arg, options_parser
 from rams_env.rules import Game, Phase, make_config
 
 CASES = (("mattmar", 4), ("norrlandsknack", 4), ("rams32", 4), ("russian", 4), ("mattmar", 7))
@@ -36,9 +37,15 @@ def random_play_rate(variant: str, num_players: int, seconds: float, seed: int =
     return actions / (time.perf_counter() - start), actions
 
 
+@dataclass(kw_only=True)
+class EngineSpeedArgs:
+    """The options of ``python -m benchmarks.engine_speed``."""
+
+    seconds: float = arg(2.0, "time per case", low=0, open_low=True)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per case")
+    parser = options_parser(__doc__.splitlines()[0], EngineSpeedArgs, validate=True)
     args = parser.parse_args()
     print(
         f"rams_env engine, random legal play, one core ({platform.python_implementation()} "

@@ -9,17 +9,18 @@ tensor, so that is the observation read). A peer that is not installed is report
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import random
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 import rams_env
+from rams_env.options import arg, options_parser
 
 
 def aec_runner(env) -> Callable[[float], int]:
@@ -115,10 +116,16 @@ def print_table(rates: dict[str, float], headline: str, rounds: int, seconds: fl
         print(f"| {name} | {rate:,.0f} | {rates[headline] / rate:.2f}x |")
 
 
+@dataclass(kw_only=True)
+class EnvSpeedArgs:
+    """The options of ``python -m benchmarks.env_speed``."""
+
+    rounds: int = arg(5, "alternating rounds per contender", low=1)
+    seconds: float = arg(1.0, "seconds per contender per round", low=0, open_low=True)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per contender")
-    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per contender per round")
+    parser = options_parser(__doc__.splitlines()[0], EnvSpeedArgs, validate=True)
     args = parser.parse_args()
     makers = {
         "rams_env.env() mattmar 4p": rams_runner,

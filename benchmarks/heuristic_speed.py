@@ -15,9 +15,9 @@ Run: ``python -m benchmarks.heuristic_speed [--compare 1000000]``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from rams_env.compiled import config_array
 from rams_env.compiled import heuristic as twin
 from rams_env.compiled.compiler import jit
 from rams_env.envs import next_deal_or_end
+from rams_env.options import arg, options_parser
 from rams_env.rules import Game, make_config
 from rams_env.rules.config import PRESETS
 
@@ -99,10 +100,16 @@ def evaluation_time(decks: int = 400) -> tuple[float, float]:
     return batched, python
 
 
+@dataclass(kw_only=True)
+class HeuristicSpeedArgs:
+    """The options of ``python -m benchmarks.heuristic_speed``."""
+
+    compare: int = arg(0, "decisions per preset to compare", low=0, metavar="N")
+    decks: int = arg(400, "decks of the evaluation timing (4 ramsar each)", low=1)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--compare", type=int, default=0, metavar="N", help="decisions per preset to compare")
-    parser.add_argument("--decks", type=int, default=400, help="decks of the evaluation timing (4 ramsar each)")
+    parser = options_parser(__doc__.splitlines()[0], HeuristicSpeedArgs, validate=True)
     args = parser.parse_args()
     python, compiled = decision_speed()
     print(

@@ -24,16 +24,18 @@ Run: ``python -m benchmarks.outside_libraries [--scale 1.0] [--json out.json]``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+from rams_env.options import arg, options_parser
 
 from .vector_speed import cpu_model
 
@@ -225,11 +227,17 @@ RUNS = {
 }
 
 
+@dataclass(kw_only=True)
+class OutsideLibrariesArgs:
+    """The options of ``python -m benchmarks.outside_libraries``."""
+
+    scale: float = arg(1.0, "work per library, relative to the default", low=0, open_low=True)
+    only: tuple[str, ...] = arg((), "these libraries (rams always runs)", nargs="*", choices=sorted(RUNS))
+    json: str | None = arg(None, "also write the results here")
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=1.0, help="work per library, relative to the default")
-    parser.add_argument("--only", nargs="*", choices=sorted(RUNS), help="these libraries (rams always runs)")
-    parser.add_argument("--json", help="also write the results here")
+    parser = options_parser(__doc__.splitlines()[0], OutsideLibrariesArgs, validate=True)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     chosen = ["rams", *[name for name in RUNS if name != "rams" and (not args.only or name in args.only)]]

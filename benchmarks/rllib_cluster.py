@@ -13,15 +13,17 @@ Run (docs/integrations.md has the cluster's setup):
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import ray
 import torch
+
+from rams_env.options import REQUIRED, arg, options_parser
 
 
 def sampling_rate(result: dict[str, Any]) -> float:
@@ -31,16 +33,22 @@ def sampling_rate(result: dict[str, Any]) -> float:
     return float(steps) / float(seconds)
 
 
+@dataclass(kw_only=True)
+class RLlibClusterArgs:
+    """The options of ``python -m benchmarks.rllib_cluster``."""
+
+    address: str | None = arg(None, "the Ray cluster to join (default: RAY_ADDRESS, else local)")
+    num_cpus: int = arg(2, "CPUs of a local Ray (ignored when joining)", low=1)
+    env_runners: int = arg(2, "remote env runners (one CPU each)", low=0)
+    envs: int = arg(64, "games per env runner", low=1)
+    iterations: int = arg(2, "PPO iterations before the checkpoint", low=1)
+    batch: int = arg(4096, "decisions per iteration", low=1)
+    checkpoint: str = arg(REQUIRED, "folder of the checkpoint (written, then resumed)")
+    json: str | None = arg(None, "also write the figures here")
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--address", default=None, help="the Ray cluster to join (default: RAY_ADDRESS, else local)")
-    parser.add_argument("--num-cpus", type=int, default=2, help="CPUs of a local Ray (ignored when joining)")
-    parser.add_argument("--env-runners", type=int, default=2, help="remote env runners (one CPU each)")
-    parser.add_argument("--envs", type=int, default=64, help="games per env runner")
-    parser.add_argument("--iterations", type=int, default=2, help="PPO iterations before the checkpoint")
-    parser.add_argument("--batch", type=int, default=4096, help="decisions per iteration")
-    parser.add_argument("--checkpoint", required=True, help="folder of the checkpoint (written, then resumed)")
-    parser.add_argument("--json", default=None, help="also write the figures here")
+    parser = options_parser(__doc__.splitlines()[0], RLlibClusterArgs, validate=True)
     args = parser.parse_args(argv)
     for name in ("env_runners", "envs", "iterations", "batch"):
         if getattr(args, name) < 1:

@@ -11,10 +11,11 @@ Run: ``python -m benchmarks.search_speed [--deals 10] [--policy mattmar-4p]``.
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 
 from rams_env.agents import HeuristicAgent, SearchAgent
+from rams_env.options import arg, options_parser
 from rams_env.rules import Game, Phase, make_config
 
 
@@ -42,10 +43,16 @@ def seconds_per_deal(make_agent, deals: int, variant: str = "mattmar") -> float:
     return sum(seat_zero_seconds(make_agent(seed), others, Game(config, seed)) for seed in range(deals)) / deals
 
 
+@dataclass(kw_only=True)
+class SearchSpeedArgs:
+    """The options of ``python -m benchmarks.search_speed``."""
+
+    deals: int = arg(10, "deals per configuration", low=1)
+    policy: str = arg("mattmar-4p", "the policy of the rollouts row (a zoo name or path)")
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=10, help="deals per configuration (default 10)")
-    parser.add_argument("--policy", default="mattmar-4p", help="the policy of the rollouts row (a zoo name or path)")
+    parser = options_parser(__doc__.splitlines()[0], SearchSpeedArgs, validate=True)
     args = parser.parse_args(argv)
     config = make_config("mattmar", 4)
     rows = [

@@ -13,11 +13,11 @@ such. Ratios are rams_env batched (one process) over the contender.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from rams_env import compiled
 from rams_env.compiled.random_policy import random_legal_actions
 from rams_env.compiled.workspace import mt_states
 from rams_env.envs import BatchedRamsEnv, ReferenceBatchedRamsEnv, SubprocBatchedRamsEnv
+from rams_env.options import arg, options_parser
 from rams_env.rules import Game, Phase, make_config
 
 Runner = Callable[[float], int]
@@ -122,11 +123,17 @@ def contenders(workers: int) -> dict[str, Callable[[], Runner]]:
     }
 
 
+@dataclass(kw_only=True)
+class ThroughputArgs:
+    """The options of ``python -m benchmarks.throughput``."""
+
+    rounds: int = arg(5, "alternating rounds per contender", low=1)
+    seconds: float = arg(2.0, "seconds per contender per round", low=0, open_low=True)
+    workers: int = arg(os.cpu_count() or 1, "processes of the multi-core run", low=1)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per contender")
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per contender per round")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes of the multi-core run")
+    parser = options_parser(__doc__.splitlines()[0], ThroughputArgs, validate=True)
     args = parser.parse_args()
     rates = measure(contenders(args.workers), args.rounds, args.seconds)
     print_table(rates, HEADLINE, args.rounds, args.seconds)

@@ -6,9 +6,9 @@ Run: ``python -m benchmarks.torchrl_selfplay_speed [--batches 3]``.
 
 from __future__ import annotations
 
-import argparse
 import time
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -24,6 +24,7 @@ from rams_env.integrations.torchrl import (
 from rams_env.integrations.torchrl_selfplay import RamsSelfPlayEnv, seat_decisions
 from rams_env.integrations.torchrl_vector import masked_actor
 from rams_env.obs import OBS_SIZE
+from rams_env.options import arg, options_parser
 from rams_env.policy import PolicyNet
 from rams_env.rules.actions import NUM_ACTIONS
 
@@ -57,10 +58,16 @@ def rate(env: Any, actor: Any, frames: int, batches: int) -> tuple[float, int]:
     return steps / elapsed, kept
 
 
+@dataclass(kw_only=True)
+class TorchRLSelfPlayArgs:
+    """The options of ``python -m benchmarks.torchrl_selfplay_speed``."""
+
+    batches: int = arg(3, "timed batches per collector", low=1)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Measure both collectors and print their decisions/s."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--batches", type=int, default=3, help="timed batches per collector")
+    parser = options_parser(__doc__.split("\n\n")[0], TorchRLSelfPlayArgs, validate=True)
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested")
     torch.set_num_threads(1)

@@ -10,11 +10,13 @@ Run: ``python -m benchmarks.training_speed [--updates 4] [--heuristic-only]`` (a
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Any
 
+from rams_env.apps.cli.options import RulesOptions
+from rams_env.options import arg, options_parser
 from rams_training.config import TrainArgs
 from rams_training.rollout import episode_rows
 from rams_training.run import Trainer
@@ -54,16 +56,16 @@ def measure(updates: int, variant: str, **settings: Any) -> tuple[float, str]:
     )
 
 
+@dataclass(kw_only=True)
+class TrainingSpeedArgs:
+    """The options of ``python -m benchmarks.training_speed`` but the rules' (:class:`RulesOptions`)."""
+
+    updates: int = arg(4, "timed updates per setting", low=1)
+    heuristic_only: bool = arg(False, "only the stage against heuristics")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=4, help="timed updates per setting")
-    parser.add_argument("--variant", default="mattmar")
-    parser.add_argument(
-        "--heuristic-only",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="only the stage against heuristics",
-    )
+    parser = options_parser(__doc__.splitlines()[0], (RulesOptions, ["variant"]), TrainingSpeedArgs, validate=True)
     args = parser.parse_args()
     for workers, threads in () if args.heuristic_only else SETTINGS:
         fp32, line = measure(args.updates, args.variant, workers=workers, threads=threads, precision="fp32")

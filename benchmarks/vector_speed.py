@@ -22,7 +22,6 @@ Run: ``python -m benchmarks.vector_speed [--updates 3] [--only env,rams,cleanrl,
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import importlib.util
 import json
@@ -32,11 +31,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+from rams_env.options import arg, options_parser
 
 GAMES, STEPS, EPOCHS, MINIBATCH, HIDDEN = 256, 32, 3, 2048, (256, 256)
 ROLLOUT = GAMES * STEPS
@@ -278,12 +280,18 @@ TRAINERS: dict[str, Callable[[int], tuple[int, Clock]]] = {
 }
 
 
+@dataclass(kw_only=True)
+class VectorSpeedArgs:
+    """The options of ``python -m benchmarks.vector_speed``."""
+
+    updates: int = arg(3, "timed updates per training pipeline", low=1)
+    env_steps: int = arg(400, "timed steps of each env", low=1)
+    only: str = arg(",".join(PIPELINES), f"comma-separated subset of {PIPELINES}")
+    json: str | None = arg(None, "also write the figures, the command and the versions here")
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--updates", type=int, default=3, help="timed updates per training pipeline")
-    parser.add_argument("--env-steps", type=int, default=400, help="timed steps of each env")
-    parser.add_argument("--only", default=",".join(PIPELINES), help=f"comma-separated subset of {PIPELINES}")
-    parser.add_argument("--json", default=None, help="also write the figures, the command and the versions here")
+    parser = options_parser(__doc__.splitlines()[0], VectorSpeedArgs, validate=True)
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = sorted(set(chosen) - set(PIPELINES))

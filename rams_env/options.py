@@ -306,12 +306,14 @@ def add_options(
     extra_help: Callable[[str], str] | None = None,
     only: Sequence[str] | None = None,
     validate: bool = False,
+    choices: bool = True,
 ) -> None:
     """One option per field of ``cls``, help from its documentation (and ``extra_help(name)`` after it);
     its default the field's (with ``unset``: None, so that the caller sees which were given). A bool is
     ``--flag``/``--no-flag``. ``parser`` may be an argument group (a mutually exclusive one too); ``only``:
     these fields alone. ``validate``: each value is checked against its field's range or seed rule as it is
-    read. Each action added carries its field's name (:data:`FIELD_ATTR`)."""
+    read; ``choices=False``: a field's choices are shown in the help but left to the command's own check (its
+    message). Each action added carries its field's name (:data:`FIELD_ATTR`)."""
     kinds = field_types(cls)
     for f in dataclasses.fields(cls):
         if only is not None and f.name not in only:
@@ -331,9 +333,12 @@ def add_options(
             options["type"] = checked_parser(kind, meta) if validate else PARSERS[kind.base]
             if "nargs" in meta:
                 options["nargs"] = meta["nargs"]
-        for key in ("choices", "metavar"):
-            if key in meta:
-                options[key] = meta[key]
+        if "choices" in meta and choices:
+            options["choices"] = meta["choices"]
+        elif "choices" in meta:
+            options["help"] += f" ({', '.join(meta['choices'])})"
+        if "metavar" in meta:
+            options["metavar"] = meta["metavar"]
         if meta.get("positional"):
             names = [f.name]
             if f.default is not REQUIRED:

@@ -1,4 +1,6 @@
-"""One options system (rams_env/options.py): every command's ``--help`` works, its booleans are spelled one way
+"""One options system (rams_env/options.py): every command's ``--help`` works, every option of every ``rams``
+command and benchmark script comes from a dataclass field (:func:`rams_env.options.add_options` marks each),
+the rules options are one dataclass that all of them share, booleans are spelled one way
 (``--flag``/``--no-flag``), ``--set`` reads values by the field types, and shared constants live once."""
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 
 from rams_env.apps.cli import BUILTIN_COMMANDS
 from rams_env.apps.command import build_parser, plugin_commands
-from rams_env.options import PARSERS, add_options, arg
+from rams_env.options import FIELD_ATTR, PARSERS, REQUIRED, SEED, add_options, arg, from_namespace, options_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [
@@ -26,10 +28,29 @@ SCRIPTS = [
     "rams_training.fit_equity",
     "rams_training.export",
     "benchmarks.learning.__main__",
+    "benchmarks.learning.policy_entropy",
+    "benchmarks.aec_core",
+    "benchmarks.belief_accuracy",
+    "benchmarks.differential",
+    "benchmarks.engine_speed",
+    "benchmarks.env_speed",
+    "benchmarks.heuristic_speed",
+    "benchmarks.outside_libraries",
+    "benchmarks.rllib_cluster",
+    "benchmarks.search_speed",
+    "benchmarks.throughput",
+    "benchmarks.torchrl_selfplay_speed",
     "benchmarks.training_speed",
     "benchmarks.vector_speed",
-    "benchmarks.throughput",
 ]
+HAND_BUILT = {
+    "rams exploit": {"target"},
+    "rams psro": {"agent"},
+    "rams train": {"recipe", "--final-decks"},
+    "python -m rams_training.export": {"--ensemble", "--run-dir"},
+}
+"""the arguments still built by hand, in training/ (exploit's and psro's positional agent, train's recipe and
+--final-decks, export's source group): each to move onto its command's dataclass; nothing else may be"""
 
 
 def _one_way(parser: argparse.ArgumentParser) -> list[str]:
@@ -43,6 +64,19 @@ def _one_way(parser: argparse.ArgumentParser) -> list[str]:
         if action.type is PARSERS[bool]:
             bad.append(f"{parser.prog} {'/'.join(action.option_strings)}: takes true/false")
     return bad
+
+
+def _by_hand(parser: argparse.ArgumentParser) -> set[str]:
+    """The arguments of ``parser`` that no dataclass field gave (:data:`rams_env.options.FIELD_ATTR`)."""
+    skip = (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)
+    actions = [a for a in parser._actions if not isinstance(a, skip)]
+    return {"/".join(a.option_strings) or a.dest for a in actions if not hasattr(a, FIELD_ATTR)}
+
+
+def _field(parser: argparse.ArgumentParser, option: str) -> str:
+    """The ``Class.field`` that ``option`` of ``parser`` reads."""
+    [action] = [a for a in parser._actions if option in a.option_strings]
+    return getattr(action, FIELD_ATTR)
 
 
 def _rams_parsers() -> list[argparse.ArgumentParser]:
@@ -60,6 +94,69 @@ def test_every_rams_command_has_help_and_one_spelling_of_booleans() -> None:
         assert parser.format_help()
         bad += _one_way(parser)
     assert not bad, bad
+
+
+def test_every_rams_option_comes_from_a_dataclass_field() -> None:
+    parsers = {p.prog: p for p in _rams_parsers()}
+    assert {"rams eval", "rams play", "rams replay", "rams serve"} <= set(parsers)
+    by_hand = {prog: found for prog, parser in parsers.items() if (found := _by_hand(parser))}
+    assert by_hand == {prog: names for prog, names in HAND_BUILT.items() if prog in parsers}, by_hand
+
+
+def test_the_rules_options_are_one_dataclass_shared() -> None:
+    """``--variant``, ``--num-players`` (``--players`` its old spelling) and the rule options of every command
+    and script that takes them are fields of RulesOptions, not repeated."""
+    parsers = {p.prog: p for p in _rams_parsers()}
+    fields = ["variant", "num_players", "option", "episode", "scores"]
+    for prog in ("rams eval", "rams play"):
+        for name in fields:
+            assert _field(parsers[prog], f"--{name.replace('_', '-')}") == f"RulesOptions.{name}"
+        assert _field(parsers[prog], "--players") == "RulesOptions.num_players"
+    assert parsers["rams eval"].parse_args(["random"]).variant is None  # eval: a checkpoint's own rules first
+    assert parsers["rams play"].parse_args([]).variant == "mattmar"
+    sources = [ROOT / "rams_env" / "apps", ROOT / "benchmarks"]
+    hand = re.compile(r"add_argument\(\s*\"--(variant|num-players|players)\"")
+    assert not [p for folder in sources for p in folder.rglob("*.py") if hand.search(p.read_text(encoding="utf-8"))]
+
+
+def test_bounded_options_are_checked_as_they_are_read() -> None:
+    """``validate=True``: a field's range or seed rule is the option's check, a parse error naming it."""
+
+    @dataclass(kw_only=True)
+    class Args:
+        workers: int = arg(1, "processes", low=1, high=1024)
+        seed: int | None = arg(None, "seed", check=SEED)
+        rate: float = arg(0.5, "rate", low=0, high=1, open_low=True)
+
+    parser = argparse.ArgumentParser(prog="t")
+    add_options(parser, Args, validate=True)
+    assert vars(parser.parse_args(["--workers", "1024", "--seed", "0"])) == {"workers": 1024, "seed": 0, "rate": 0.5}
+    for argv, message in [
+        (["--workers", "0"], "argument --workers: expected a positive integer up to 1,024, got 0"),
+        (["--workers", "x"], "argument --workers: expected a positive integer up to 1,024, got 'x'"),
+        (["--seed", "-1"], "argument --seed: expected a seed"),
+        (["--rate", "0"], "argument --rate: expected a number in (0, 1], got 0.0"),
+    ]:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as stop:
+            parser.parse_args(argv)
+        assert stop.value.code == 2 and message in err.getvalue(), err.getvalue()
+
+
+def test_word_lists_positionals_and_old_names_are_fields() -> None:
+    @dataclass(kw_only=True)
+    class Args:
+        agents: tuple[str, ...] = arg(REQUIRED, "agents", positional=True, nargs="+", metavar="AGENT")
+        others: tuple[str, ...] = arg(("heuristic",), "other seats", nargs="*")
+        option: tuple[str, ...] = arg((), "a rule option; repeatable", repeat=True, metavar="KEY=VALUE")
+        num_players: int = arg(4, "players", old_names=["players"], metavar="N")
+
+    parser = options_parser("t", Args)
+    assert from_namespace(Args, parser.parse_args(["a", "b"])) == Args(agents=("a", "b"), others=("heuristic",))
+    got = from_namespace(Args, parser.parse_args(["a", "--option", "x=1", "--option", "y=2", "--players", "5"]))
+    assert got == Args(agents=("a",), option=("x=1", "y=2"), num_players=5)
+    assert "--players" not in parser.format_help() and "--num-players N" in parser.format_help()
+    assert from_namespace(Args, parser.parse_args(["a"])).option == ()
 
 
 @pytest.mark.parametrize("module", SCRIPTS)
@@ -80,6 +177,9 @@ def test_every_script_has_help_and_one_spelling_of_booleans(module: str, monkeyp
     assert stop.value.code == 0 and "usage:" in out.getvalue()
     assert seen
     assert not [b for parser in seen for b in _one_way(parser)]
+    by_hand = {parser.prog: found for parser in seen if (found := _by_hand(parser))}  # all from dataclasses
+    assert by_hand == {prog: names for prog, names in HAND_BUILT.items() if prog in by_hand}, by_hand
+    assert not {prog for prog in HAND_BUILT if prog.endswith(module)} - set(by_hand)  # a moved one leaves the list
 
 
 def test_a_bool_field_is_a_flag_pair() -> None:

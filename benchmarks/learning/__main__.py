@@ -12,7 +12,11 @@ import argparse
 import math
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+from rams_env.apps.cli.options import RulesOptions
+from rams_env.options import REQUIRED, add_options, arg
 
 from .harness import EVAL_SEED, FINAL_SEED, PIPELINES, OptionError, Settings, check_run, run_benchmark
 from .schemas import read_settings, settings_help
@@ -20,6 +24,30 @@ from .schemas import read_settings, settings_help
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Defaults after each option's help, and the settings' lines (the epilog) as they are."""
+
+
+@dataclass(kw_only=True)
+class LearningOptions:
+    """The options of ``python -m benchmarks.learning`` but the rules' (:class:`RulesOptions`: ``--variant``,
+    ``--num-players``); a pipeline's own settings are ``--set KEY=VALUE`` (benchmarks/learning/schemas.py)."""
+
+    pipeline: str = arg(REQUIRED, f"the pipeline to train: {', '.join(PIPELINES)}", positional=True)
+    minutes: float = arg(REQUIRED, "wall time of training (evaluations not counted)")
+    seed: int = arg(0, "seed of the training")
+    eval_every: float = arg(1.0, "training minutes per evaluation", metavar="MIN")
+    eval_decks: int = arg(50, "decks of each evaluation", metavar="D")
+    final_decks: int = arg(400, "decks of the final evaluation", metavar="D")
+    eval_seed: int = arg(EVAL_SEED, "deal set of the evaluations")
+    final_seed: int = arg(FINAL_SEED, "deal set of the final evaluation")
+    out: str = arg("runs/learning", "folder of the results")
+    threads: int = arg(1, "torch threads")
+    set: tuple[str, ...] = arg(
+        (),
+        "a pipeline's own setting (repeatable; listed below, with what each takes)",
+        metavar="KEY=VALUE",
+        repeat=True,
+    )
+    progress: bool = arg(True, "show progress bars")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -32,26 +60,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=HelpFormatter,
         epilog="\n\n".join(settings_help(name) for name in (named[:1] or PIPELINES)),
     )
-    parser.add_argument("pipeline", help=f"the pipeline to train: {', '.join(PIPELINES)}")
-    parser.add_argument("--minutes", type=float, required=True, help="wall time of training (evaluations not counted)")
-    parser.add_argument("--variant", default="mattmar", help="rules preset")
-    parser.add_argument("--num-players", type=int, default=4, metavar="N", help="players at the table")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the training")
-    parser.add_argument("--eval-every", type=float, default=1.0, metavar="MIN", help="training minutes per evaluation")
-    parser.add_argument("--eval-decks", type=int, default=50, metavar="D", help="decks of each evaluation")
-    parser.add_argument("--final-decks", type=int, default=400, metavar="D", help="decks of the final evaluation")
-    parser.add_argument("--eval-seed", type=int, default=EVAL_SEED, help="deal set of the evaluations")
-    parser.add_argument("--final-seed", type=int, default=FINAL_SEED, help="deal set of the final evaluation")
-    parser.add_argument("--out", type=Path, default=Path("runs/learning"), help="folder of the results")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a pipeline's own setting (repeatable; listed below, with what each takes)",
+    add_options(parser, LearningOptions, only=("pipeline", "minutes"))
+    add_options(parser, RulesOptions, only=("variant", "num_players"), choices=False)  # its own message
+    add_options(
+        parser,
+        LearningOptions,
+        only=[n for n in LearningOptions.__dataclass_fields__ if n not in ("pipeline", "minutes")],
     )
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress bars")
     args = parser.parse_args(argv)
     if args.pipeline not in PIPELINES:
         parser.error(f"unknown pipeline {args.pipeline!r}; choose one of {', '.join(PIPELINES)}")
@@ -82,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             num_players=args.num_players,
             seed=args.seed,
             threads=args.threads,
-            out=args.out,
+            out=Path(args.out),
             progress=args.progress,
         )
         check_run(

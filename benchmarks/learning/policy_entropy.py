@@ -9,7 +9,6 @@ figure; a trained one is far below it.
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -21,6 +20,8 @@ import torch
 import rams_env  # registers the env ids; make_config
 from rams_env.agents import load_agent
 from rams_env.agents.neural import PolicyAgent
+from rams_env.apps.cli.options import RulesOptions
+from rams_env.options import REQUIRED, SEED, arg, options_parser
 
 Logits = Callable[[np.ndarray, np.ndarray], torch.Tensor]
 
@@ -85,16 +86,26 @@ def mean_entropies(
     return Entropies(float(policy_all.mean()), float(uniform_all.mean()), len(policy_all))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.learning.policy_entropy", description=__doc__)
-    parser.add_argument(
-        "policy", help="a checkpoint, an ensemble manifest, a zoo name, a folder RLlib saved or an SB3 .zip"
+@dataclass(kw_only=True)
+class PolicyEntropyArgs:
+    """The options of ``python -m benchmarks.learning.policy_entropy`` but the rules' (:class:`RulesOptions`)."""
+
+    policy: str = arg(
+        REQUIRED, "a checkpoint, an ensemble manifest, a zoo name, a folder RLlib saved or an SB3 .zip", positional=True
     )
-    parser.add_argument("--variant", default="mattmar", help="rules preset (default: mattmar)")
-    parser.add_argument("--num-players", type=int, default=4, help="players at the table (default: 4)")
-    parser.add_argument("--games", type=int, default=64, help="games stepped together (default: 64)")
-    parser.add_argument("--steps", type=int, default=50, help="learner decisions per game (default: 50)")
-    parser.add_argument("--seed", type=int, default=5, help="seed of the deals and the random play (default: 5)")
+    games: int = arg(64, "games stepped together", low=1)
+    steps: int = arg(50, "learner decisions per game", low=1)
+    seed: int = arg(5, "seed of the deals and the random play", check=SEED)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = options_parser(
+        __doc__,
+        (RulesOptions, ["variant", "num_players"]),
+        PolicyEntropyArgs,
+        prog="python -m benchmarks.learning.policy_entropy",
+        validate=True,
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     agent = load_agent(args.policy, expect_config=rams_env.make_config(args.variant, args.num_players))
