@@ -27,7 +27,7 @@ from rams_env.eval import agent_source, evaluate
 from rams_env.options import PARSERS, add_options
 from rams_env.rules.seeding import SeedError, check_seed
 
-from .config import FIELD_TYPES, TrainArgs
+from .config import FIELD_TYPES, GROUPS, TrainArgs
 from .logs import plot_learning_curves
 from .run import Trainer
 from .runargs import read_run_args
@@ -80,9 +80,12 @@ OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for nam
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """One option per :class:`TrainArgs` field (help from its documentation), defaults from the recipe."""
+    """One option per :class:`TrainArgs` field (help from its documentation), in a section per group of
+    fields, defaults from the recipe."""
     parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
-    add_options(parser, TrainArgs, unset=True, extra_help=recipe_values)  # unset: None, the recipe's defaults stay
+    for name, group in GROUPS.items():
+        section = parser.add_argument_group(f"{name}: {(group.__doc__ or '').splitlines()[0].rstrip('.')}")
+        add_options(section, group, unset=True, extra_help=recipe_values)  # unset: None, the recipe's defaults stay
     parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
 
 

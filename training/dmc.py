@@ -8,14 +8,44 @@ gradient steps (training/ppo.py).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
 from rams_env.policy import PolicyNet
 
-from .config import TrainArgs
+from .algorithms import Context, OptimizerState, Stage, build_networks, register_algorithm
 from .ppo import gradient_step, minibatches
-from .rollout import Rollout
+
+if TYPE_CHECKING:
+    from .config import LearnArgs
+    from .rollout import Rollout
+
+
+@register_algorithm("dmc")
+class DMC(OptimizerState):
+    """Deep Monte-Carlo: epsilon-greedy play on the action head, which regresses each action's return."""
+
+    privileged_critic = False
+
+    def __init__(self, learn: LearnArgs, context: Context) -> None:
+        self.learn, self.context = learn, context
+        self.net, self.critic, self.optimizer = build_networks(learn, context, critic=False)
+        self.gae = (learn.gamma, 1.0)  # values 0 and lambda 1 make ret each decision's Monte-Carlo return
+
+    def act(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Epsilon-greedy actions of ``net``'s action head; log-probabilities and values of 0."""
+        with torch.no_grad():
+            logits, _ = net(torch.from_numpy(obs).to(self.context.device), bf16_torso=self.context.bf16)
+            return act(logits, torch.from_numpy(mask).bool(), self.learn.epsilon, self.context.generator)
+
+    def update(self, rollout: Rollout, rows: np.ndarray, stage: Stage) -> dict[str, float]:
+        """The regression of the played actions' entries on their returns: :func:`update`."""
+        c = self.context
+        return update(
+            self.net, self.optimizer, rollout, rows, self.learn, generator=c.generator, device=c.device, bf16=c.bf16
+        )
 
 
 def act(
@@ -35,7 +65,7 @@ def update(
     optimizer: torch.optim.Optimizer,
     rollout: Rollout,
     rows: np.ndarray,
-    args: TrainArgs,
+    args: LearnArgs,
     *,
     generator: torch.Generator,
     device: torch.device,

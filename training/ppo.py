@@ -9,15 +9,54 @@ shared with Deep Monte-Carlo (training/dmc.py).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from rams_env.policy import MaskedCategorical, PolicyNet
 
-from .config import TrainArgs
+from .algorithms import Context, OptimizerState, Stage, build_networks, register_algorithm
 from .critic import PrivilegedCritic
-from .rollout import Rollout
+
+if TYPE_CHECKING:
+    from .config import LearnArgs
+    from .rollout import Rollout
+
+
+@register_algorithm("ppo")
+class PPO(OptimizerState):
+    """Clipped PPO on GAE advantages (of the value head, or of the privileged critic where the run has one)."""
+
+    privileged_critic = True
+
+    def __init__(self, learn: LearnArgs, context: Context) -> None:
+        self.learn, self.context = learn, context
+        self.net, self.critic, self.optimizer = build_networks(learn, context, critic=learn.privileged_critic)
+        self.gae = (learn.gamma, learn.gae_lambda)
+
+    def act(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Actions sampled from ``net``'s masked policy, their log-probabilities and the values."""
+        with torch.no_grad():
+            logits, value = net(torch.from_numpy(obs).to(self.context.device), bf16_torso=self.context.bf16)
+            return act(logits, value, torch.from_numpy(mask).bool(), self.context.generator)
+
+    def update(self, rollout: Rollout, rows: np.ndarray, stage: Stage) -> dict[str, float]:
+        """``epochs`` passes of clipped PPO over ``rows``: :func:`update`."""
+        c = self.context
+        return update(
+            self.net,
+            self.critic,
+            self.optimizer,
+            rollout,
+            rows,
+            self.learn,
+            ent_coef=stage.ent_coef,
+            warming=stage.warming,
+            generator=c.generator,
+            device=c.device,
+            bf16=c.bf16,
+        )
 
 
 def act(
@@ -35,7 +74,7 @@ def update(
     optimizer: torch.optim.Optimizer,
     rollout: Rollout,
     rows: np.ndarray,
-    args: TrainArgs,
+    args: LearnArgs,
     *,
     ent_coef: float,
     warming: bool,

@@ -2,10 +2,11 @@
 
 One update: the batched env is reset from ``(seed, update)``; every game plays episodes until it has
 finished ``episodes_per_game`` of them (a game past its quota keeps stepping with random actions whose
-samples are dropped, so that every sample belongs to a complete episode). Most games are pure self-play
-(every seat is the learner); in a ``pool_fraction`` of the episodes one random seat is the learner and
-the others play a frozen snapshot from the opponent pool, in a ``heuristic_fraction`` (second stage
-only, training/config.py) they play ``HeuristicAgent``, in a ``random_fraction`` uniformly random legal
+samples are dropped, so that every sample belongs to a complete episode). Each episode's opponent is
+drawn by the run's :class:`~rams_training.mixing.OpponentMix`: most are pure self-play (every seat is the
+learner); in a ``pool_fraction`` of the episodes one random seat is the learner and the others play a
+frozen snapshot from the opponent pool, in a ``heuristic_fraction`` (second stage only,
+training/config.py) they play ``HeuristicAgent``, in a ``random_fraction`` uniformly random legal
 moves. Each learner decision becomes a row; a seat's reward is what it earns between its decision and its
 next one (PPO targets use each acting player's own rewards), and GAE (:func:`gae`) runs along each
 seat's own chain of decisions.
@@ -14,9 +15,8 @@ seat's own chain of decisions.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any
 
 import numba
@@ -28,9 +28,10 @@ from rams_env.policy import PolicyNet
 from rams_env.rules import RulesConfig
 from rams_env.rules.actions import NUM_ACTIONS
 
-from .config import TrainArgs, heuristic_fraction_at, stage_value
+from .config import GameArgs
 from .critic import HIDDEN_SIZE, other_hands
 from .heuristic_pool import HeuristicPool
+from .mixing import NO_INDEX, Draw, Opponent, OpponentMix, heuristic_seats
 from .opponent_pool import OpponentPool
 from .shaping import EquityShaping
 from .targets import Target
@@ -134,39 +135,6 @@ def episode_rows(episodes: list[Episode]) -> np.ndarray:
     return np.concatenate([e.rows for e in episodes]) if episodes else np.zeros(0, np.int64)
 
 
-class Opponent(IntEnum):
-    """Who makes a game's decisions other than the learner's, unless a pool snapshot does.
-
-    A game's opponent is one of these, ``TARGET - k`` for the run's policy target ``k``, or the index
-    (>= 0) of the pool snapshot that plays the other seats; RANDOM_AFTER_QUOTA is what every seat of
-    a game gets once its quota of episodes is done.
-    """
-
-    SELF_PLAY = -1
-    """no opponent: the learner plays every seat"""
-    HEURISTIC = -2
-    """HeuristicAgent plays every seat but the learner's"""
-    RANDOM_AFTER_QUOTA = -3
-    """the game has finished its episodes of this update: random legal moves in every seat, nothing recorded"""
-    RANDOM = -4
-    """random legal moves in every seat but the learner's"""
-    TARGET = -5
-    """``TARGET - k``: the run's target ``k`` (``TrainArgs.target``, training/targets.py), a policy, in
-    every seat but the learner's (a heuristic or random target plays as HEURISTIC or RANDOM)"""
-
-
-def target_opponent(targets: Sequence[Target], k: int) -> int:
-    """The opponent code of a run's target ``k``: the env's heuristic, random moves, or ``TARGET - k``."""
-    kind = targets[k].kind
-    return {"heuristic": Opponent.HEURISTIC, "random": Opponent.RANDOM}.get(kind, Opponent.TARGET - k)
-
-
-def heuristic_seats(opponent: np.ndarray, learner_seat: np.ndarray, players: int) -> np.ndarray:
-    """Per game, the seats the env's heuristic plays: all but the learner's where the opponent is the heuristic."""
-    seats = np.arange(players)[None, :] != learner_seat[:, None]
-    return seats & (opponent == Opponent.HEURISTIC)[:, None]
-
-
 @dataclass
 class Table:
     """One table size of a run: its rules, its batched env and its heuristic opponents."""
@@ -181,9 +149,11 @@ class Games:
     """Where each game of the batched env stands during one update's collection."""
 
     opponent: np.ndarray
-    """an Opponent value, ``Opponent.TARGET - k`` or a pool index"""
+    """an Opponent kind"""
+    index: np.ndarray
+    """which pool snapshot or target plays (``NO_INDEX``: neither; training/mixing.py)"""
     learner_seat: np.ndarray
-    """the learner's seat against an opponent (-1: every seat)"""
+    """the learner's seat against an opponent (``EVERY_SEAT``: self-play)"""
     finished: np.ndarray
     """the episodes it has finished"""
     episode: np.ndarray
@@ -196,66 +166,78 @@ class Games:
     """episode -> its game, in the order they ended"""
     next_opponent: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     """``versus``: the opponent of the game's next episode, drawn ahead"""
+    next_index: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    """``versus``: its pool snapshot or target"""
     next_seat: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     """``versus``: the learner's seat in the game's next episode"""
 
 
 class Collector:
-    """Plays updates' episodes with the learner's network ``net`` acting through ``policy``.
+    """Plays updates' episodes of ``game`` with the learner's network ``net`` acting through ``policy``.
 
     ``critic_values`` (the privileged critic's, or None) replaces the policy's values where given.
+    ``mix`` draws each episode's opponent (training/mixing.py); ``pool`` holds the snapshots it draws.
     ``versus``: the heuristic opponents play inside the env's compiled step, so the env returns only the
-    learner's decisions there. ``targets``: the run's frozen targets, one of which (drawn per episode)
-    plays every other seat of every episode. The opponents are drawn from ``rng``, which a checkpoint saves.
+    learner's decisions there. ``gae``: the (gamma, lambda) of the algorithm's advantages and returns.
     """
 
     def __init__(
         self,
         *,
+        game: GameArgs,
+        seed: int,
         net: PolicyNet,
         policy: Policy,
         critic_values: CriticValues | None,
         rollout: Rollout,
+        mix: OpponentMix,
         pool: OpponentPool,
-        rng: random.Random,
+        gae: tuple[float, float],
         reward_scale: float,
         start_score: int,
         versus: bool,
-        targets: Sequence[Target] = (),
     ) -> None:
-        self.net, self.policy, self.critic_values, self.targets = net, policy, critic_values, tuple(targets)
-        self.rollout, self.pool, self.rng = rollout, pool, rng
+        self.game, self.seed, self.gae = game, seed, gae
+        self.net, self.policy, self.critic_values = net, policy, critic_values
+        self.rollout, self.mix, self.pool = rollout, mix, pool
         self.reward_scale, self.start_score, self.versus = reward_scale, start_score, versus
 
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        """The run's frozen targets (the mix draws one per episode where there are any)."""
+        return self.mix.targets
+
     def collect(
-        self, args: TrainArgs, table: Table, update: int, steps: int
+        self, table: Table, update: int, steps: int, points_weight: float = 0.0
     ) -> tuple[list[Episode], dict[str, float], int]:
-        """Play update ``update``'s episodes at ``table`` after ``steps`` learner decisions: the learner's
-        decisions of each (rows of ``rollout``) with GAE done, the collection's statistics, and the number
-        of episodes finished."""
+        """Play update ``update``'s episodes at ``table`` after ``steps`` learner decisions (``points_weight``:
+        the stage's): the learner's decisions of each (rows of ``rollout``) with GAE done, the collection's
+        statistics, and the number of episodes finished."""
+        game = self.game
         env, heuristic, players = table.env, table.heuristic, table.config.num_players
         self.rollout.clear()
         # The heuristics' bid sampling, per update (the first process's seed is the one-process run's).
-        heuristic.seed([derive_seed(args.seed, 2, update, *([k] if k else [])) for k in range(heuristic.processes)])
-        games = self._draw_games(args, players, steps)
+        heuristic.seed([derive_seed(self.seed, 2, update, *([k] if k else [])) for k in range(heuristic.processes)])
+        games = self._draw_games(players, steps)
         if self.versus:
             env.set_heuristic_seats(heuristic_seats(games.opponent, games.learner_seat, players))
-        out = env.reset(seed=derive_seed(args.seed, 1, update))
+        out = env.reset(seed=derive_seed(self.seed, 1, update))
         if self.versus:
             env.set_next_heuristic_seats(heuristic_seats(games.next_opponent, games.next_seat, players))
-        shaping = stage_value(args, steps, "points_weight") / self.start_score
-        equity_shaping = EquityShaping(table.config, env) if args.equity_shaping else None
+        shaping = points_weight / self.start_score
+        equity_shaping = EquityShaping(table.config, env) if game.equity_shaping else None
         env_steps = 0
-        while (games.finished < args.episodes_per_game).any():
-            active = games.finished < args.episodes_per_game
+        while (games.finished < game.episodes_per_game).any():
+            active = games.finished < game.episodes_per_game
             learner = active & ((games.opponent == Opponent.SELF_PLAY) | (out.seats == games.learner_seat))
-            actions = np.empty(args.num_games, np.int64)
+            actions = np.empty(game.num_games, np.int64)
             self._learner_decisions(out, env, games, np.flatnonzero(learner), actions)
             acting = np.where(active, games.opponent, Opponent.RANDOM_AFTER_QUOTA)
-            self._other_decisions(out, heuristic, acting, np.flatnonzero(~learner), actions)
+            index = np.where(active, games.index, NO_INDEX)
+            self._other_decisions(out, heuristic, acting, index, np.flatnonzero(~learner), actions)
             before = env.scores if shaping else None
             out = env.step(actions)
-            env_steps += args.num_games
+            env_steps += game.num_games
             rewards = out.rewards * self.reward_scale
             if shaping:  # score decreases of the games still going (a finished game was reset)
                 rewards += (before - env.scores) * ~out.done[:, None] * shaping
@@ -264,15 +246,16 @@ class Collector:
             # Each seat's reward goes to its latest decision (rows are distinct, so no sum collides).
             paid = (rewards != 0) & active[:, None] & (games.last_row >= 0)
             self.rollout.reward[games.last_row[paid]] += rewards[paid]
-            self._end_episodes(args, env, games, np.flatnonzero(out.done).tolist(), active, players, steps)
-        ready, mean_return = self._finish(args, games.finished_episodes)
+            self._end_episodes(env, games, np.flatnonzero(out.done).tolist(), active, players, steps)
+        ready, mean_return = self._finish(games.finished_episodes)
         return ready, {"env_steps": env_steps, "mean_return": mean_return}, len(games.finished_episodes)
 
-    def _draw_games(self, args: TrainArgs, players: int, steps: int) -> Games:
+    def _draw_games(self, players: int, steps: int) -> Games:
         """Every game's first opponent and learner seat (and, ``versus``, the next ones, drawn ahead)."""
-        n = args.num_games
+        n = self.game.num_games
         games = Games(
             opponent=np.empty(n, np.int64),
+            index=np.empty(n, np.int64),
             learner_seat=np.empty(n, np.int64),
             finished=np.zeros(n, np.int64),
             episode=np.arange(n),
@@ -280,12 +263,20 @@ class Collector:
             last_row=np.full((n, players), -1, np.int64),
         )
         for i in range(n):
-            games.opponent[i], games.learner_seat[i] = self.draw_opponent(args, players, steps)
+            self._place(games, i, self.mix.draw(players, steps))
         if self.versus:  # the env plays the heuristic seats, so each game's next opponent is drawn ahead
-            games.next_opponent, games.next_seat = np.empty(n, np.int64), np.empty(n, np.int64)
+            games.next_opponent, games.next_index, games.next_seat = (np.empty(n, np.int64) for _ in range(3))
             for i in range(n):
-                games.next_opponent[i], games.next_seat[i] = self.draw_opponent(args, players, steps)
+                self._place(games, i, self.mix.draw(players, steps), ahead=True)
         return games
+
+    @staticmethod
+    def _place(games: Games, i: int, draw: Draw, ahead: bool = False) -> None:
+        """Game ``i``'s opponent of its current episode (``ahead``: of its next one) is ``draw``."""
+        if ahead:
+            games.next_opponent[i], games.next_index[i], games.next_seat[i] = draw.opponent, draw.index, draw.seat
+        else:
+            games.opponent[i], games.index[i], games.learner_seat[i] = draw.opponent, draw.index, draw.seat
 
     def _learner_decisions(self, out: Any, env: Any, games: Games, rows: np.ndarray, actions: np.ndarray) -> None:
         """The learner's actions in games ``rows`` into ``actions``, each decision a new rollout row."""
@@ -312,39 +303,53 @@ class Collector:
         games.last_row[rows, seats] = new_rows
 
     def _other_decisions(
-        self, out: Any, heuristic: HeuristicPool, acting: np.ndarray, others: np.ndarray, actions: np.ndarray
+        self,
+        out: Any,
+        heuristic: HeuristicPool,
+        acting: np.ndarray,
+        index: np.ndarray,
+        others: np.ndarray,
+        actions: np.ndarray,
     ) -> None:
-        """The actions of games ``others`` into ``actions``, by who acts there (``acting``: an Opponent or a
-        pool index), opponent by opponent in the order of their first game (each draws from its own
-        generator, so that order keeps runs reproducible)."""
-        kinds, first = np.unique(acting[others], return_index=True)
-        for kind in kinds[np.argsort(first)].tolist():
-            idx = others[acting[others] == kind]
+        """The actions of games ``others`` into ``actions``, by who acts there (``acting``: an Opponent kind,
+        ``index``: its pool snapshot or target), opponent by opponent in the order of their first game (each
+        draws from its own generator, so that order keeps runs reproducible)."""
+        who = np.stack([acting[others], index[others]], axis=1)
+        opponents, first = np.unique(who, axis=0, return_index=True)
+        for kind, k in opponents[np.argsort(first)].tolist():
+            idx = others[(who[:, 0] == kind) & (who[:, 1] == k)]
             if kind in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
                 noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
                 noise[out.action_masks[idx] == 0] = -1.0
                 actions[idx] = noise.argmax(axis=1)
             elif kind == Opponent.HEURISTIC:
                 actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
-            elif kind <= Opponent.TARGET:
-                target = self.targets[Opponent.TARGET - kind]
-                actions[idx] = target.actions(out.observations[idx], out.action_masks[idx])
-            else:
-                act, _, _ = self.policy(self.pool.network(kind), out.observations[idx], out.action_masks[idx])
+            elif kind == Opponent.TARGET:
+                actions[idx] = self.targets[k].actions(out.observations[idx], out.action_masks[idx])
+            elif kind == Opponent.POOL:
+                act, _, _ = self.policy(self.pool.network(k), out.observations[idx], out.action_masks[idx])
                 actions[idx] = act
+            else:
+                raise AssertionError(f"no decision of {Opponent(kind).name} is made outside the learner")
+
+    @property
+    def rng(self) -> random.Random:
+        """The run's generator (the mix's): opponents and the random seats' noise draw from it."""
+        return self.mix.rng
 
     def _end_episodes(
-        self, args: TrainArgs, env: Any, games: Games, ended: list[int], active: np.ndarray, players: int, steps: int
+        self, env: Any, games: Games, ended: list[int], active: np.ndarray, players: int, steps: int
     ) -> None:
         """Games ``ended`` finished an episode: count it (if within the quota) and draw the next one's opponent."""
         for i in ended:
             if active[i]:
                 games.finished_episodes[int(games.episode[i])] = i
             if self.versus:  # the episode the env started with the drawn-ahead seats
-                games.opponent[i], games.learner_seat[i] = games.next_opponent[i], games.next_seat[i]
-                games.next_opponent[i], games.next_seat[i] = self.draw_opponent(args, players, steps)
+                games.opponent[i], games.index[i] = games.next_opponent[i], games.next_index[i]
+                games.learner_seat[i] = games.next_seat[i]
+                self._place(games, i, self.mix.draw(players, steps), ahead=True)
             else:
-                games.opponent[i], games.learner_seat[i] = self.draw_opponent(args, players, steps)
+                self._place(games, i, self.mix.draw(players, steps))
             games.finished[i] += 1
             games.episode[i] = games.next_episode
             games.next_episode += 1
@@ -352,7 +357,7 @@ class Collector:
         if self.versus and ended:
             env.set_next_heuristic_seats(heuristic_seats(games.next_opponent, games.next_seat, players))
 
-    def _finish(self, args: TrainArgs, finished_episodes: dict[int, int]) -> tuple[list[Episode], float]:
+    def _finish(self, finished_episodes: dict[int, int]) -> tuple[list[Episode], float]:
         """The finished episodes in the order they ended, their GAE done; the mean return of a seat in one."""
         rollout, size = self.rollout, self.rollout.size
         rank = np.full(max(finished_episodes, default=-1) + 1, -1, np.int64)
@@ -360,10 +365,9 @@ class Collector:
         row_rank = rank[rollout.episode[:size]]  # every learner row belongs to a finished episode
         order = np.argsort(row_rank, kind="stable")  # episodes in the order they ended, each in play order
         chains = np.split(order, np.flatnonzero(np.diff(row_rank[order])) + 1) if size else []
-        # dmc: values 0 and lambda 1 make ret each decision's Monte-Carlo return.
-        lam = 1.0 if args.algorithm == "dmc" else args.gae_lambda
+        gamma, lam = self.gae
         for rows in chains:
-            gae(rows, rollout.seat, rollout.reward, rollout.value, rollout.advantage, rollout.ret, args.gamma, lam)
+            gae(rows, rollout.seat, rollout.reward, rollout.value, rollout.advantage, rollout.ret, gamma, lam)
         games = list(finished_episodes.values())
         ready = [Episode(games[int(row_rank[rows[0]])], rows) for rows in chains]
         # A seat's return in an episode: the sum of its rewards there.
@@ -372,17 +376,3 @@ class Collector:
         sums = np.bincount(key, weights=rollout.reward[:size], minlength=1)
         mean_return = float(np.mean(sums[played] / self.reward_scale)) if played.any() else 0.0
         return ready, mean_return
-
-    def draw_opponent(self, args: TrainArgs, players: int, steps: int) -> tuple[int, int]:
-        """A new episode's opponent (an ``Opponent`` value or a pool index) and the learner's seat (-1: every seat)."""
-        if self.targets:
-            k = self.rng.randrange(len(self.targets)) if len(self.targets) > 1 else 0
-            return target_opponent(self.targets, k), self.rng.randrange(players)
-        heuristic = heuristic_fraction_at(args, steps)
-        draw = self.rng.random() if heuristic or args.random_fraction else 1.0  # none spent without them
-        if draw < heuristic + args.random_fraction:
-            return (Opponent.HEURISTIC if draw < heuristic else Opponent.RANDOM), self.rng.randrange(players)
-        if len(self.pool) and self.rng.random() < args.pool_fraction:
-            opponent = self.rng.randrange(len(self.pool))
-            return opponent, self.rng.randrange(players)
-        return Opponent.SELF_PLAY, -1

@@ -1,7 +1,8 @@
 """A training run: the :class:`Trainer` that owns a run folder, its update loop, checkpoints and resume.
 
-One update (:meth:`Trainer.train_update`): collect episodes (training/rollout.py), learn from them
-(training/ppo.py or training/dmc.py), snapshot the network into the opponent pool, evaluate, log
+One update (:meth:`Trainer.train_update`): collect episodes (training/rollout.py) against the opponents
+the run's mix draws (training/mixing.py), learn from them with the run's algorithm (training/algorithms.py:
+PPO, DMC or another registered one), snapshot the network into the opponent pool, evaluate, log
 (training/logs.py) and checkpoint. Because each update starts from a fresh seeded env and the
 checkpoint holds every random generator, a resumed run makes exactly the update the uninterrupted run
 would have made. :class:`RunLock` keeps a second run out of the folder while one trains.
@@ -29,10 +30,8 @@ from rams_env.agents import RandomAgent
 from rams_env.agents.neural import PolicyAgent
 from rams_env.envs import BatchedRamsEnv, SubprocBatchedRamsEnv
 from rams_env.eval import agent_source, evaluate
-from rams_env.obs import OBS_SIZE
 from rams_env.policy import (
     CheckpointError,
-    PolicyNet,
     RulesMismatchError,
     checkpoint_config,
     load_checkpoint,
@@ -41,16 +40,15 @@ from rams_env.policy import (
     save_checkpoint,
 )
 from rams_env.rules import make_config
-from rams_env.rules.actions import NUM_ACTIONS
 from rams_env.rules.snapshot import as_tuples
 
-from . import dmc, ppo
+from .algorithms import LOSSES, Context, Stage, build_algorithm
 from .config import NO_STEP_LIMIT, TrainArgs, second_stage, stage_value
 from .cores import ThreadGovernor, free_cores, usable_cores
-from .critic import PrivilegedCritic
 from .heuristic_pool import HeuristicPool
 from .imitation import Teacher, imitate
 from .logs import log_line, tensorboard, truncate_csv, write_csv
+from .mixing import OpponentMix
 from .opponent_pool import OpponentPool
 from .rollout import Collector, Episode, Rollout, Table, episode_rows
 from .targets import resolve_targets
@@ -83,19 +81,6 @@ def torch_threads(workers: int) -> int:
     threads = max(1, free - (workers if workers > 1 else 0))
     log.info("torch threads: %d (%d of %d cores free)", threads, free, usable_cores())
     return threads
-
-
-def check_in_process(args: TrainArgs) -> None:
-    """Refuse the options that read the in-process env (or the win reward) in a run that lacks it."""
-    for name in ("points_weight", "late_points_weight"):
-        if getattr(args, name) and args.reward != "win":
-            raise ValueError(f"{name} shapes the win reward: it needs reward=win")
-        if getattr(args, name) and args.workers > 1:
-            raise ValueError(f"{name} reads the in-process env's scores: it needs workers=1")
-    if args.equity_shaping and args.workers > 1:
-        raise ValueError("equity_shaping reads the in-process env's scores: it needs workers=1")
-    if args.privileged_critic and args.workers > 1:
-        raise ValueError("privileged_critic reads the in-process env's hands: it needs workers=1")
 
 
 class RunLock:
@@ -131,12 +116,16 @@ class RunLock:
 
 
 class Trainer:
-    """A self-play run (PPO or Deep Monte-Carlo) in ``args.run_dir`` (new, or resumed from its latest checkpoint)."""
+    """A self-play run in ``args.run_dir`` (new, or resumed from its latest checkpoint), learning with the
+    algorithm ``args.algorithm`` names (training/algorithms.py).
+
+    ``args`` is the whole of the run's arguments, saved with it; each part of the run is handed the group it
+    reads: the collector ``args.game``, the algorithm ``args.learn``, the mix ``args.opponents``.
+    """
 
     def __init__(self, args: TrainArgs) -> None:
         self.args = args
         self.config = make_config(args.variant, args.num_players)
-        check_in_process(args)
         default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
         self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
         self.run_dir = Path(args.run_dir)
@@ -147,7 +136,10 @@ class Trainer:
         against_heuristic = args.heuristic_fraction > 0 or any(t.kind == "heuristic" for t in self.targets)
         self.versus = args.compiled_heuristic and against_heuristic
         self._set_up_device()
-        self._build_networks()
+        self.torch_gen = torch.Generator().manual_seed(args.seed)
+        self.algorithm = build_algorithm(args.learn, Context(args.seed, self.device, self.bf16, self.torch_gen))
+        self.net, self.critic = self.algorithm.net, self.algorithm.critic
+        self.rollout = Rollout(hidden=self.critic is not None)
         self.pool = OpponentPool(self.run_dir / "pool", args.pool_size, self.config, self.device)
         self.steps = self.updates = self.episodes = 0
         self.imitated = 0  # decisions of the imitation warm start done (training/imitation.py)
@@ -155,8 +147,8 @@ class Trainer:
         self.best_score = -math.inf
         self.history: list[dict[str, Any]] = []
         self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
-        self.torch_gen = torch.Generator().manual_seed(args.seed)
         self.rng = random.Random(args.seed)
+        self.mix = OpponentMix(args.opponents, self.pool, self.rng, self.targets)
         self.collector = self._make_collector()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock = RunLock(self.run_dir)
@@ -177,33 +169,26 @@ class Trainer:
         # automatic threads follow the load (training/cores.py); env worker processes keep theirs
         self.governor = ThreadGovernor(torch.get_num_threads()) if not args.threads and args.workers == 1 else None
 
-    def _build_networks(self) -> None:
-        """The policy network, the privileged critic (or None), the rollout they fill and their optimizer."""
-        args = self.args
-        with torch.random.fork_rng(devices=[]):  # seeded initial weights, the global generator left alone
-            torch.manual_seed(args.seed)
-            self.net = PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden).to(self.device)
-            self.critic = PrivilegedCritic(args.hidden).to(self.device) if args.privileged_critic else None
-        self.rollout = Rollout(hidden=self.critic is not None)
-        parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic else ())]
-        # The fused kernel is much faster on the CPU than the default loop over tensors (docs/performance.md);
-        # the same algorithm, rounded differently in the last bits.
-        fused = self.device.type in ("cpu", "cuda")
-        self.optimizer = torch.optim.Adam(parameters, lr=args.lr, eps=1e-5, fused=fused)
+    @property
+    def optimizer(self) -> torch.optim.Optimizer:
+        """The algorithm's optimizer."""
+        return self.algorithm.optimizer
 
     def _make_collector(self) -> Collector:
         """The collector that plays the updates' episodes with this run's network, pool and generator."""
         return Collector(
+            game=self.args.game,
+            seed=self.args.seed,
             net=self.net,
-            policy=self._policy,
+            policy=self.algorithm.act,
             critic_values=self._critic_values if self.critic is not None else None,
             rollout=self.rollout,
+            mix=self.mix,
             pool=self.pool,
-            rng=self.rng,
+            gae=self.algorithm.gae,
             reward_scale=self.reward_scale,
             start_score=self.config.start_score,
             versus=self.versus,
-            targets=self.targets,
         )
 
     def _open_run(self) -> None:
@@ -258,10 +243,11 @@ class Trainer:
 
     # ---------------------------------------------------------------- checkpoints
     def _payload(self) -> dict[str, Any]:
+        state = self.algorithm.state_dict()  # the optimizer's (and the privileged critic's)
         return make_checkpoint(
             self.net,
             self.config,
-            optimizer=self.optimizer.state_dict(),
+            optimizer=state.pop("optimizer"),
             counters={
                 "steps": self.steps,
                 "updates": self.updates,
@@ -274,7 +260,7 @@ class Trainer:
             pool=self.pool.references(),
             args={k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.args).items()},
             history=self.history,
-            **({"critic": self.critic.state_dict()} if self.critic else {}),
+            **state,
             **({"table_sizes": list(self.args.sizes)} if self.args.table_sizes else {}),
         )
 
@@ -328,11 +314,7 @@ class Trainer:
                     f"{path}: the run was trained with {key}={saved.get(key)}, not {getattr(self.args, key)}"
                 )
         self.net.load_state_dict(network_from_checkpoint(payload, str(path)).state_dict())
-        if self.critic is not None:
-            if "critic" not in payload:
-                raise CheckpointError(f"{path}: the run has a privileged critic, the checkpoint holds none")
-            self.critic.load_state_dict(payload["critic"])
-        self.optimizer.load_state_dict(payload["optimizer"])
+        self.algorithm.load_state_dict(payload, str(path))
         counters = payload["counters"]
         self.steps, self.updates, self.episodes = counters["steps"], counters["updates"], counters["episodes"]
         self.imitated = counters.get("imitated", 0)
@@ -418,16 +400,6 @@ class Trainer:
                 group["lr"] = lr
 
     # ---------------------------------------------------------------- acting and learning
-    def _policy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Actions, their log-probabilities and the values of ``obs`` (dmc: epsilon-greedy actions; the
-        log-probabilities and values, which Monte-Carlo returns do not use, are 0)."""
-        with torch.no_grad():
-            logits, value = net(torch.from_numpy(obs).to(self.device), bf16_torso=self.bf16)
-            legal = torch.from_numpy(mask).bool()
-            if self.args.algorithm == "dmc":
-                return dmc.act(logits, legal, self.args.epsilon, self.torch_gen)
-            return ppo.act(logits, value, legal, self.torch_gen)
-
     def _critic_values(self, obs: np.ndarray, hidden: np.ndarray) -> np.ndarray:
         """The privileged critic's values of observations ``obs`` with the other hands ``hidden``."""
         assert self.critic is not None
@@ -437,31 +409,27 @@ class Trainer:
 
     def collect(self) -> tuple[list[Episode], dict[str, float]]:
         """Play one update's episodes: the learner's decisions of each (rows of ``rollout``), with GAE done."""
-        episodes, stats, finished = self.collector.collect(self.args, self.table, self.updates, self.steps)
+        points_weight = self.stage_value("points_weight")
+        episodes, stats, finished = self.collector.collect(self.table, self.updates, self.steps, points_weight)
         self.episodes += finished
         return episodes, stats
 
     def update(self, rows: np.ndarray) -> dict[str, float]:
-        """Epochs over ``rows`` of the latest ``collect``'s rollout (PPO, or DMC's regression); the mean losses."""
+        """Learn from ``rows`` of the latest ``collect``'s rollout with the run's algorithm; the mean losses."""
         rollout = self.rollout
         rows = np.asarray(rows, np.int64)
         if len(rows) and (rows.min() < 0 or rows.max() >= rollout.size):
             raise ValueError(f"update() takes rows of the latest collect(), 0 to {rollout.size - 1}")
         self._apply_lr()
-        learning = dict(generator=self.torch_gen, device=self.device, bf16=self.bf16)
-        if self.args.algorithm == "dmc":
-            return dmc.update(self.net, self.optimizer, rollout, rows, self.args, **learning)
-        return ppo.update(
-            self.net,
-            self.critic,
-            self.optimizer,
-            rollout,
-            rows,
-            self.args,
-            ent_coef=self.stage_value("ent_coef"),
-            warming=self.updates < self.args.critic_warmup,
-            **learning,
-        )
+        stage = Stage(ent_coef=self.stage_value("ent_coef"), warming=self.updates < self.args.critic_warmup)
+        losses = self.algorithm.update(rollout, rows, stage)
+        unknown, missing = sorted(set(losses) - set(LOSSES)), sorted({"value_loss", "entropy"} - set(losses))
+        if unknown or missing:
+            raise ValueError(
+                f"algorithm {self.args.algorithm}'s update reported {sorted(losses)}: it reports {', '.join(LOSSES)} "
+                f"(value_loss and entropy at least; unknown {unknown}, missing {missing})"
+            )
+        return losses
 
     # ---------------------------------------------------------------- evaluation
     def agent(self) -> PolicyAgent:

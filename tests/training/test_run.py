@@ -22,7 +22,8 @@ from rams_training.cli import args_from, configure
 from rams_training.config import TrainArgs
 from rams_training.critic import HIDDEN_SIZE, other_hands
 from rams_training.dmc import epsilon_greedy_entropy
-from rams_training.rollout import Opponent, Rollout, episode_rows, gae
+from rams_training.mixing import NO_INDEX, Draw, Opponent, OpponentMix
+from rams_training.rollout import Rollout, episode_rows, gae
 from rams_training.run import Trainer, uses_bf16
 
 
@@ -378,9 +379,15 @@ def test_the_card_of_a_policy_for_several_table_sizes_evaluates_each(tmp_path, m
     assert json.loads(evaluation.read_text())["episode"] == "rams"
 
 
-def test_opponents_never_clash_with_pool_indices():
-    assert all(opponent < 0 for opponent in Opponent)  # a pool snapshot is its index, >= 0
+def test_opponent_kinds_and_pool_indices_are_apart(tmp_path):
+    """A draw names its kind and, apart, which pool snapshot: snapshot 0 is not self-play or any other kind."""
     assert len(set(Opponent)) == len(Opponent)
+    trainer = Trainer(tiny(tmp_path, pool_fraction=1.0))
+    trainer.pool.add(trainer.net, 1)
+    draws = [trainer.mix.draw(4, trainer.steps) for _ in range(20)]
+    trainer.close()
+    assert {(d.opponent, d.index) for d in draws} == {(Opponent.POOL, 0)} and {d.seat for d in draws} <= set(range(4))
+    assert Draw(Opponent.SELF_PLAY, NO_INDEX, -1) != Draw(Opponent.POOL, 0, -1)
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
@@ -403,10 +410,11 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
 
 def test_random_opponents_take_their_share_and_leave_the_learner_one_seat(tmp_path):
     trainer = Trainer(tiny(tmp_path, num_games=40, heuristic_fraction=0.5, random_fraction=0.5))
-    opponents = [trainer.collector.draw_opponent(trainer.args, 4, trainer.steps)[0] for _ in range(400)]
+    opponents = [trainer.mix.draw(4, trainer.steps).opponent for _ in range(400)]
     assert set(opponents) == {Opponent.HEURISTIC, Opponent.RANDOM}
     assert 150 < opponents.count(Opponent.RANDOM) < 250
-    trainer.args = dataclasses.replace(trainer.args, heuristic_fraction=0.0, random_fraction=1.0)
+    mix = dataclasses.replace(trainer.args.opponents, heuristic_fraction=0.0, random_fraction=1.0)
+    trainer.mix = trainer.collector.mix = OpponentMix(mix, trainer.pool, trainer.rng)
     episodes, _ = trainer.collect()
     seats = [set(trainer.rollout.seat[e.rows].tolist()) for e in episodes]  # a deal can end before the learner's turn
     assert max(map(len, seats)) == 1 and sum(map(len, seats)) > len(seats) // 2
@@ -550,8 +558,6 @@ def test_a_privileged_critic_gives_the_values_resumes_exactly_and_stays_out_of_e
     assert "critic" in torch.load(tmp_path / "b" / "latest.pt", weights_only=True)
     slim = slim_checkpoint(tmp_path / "b", tmp_path / "policy.pt")
     assert "critic" not in slim and "critic" not in torch.load(tmp_path / "policy.pt", weights_only=True)
-    with pytest.raises(ValueError, match="workers=1"):
-        Trainer(tiny(tmp_path / "c", workers=2, episode="rams", reward="win", privileged_critic=True))
 
 
 def test_critic_warmup_leaves_the_policy_as_it_is(tmp_path):
@@ -645,7 +651,7 @@ def test_dmc_plays_epsilon_greedily_and_learns_each_decisions_monte_carlo_return
         return float((q.gather(1, actions[:, None]).squeeze(1) - targets).pow(2).mean())
 
     before = error()
-    greedy.args.epochs = 5
+    greedy.algorithm.learn = dataclasses.replace(greedy.args.learn, epochs=5)
     losses = greedy.update(rows)
     assert error() < before and losses["policy_loss"] > 0.0
     greedy.close()

@@ -71,8 +71,3 @@ def test_a_run_with_equity_shaping_trains_and_its_returns_follow_the_win_reward(
 def test_equity_shaping_needs_the_win_reward_of_a_rams(tmp_path, override, named):
     with pytest.raises(ValueError, match=named):
         tiny(tmp_path, **override)
-
-
-def test_equity_shaping_needs_the_in_process_env(tmp_path):
-    with pytest.raises(ValueError, match="workers=1"):
-        Trainer(tiny(tmp_path, episode="rams", reward="win", equity_shaping=True, workers=2))
