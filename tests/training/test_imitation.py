@@ -71,7 +71,9 @@ def test_a_chunk_step_raises_agreement():
     optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
     generator = torch.Generator().manual_seed(0)
     first, _ = fit_chunk(net, optimizer, chunk, generator, 0.5, 256, torch.device("cpu"), False)
-    for _ in range(3):
+    # Five more steps: each adds about 0.06 (seeds 0-3 alike); three steps gave 0.18-0.20, too near the margin
+    # once encoder version 3 moved the preset field (and with it the first layer's initial weights).
+    for _ in range(5):
         last, value_loss = fit_chunk(net, optimizer, chunk, generator, 0.5, 256, torch.device("cpu"), False)
     assert last > first + 0.2
     assert np.isfinite(value_loss)
