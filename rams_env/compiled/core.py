@@ -66,6 +66,7 @@ class Tables(NamedTuple):
     orngs: np.ndarray  # (N, P, MT) int64: the compiled players' generators
     fresh: np.ndarray  # (N,) bool: no learner decision yet in this episode
     carry: np.ndarray  # (N, P) float32: rewards paid with the next call (autoreset)
+    carried: np.ndarray  # (N,) bool: the carry holds rewards (else it is all zero and is not read)
     deals: np.ndarray  # (N,) int64: deals finished since the game's start
     work: np.ndarray  # (WORK_SIZE,) float64: the heuristic's scratch
     iwork: np.ndarray  # (WORK_SIZE,) int64
@@ -107,6 +108,7 @@ def make_tables(num_games: int) -> Tables:
         mt_states(num_games, P),
         np.zeros(num_games, np.bool_),
         np.zeros((num_games, P), np.float32),
+        np.zeros(num_games, np.bool_),
         np.zeros(num_games, np.int64),
         np.zeros(WORK_SIZE, np.float64),
         np.zeros(WORK_SIZE, np.int64),
@@ -197,6 +199,7 @@ def _settle(t: Tables, c: np.ndarray, i: int, out: Outputs, autoreset: bool, ren
                     t.fresh[i] = True
                     out.started[i] = True
                     rewards = t.carry[i]
+                    t.carried[i] = True
                     continue
                 seat = t.learner[i]
                 if seat >= 0:
@@ -217,10 +220,14 @@ def _clear(t: Tables, c: np.ndarray, i: int, out: Outputs, pay_carry: bool) -> N
     """A call's outputs of game ``i`` before its command: no end, no start, rewards nothing (or the carry, paid)."""
     out.over[i] = False
     out.started[i] = False
-    for k in range(c[C_PLAYERS]):
-        out.rewards[i, k] = t.carry[i, k] if pay_carry else 0.0
-        if pay_carry:
+    if pay_carry and t.carried[i]:
+        for k in range(c[C_PLAYERS]):
+            out.rewards[i, k] = t.carry[i, k]
             t.carry[i, k] = 0.0
+        t.carried[i] = False
+    else:
+        for k in range(c[C_PLAYERS]):
+            out.rewards[i, k] = 0.0
 
 
 @jit
@@ -258,6 +265,11 @@ def play(t: Tables, c: np.ndarray, commands: np.ndarray, actions: np.ndarray, ou
             if t.roles[i, s[CURRENT]] == LEARNER:
                 t.fresh[i] = False
             apply_scored(s, c, actions[i], out.rewards[i])
+            if s[PHASE] < DEAL_OVER:  # the usual case, _settle's first step: the deal goes on, a decision is due
+                role = t.roles[i, s[CURRENT]]
+                if role in (LEARNER, OUTSIDE):
+                    observe_into(s, c, i, out.observations, out.masks, out.seats)
+                    continue
             dropped += _settle(t, c, i, out, autoreset, True)
     return -1, dropped
 
@@ -273,6 +285,7 @@ def restart(t: Tables, c: np.ndarray, seeds: np.ndarray, out: Outputs, autoreset
         _clear(t, c, i, out, False)
         for k in range(P):
             t.carry[i, k] = 0.0
+        t.carried[i] = False
         start_episode(t.states[i], c, t.rngs[i, 0], t.rngs[i, 1])
         t.fresh[i] = True
         t.deals[i] = 0
@@ -292,6 +305,7 @@ def _settle_into_carry(t: Tables, c: np.ndarray, i: int, out: Outputs) -> int:
     for k in range(c[C_PLAYERS]):
         t.carry[i, k] += out.rewards[i, k]
         out.rewards[i, k] = 0.0
+    t.carried[i] = True
     return dropped
 
 

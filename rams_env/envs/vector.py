@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import compiled
+from ..compiled.compiler import entry_point
 from ..compiled.core import ACT, HEURISTIC, Outputs, make_tables, play, restart, role_table, seed_generators
 from ..compiled.layout import P
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
@@ -168,6 +169,11 @@ class BatchedRamsEnv(_Batch):
         self._skipped = 0
         self._started_flags = np.zeros(self.num_games, bool)
         self._act_all = np.full(self.num_games, ACT, np.int64)
+        # play compiled for this env's exact argument types: called without numba's type dispatch, which costs
+        # more than a small batch's step (used when the arrays are those types, else the dispatching play)
+        self._play = entry_point(play, self._tables, self._cfg, self._act_all, self._act_all, self._outputs(None), True)
+        self._outputs_key: tuple[int, ...] = ()
+        self._outputs_cached: tuple[Outputs, bool] | None = None
         if self._with_heuristics:
             self.set_heuristic_seats(heuristic_seats)
 
@@ -205,9 +211,24 @@ class BatchedRamsEnv(_Batch):
             raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
         return seat_masks(seats, self.num_games, self.num_players)
 
-    def _outputs(self, out: BatchStep) -> Outputs:
-        """The core's outputs, written straight into ``out``."""
+    def _outputs(self, out: BatchStep | None) -> Outputs:
+        """The core's outputs, written straight into ``out`` (a new batch's arrays for None)."""
+        out = out if out is not None else _batch(self.num_games, self.num_players)
         return Outputs(out.observations, out.action_masks, out.seats, out.rewards, out.terminated, self._started_flags)
+
+    def _core_outputs(self, out: BatchStep) -> tuple[Outputs, bool]:
+        """The core's outputs for ``out``, and whether they have the exact types ``_play`` was compiled for
+        (C-contiguous, the batch's dtypes); kept while ``out`` holds the same arrays."""
+        arrays = (out.observations, out.action_masks, out.seats, out.rewards, out.terminated)
+        key = tuple(map(id, arrays))
+        if key != self._outputs_key or self._outputs_cached is None:
+            outputs = self._outputs(out)
+            exact = all(
+                type(a) is np.ndarray and a.flags.c_contiguous and a.flags.writeable and a.dtype == b.dtype
+                for a, b in zip(arrays, self._outputs(None)[:5], strict=True)
+            )
+            self._outputs_key, self._outputs_cached = key, (outputs, exact)
+        return self._outputs_cached
 
     @property
     def scores(self) -> np.ndarray:
@@ -258,7 +279,11 @@ class BatchedRamsEnv(_Batch):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         out = out if out is not None else _batch(self.num_games, self.num_players)
-        bad, skipped = play(self._tables, self._cfg, self._act_all, actions, self._outputs(out), True)
+        outputs, exact = self._core_outputs(out)
+        if exact and actions.flags.c_contiguous:
+            bad, skipped = self._play(self._tables, self._cfg, self._act_all, actions, outputs, True)
+        else:
+            bad, skipped = play(self._tables, self._cfg, self._act_all, actions, outputs, True)
         if bad >= 0:
             raise IllegalActionError(f"game {self.first_game + bad}: {self.why_illegal(bad, int(actions[bad]))}")
         self._skipped += skipped
