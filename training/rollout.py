@@ -22,6 +22,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from rams_env.envs.credit import SeatCredit
 from rams_env.eval import derive_seed
 from rams_env.obs import MAX_PLAYERS, OBS_SIZE
 from rams_env.policy import PolicyNet
@@ -160,8 +161,8 @@ class Games:
     """the episode it plays now (an id unique within the update)"""
     next_episode: int
     """the next episode id to hand out"""
-    last_row: np.ndarray
-    """each seat's latest learner row (-1: none yet in this episode)"""
+    credit: SeatCredit
+    """each seat's latest learner row (its decision id) and the rewards owed to it"""
     finished_episodes: dict[int, int] = field(default_factory=dict)
     """episode -> its game, in the order they ended"""
     next_opponent: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
@@ -243,9 +244,7 @@ class Collector:
                 rewards += (before - env.scores) * ~out.done[:, None] * shaping
             if equity_shaping is not None:
                 rewards += equity_shaping.step(env, out.done) * self.reward_scale
-            # Each seat's reward goes to its latest decision (rows are distinct, so no sum collides).
-            paid = (rewards != 0) & active[:, None] & (games.last_row >= 0)
-            self.rollout.reward[games.last_row[paid]] += rewards[paid]
+            games.credit.pay(np.where(active[:, None], rewards, 0))  # each seat's reward to its latest decision
             self._end_episodes(env, games, np.flatnonzero(out.done).tolist(), active, players, steps)
         ready, mean_return = self._finish(games.finished_episodes)
         return ready, {"env_steps": env_steps, "mean_return": mean_return}, len(games.finished_episodes)
@@ -260,7 +259,7 @@ class Collector:
             finished=np.zeros(n, np.int64),
             episode=np.arange(n),
             next_episode=n,
-            last_row=np.full((n, players), -1, np.int64),
+            credit=SeatCredit(n, players, np.float32),  # owed as the float32 rollout adds it
         )
         for i in range(n):
             self._place(games, i, self.mix.draw(players, steps))
@@ -300,7 +299,8 @@ class Collector:
             seat=seats,
             episode=games.episode[rows],
         )
-        games.last_row[rows, seats] = new_rows
+        closed = games.credit.decide(rows, seats, new_rows)
+        self.rollout.reward[closed.ids] = closed.earned
 
     def _other_decisions(
         self,
@@ -353,7 +353,8 @@ class Collector:
             games.finished[i] += 1
             games.episode[i] = games.next_episode
             games.next_episode += 1
-            games.last_row[i] = -1
+        closed = games.credit.end(np.asarray(ended, np.int64))  # every seat's last decision of the episodes
+        self.rollout.reward[closed.ids] = closed.earned
         if self.versus and ended:
             env.set_next_heuristic_seats(heuristic_seats(games.next_opponent, games.next_seat, players))
 
