@@ -43,14 +43,8 @@ SCRIPTS = [
     "benchmarks.training_speed",
     "benchmarks.vector_speed",
 ]
-HAND_BUILT = {
-    "rams exploit": {"target"},
-    "rams psro": {"agent"},
-    "rams train": {"recipe", "--final-decks"},
-    "python -m rams_training.export": {"--ensemble", "--run-dir"},
-}
-"""the arguments still built by hand, in training/ (exploit's and psro's positional agent, train's recipe and
---final-decks, export's source group): each to move onto its command's dataclass; nothing else may be"""
+HAND_BUILT: dict[str, set[str]] = {}
+"""the arguments still built by hand: none (each command's positional arguments are dataclass fields too)"""
 
 
 def _one_way(parser: argparse.ArgumentParser) -> list[str]:

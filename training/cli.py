@@ -24,7 +24,7 @@ from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.apps.command import Command, CommandError
 from rams_env.eval import agent_source, evaluate
-from rams_env.options import PARSERS, add_options
+from rams_env.options import PARSERS, add_options, arg
 from rams_env.rules.seeding import SeedError, check_seed
 
 from .config import FIELD_TYPES, GROUPS, TrainArgs
@@ -79,14 +79,22 @@ OPTION_PARSERS: dict[str, Callable[[str], Any]] = {name: PARSERS[t.base] for nam
 """each field's parser, made when this module is imported: a field of a type without one fails here"""
 
 
+@dataclasses.dataclass(kw_only=True)
+class TrainCommand:
+    """What ``rams train`` takes beside the training arguments: the recipe and the final evaluation's size."""
+
+    recipe: str = arg("quick", "recipe (default quick)", choices=sorted(RECIPES), positional=True)
+    final_decks: int | None = arg(None, "decks of the final evaluation (default: the recipe's)", low=1)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """One option per :class:`TrainArgs` field (help from its documentation), in a section per group of
     fields, defaults from the recipe."""
-    parser.add_argument("recipe", nargs="?", default="quick", choices=sorted(RECIPES), help="recipe (default quick)")
+    add_options(parser, TrainCommand, only=("recipe",))
     for name, group in GROUPS.items():
         section = parser.add_argument_group(f"{name}: {(group.__doc__ or '').splitlines()[0].rstrip('.')}")
         add_options(section, group, unset=True, extra_help=recipe_values)  # unset: None, the recipe's defaults stay
-    parser.add_argument("--final-decks", type=int, default=None, help="decks of the final evaluation")
+    add_options(parser, TrainCommand, only=("final_decks",))
 
 
 def recipe_values(name: str) -> str:

@@ -383,13 +383,17 @@ class ExportArgs:
         check_fields(self, option_name)
 
 
+@dataclass(kw_only=True)
+class ExportSource:
+    """What is exported: a training run's best checkpoint, or zoo checkpoints as one ensemble (one of the two)."""
+
+    run_dir: str | None = arg(None, "folder of the training run")
+    ensemble: tuple[str, ...] | None = arg(None, "zoo checkpoints to play as one policy", metavar="CHECKPOINT")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rams_training.export", description=__doc__.splitlines()[0])
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--run-dir", type=Path, help="folder of the training run")
-    source.add_argument(
-        "--ensemble", nargs="+", type=Path, metavar="CHECKPOINT", help="zoo checkpoints to play as one policy"
-    )
+    add_options(parser.add_mutually_exclusive_group(required=True), ExportSource)
     add_options(parser, ExportArgs)
     namespace = parser.parse_args(argv)
     try:
@@ -397,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     except (TypeError, ValueError) as err:
         parser.error(str(err))
         raise  # parser.error exits
-    run_dir, ensemble = namespace.run_dir, namespace.ensemble
+    run_dir = Path(namespace.run_dir) if namespace.run_dir else None
+    ensemble = [Path(member) for member in namespace.ensemble] if namespace.ensemble else None
     torch.set_num_threads(max(1, args.threads))
     if ensemble:
         if not args.note:

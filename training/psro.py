@@ -71,9 +71,16 @@ class PSRORun:
     progress: bool = arg(True, "show progress bars")
 
 
+@dataclass(kw_only=True)
+class PSROStart:
+    """The positional argument of ``rams psro``: the policy it starts from (given, unlike the options' default)."""
+
+    agent: str = arg(REQUIRED, field_docs(PSROOptions)["agent"], positional=True)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """The starting policy, the budget of each stage and the folder."""
-    parser.add_argument("agent", help=field_docs(PSROOptions)["agent"])
+    add_options(parser, PSROStart)
     others = [f.name for f in dataclasses.fields(PSROOptions) if f.name != "agent"]
     add_options(parser, PSROOptions, extra_help=lambda name: f" ({getattr(PSROOptions, name)})", only=others)
     add_options(parser, PSRORun)
