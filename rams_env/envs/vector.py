@@ -169,13 +169,25 @@ class BatchedRamsEnv(_Batch):
         self._skipped = 0
         self._started_flags = np.zeros(self.num_games, bool)
         self._act_all = np.full(self.num_games, ACT, np.int64)
-        # play compiled for this env's exact argument types: called without numba's type dispatch, which costs
-        # more than a small batch's step (used when the arrays are those types, else the dispatching play)
+        self._bind()
+        if self._with_heuristics:
+            self.set_heuristic_seats(heuristic_seats)
+
+    def _bind(self) -> None:
+        """The core's ``play`` compiled for this env's exact argument types, called without numba's type dispatch
+        (which costs more than a small batch's step; the dispatching ``play`` serves other arrays). Built again
+        after a copy or an unpickling: compiled functions do not pickle."""
         self._play = entry_point(play, self._tables, self._cfg, self._act_all, self._act_all, self._outputs(None), True)
         self._outputs_key: tuple[int, ...] = ()
         self._outputs_cached: tuple[Outputs, bool] | None = None
-        if self._with_heuristics:
-            self.set_heuristic_seats(heuristic_seats)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a copy or a pickle holds: everything but what :meth:`_bind` builds."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_play", "_outputs_key", "_outputs_cached")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     @property
     def heuristic_seats(self) -> np.ndarray | None:
