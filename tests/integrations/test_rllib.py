@@ -208,8 +208,9 @@ def test_ppo_trains_a_shared_policy_that_plays_only_legal_actions(local_ray, tmp
     finally:
         algo.stop()
     _check_checkpoint_agent(saved, module, tmp_path, capsys)
-    # The trained policy in every seat, greedy, through whole deals of the PettingZoo env (which raises on an
-    # illegal action); sampled actions of the exploration distribution must be legal too.
+    # The trained policy in every seat through whole deals of the PettingZoo env (which raises on an illegal
+    # action): greedy in even deals, sampled from its exploration distribution in odd ones (a greedy policy this
+    # young may pass at every bid, so that no deal reaches play); every greedy and sampled action must be legal.
     agent = RLlibAgent(module)
     env = rams_env.env(variant="mattmar", num_players=4)
     decisions = 0
@@ -226,7 +227,7 @@ def test_ppo_trains_a_shared_policy_that_plays_only_legal_actions(local_ray, tmp
             logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
             sampled = module.get_exploration_action_dist_cls().from_logits(logits).sample()
             assert obs["action_mask"][sampled.numpy()].all()
-            env.step(action)
+            env.step(action if seed % 2 == 0 else int(sampled[0]))
             decisions += 1
     assert decisions > 100
 
