@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from rams_env.obs.encoding import OBS_SIZE
+from rams_env.obs.encoding import ENCODER_VERSION, OBS_SIZE
 from rams_env.policy.checkpoint import write_atomically
 from rams_env.rules.actions import NUM_ACTIONS
 
@@ -31,9 +31,12 @@ COLLECTION = "collection.json"  # what the shards of a run folder were collected
 
 
 def check_collection(data_dir: Path, args: Any, keys: tuple[str, ...]) -> None:
-    """Record what the shards are collected with (the options ``keys``), or on a resume refuse a run
-    that would mix other shards in (a ``SystemExit`` naming the options that differ)."""
+    """Record what the shards are collected with (the options ``keys``, and the observation's encoder version:
+    shards of two layouts pack to the same width), or on a resume refuse a run that would mix other shards in
+    (a ``SystemExit`` naming what differs)."""
     wanted = {k: str(getattr(args, k)) for k in keys}
+    wanted["encoder_version"] = str(ENCODER_VERSION)
+    keys = (*keys, "encoder_version")
     path = data_dir / COLLECTION
     if path.exists():
         try:

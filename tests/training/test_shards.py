@@ -121,3 +121,22 @@ def test_improve_names_a_damaged_shard_and_a_resume_collects_it_again(tmp_path, 
     again = read_shard(shards[1], IMPROVE_SHARD)
     assert all(np.array_equal(again[k], whole[k], equal_nan=k == "q") for k in whole)  # seeded: the same data
     assert (tmp_path / "improved.pt").exists()
+
+
+def test_a_run_folder_of_another_encoder_version_is_refused_on_resume(tmp_path):
+    """Shards of two observation layouts pack to the same width, so the folder records the encoder version and a
+    resume with another one (or a folder from before the version was recorded) is refused by name."""
+    import json
+    from types import SimpleNamespace
+
+    from rams_env.obs.encoding import ENCODER_VERSION
+    from rams_training.shards import COLLECTION, check_collection
+
+    args = SimpleNamespace(variant="mattmar", seed=1)
+    check_collection(tmp_path, args, ("variant", "seed"))
+    recorded = json.loads((tmp_path / COLLECTION).read_text())
+    assert recorded["encoder_version"] == str(ENCODER_VERSION)
+    check_collection(tmp_path, args, ("variant", "seed"))  # the same: resumes
+    (tmp_path / COLLECTION).write_text(json.dumps({"variant": "mattmar", "seed": "1"}))  # an older folder
+    with pytest.raises(SystemExit, match="encoder_version"):
+        check_collection(tmp_path, args, ("variant", "seed"))
