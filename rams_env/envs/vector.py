@@ -20,6 +20,7 @@ before any decision (russian: a player going out on jacks at the first deal) are
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 from dataclasses import dataclass
@@ -75,6 +76,10 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
         np.zeros(num_games, bool),
         np.zeros(num_games, bool),
     )
+
+
+_BATCH_KINDS = tuple((a.dtype, a.ndim) for a in dataclasses.astuple(_batch(1, 1))[:5])
+"""the dtype and rank of each array of a ``BatchStep`` the core writes (what its compiled entry point takes)"""
 
 
 def checked_seeds(seeds: Any, num_games: int) -> list[int]:
@@ -236,8 +241,8 @@ class BatchedRamsEnv(_Batch):
         if key != self._outputs_key or self._outputs_cached is None:
             outputs = self._outputs(out)
             exact = all(
-                type(a) is np.ndarray and a.flags.c_contiguous and a.flags.writeable and a.dtype == b.dtype
-                for a, b in zip(arrays, self._outputs(None)[:5], strict=True)
+                type(a) is np.ndarray and a.flags.c_contiguous and a.flags.writeable and (a.dtype, a.ndim) == kind
+                for a, kind in zip(arrays, _BATCH_KINDS, strict=True)
             )
             self._outputs_key, self._outputs_cached = key, (outputs, exact)
         return self._outputs_cached

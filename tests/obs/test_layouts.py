@@ -102,7 +102,7 @@ def test_version_2_migrates_exactly_and_version_1_only_pads():
 
 
 def test_migrate_inputs_takes_numpy_and_torch_alike():
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")  # deliberate: the core installs without torch; CI (and the dev extra) has it
     weight = np.random.default_rng(0).standard_normal((3, LAYOUT_SIZES[2])).astype(np.float32)
     as_numpy, as_torch = migrate_inputs(weight, 2), migrate_inputs(torch.from_numpy(weight), 2)
     assert as_numpy.shape == (3, OBS_SIZE) and as_numpy.dtype == np.float32
