@@ -1,31 +1,47 @@
-"""How close the search's worlds come to the true deal, with and without beliefs (``opponent_model``).
+"""How close the search's worlds come to the true deal: uniform, filtered by decisions, and learned.
 
-For 4-player deals played by the compiled heuristic, at the first decision of the third trick with a
-choice: the share of the other hands' cards that a sampled world places in the right hand
-(``placed``), for uniform re-deals and for worlds filtered by the heuristic as opponent model at two
-strengths; and how often the search (20 worlds, no confidence margin) then chooses the action that
-the same search on the true deal chooses (``agrees with the oracle``).
+For 4-player deals played by the compiled heuristic (seeds 0 to ``--deals - 1``, which the belief
+network's collection never plays: ``rams_training.beliefs.FIRST_SEED``), at the first decision of the
+third trick with a choice. For each way of drawing the worlds, 20 worlds per decision:
 
-Run: ``python -m benchmarks.belief_accuracy [--deals 60] [--variant mattmar]``.
+- ``placed``: the share of the other hands' cards that a world places in the right hand;
+- ``log-lik``: the mean log-probability of each hidden card's true place (each other hand, the talon,
+  the face-down cards), estimated from the 20 worlds (add-one smoothing over the places with room);
+  the learned network's own probabilities give ``net log-lik``;
+- ``agrees``: how often the search (20 worlds, no confidence margin) chooses the action that the same
+  search on the true deal chooses.
+
+The ways: uniform re-deals; worlds filtered by the heuristic as opponent model (``opponent_model``) at
+two strengths; worlds drawn from the learned beliefs (``beliefs``), alone and filtered.
+
+Run: ``python -m benchmarks.belief_accuracy [--deals 60] [--variant mattmar] [--beliefs NAME_OR_FILE]``
+(``--beliefs`` defaults to the preset's network in the zoo; ``--beliefs none`` leaves the learned rows out).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from rams_env.agents import OracleAgent, SearchAgent
+from rams_env.agents.beliefs import load_beliefs_option
 from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
 from rams_env.agents.deal_sampler import DealSampler
 from rams_env.agents.search import believed_worlds
 from rams_env.apps.cli.options import RulesOptions
+from rams_env.obs.beliefs import NOT_HIDDEN, hidden_places, place_room
 from rams_env.options import arg, options_parser
 from rams_env.rules import Game, Phase, make_config
 
-SETTINGS = {  # name: SearchAgent keywords
+WORLDS = 20  # worlds drawn per decision, for every figure
+FILTERS = {  # name: SearchAgent keywords of the filter by the opponents' decisions
     "uniform": {},
-    "beliefs, noise 0.1, 8 draws (default)": {"opponent_model": "heuristic"},
-    "beliefs, noise 0.02, 32 draws": {"opponent_model": "heuristic", "belief_noise": 0.02, "belief_draws": 32},
+    "filtered, noise 0.1, 8 draws (default)": {"opponent_model": "heuristic"},
+    "filtered, noise 0.02, 32 draws": {"opponent_model": "heuristic", "belief_noise": 0.02, "belief_draws": 32},
 }
 
 
@@ -44,11 +60,36 @@ def third_trick_states(variant: str, deals: int) -> list[Game]:
     return states
 
 
+def world_figures(game: Game, worlds: list[Game]) -> tuple[int, int, float, int]:
+    """For worlds drawn for the seat to act: other hands' cards placed right, their number (over all
+    worlds), the summed log-probability of the hidden cards' true places (smoothed frequencies), and the
+    number of hidden cards."""
+    seat = game.current
+    truth = hidden_places(game, seat)
+    hidden = np.flatnonzero(truth != NOT_HIDDEN)
+    places = np.stack([hidden_places(w, seat) for w in worlds])  # worlds x cards
+    room = place_room(game, seat) > 0
+    in_hands = [c for c in hidden if truth[c] < len(room) - 2]
+    right = int(sum((places[:, c] == truth[c]).sum() for c in in_hands))
+    loglik = sum(math.log(((places[:, c] == truth[c]).sum() + 1) / (len(worlds) + room.sum())) for c in hidden)
+    return right, len(in_hands) * len(worlds), loglik, len(hidden)
+
+
+def net_log_likelihood(beliefs: Any, game: Game) -> tuple[float, int]:
+    """The learned network's summed log-probability of the hidden cards' true places, and their number."""
+    seat = game.current
+    truth = hidden_places(game, seat)
+    probs = beliefs.probabilities(game, seat)
+    hidden = np.flatnonzero(truth != NOT_HIDDEN)
+    return float(np.log(probs[hidden, truth[hidden]]).sum()), len(hidden)
+
+
 @dataclass(kw_only=True)
 class BeliefArgs:
     """The options of ``python -m benchmarks.belief_accuracy`` but the rules' (:class:`RulesOptions`)."""
 
     deals: int = arg(60, "deals", low=1)
+    beliefs: str = arg("", "learned beliefs: a zoo name or belief file (default: the preset's; 'none': leave out)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -56,27 +97,37 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     states = third_trick_states(args.variant, args.deals)
     model = CompiledHeuristicAgent(make_config(args.variant, 4), seed=1)
-    print(f"{args.variant}, {len(states)} third-trick decisions, 5 worlds each for the placement")
-    print(f"{'worlds':42s} {'placed':>7s} {'agrees with the oracle':>23s}")
+    learned = None if args.beliefs == "none" else load_beliefs_option(args.beliefs or args.variant)
+    settings: dict[str, dict[str, Any]] = dict(FILTERS)
+    if learned is not None:
+        settings["learned"] = {"beliefs": learned}
+        settings["learned, filtered (noise 0.1, 8 draws)"] = {"beliefs": learned, "opponent_model": "heuristic"}
+    print(f"{args.variant}, {len(states)} third-trick decisions, {WORLDS} worlds each")
+    print(f"{'worlds':42s} {'placed':>7s} {'log-lik':>8s} {'agrees':>7s}")
     oracle = [OracleAgent(simulations=20, seed=i, confidence=0).search(g, g.current)[0] for i, g in enumerate(states)]
-    for name, options in SETTINGS.items():
-        right = total = agree = 0
+    for name, options in settings.items():
+        right = total = hidden = agree = 0
+        loglik = 0.0
         for i, game in enumerate(states):
             seat = game.current
-            sample = DealSampler(game, seat).sample
-            if options:
+            sample = options["beliefs"].worlds(game, seat) if "beliefs" in options else DealSampler(game, seat).sample
+            if "opponent_model" in options:
                 noise, draws = options.get("belief_noise", 0.1), options.get("belief_draws", 8)
                 sample = believed_worlds(sample, game, model, noise, draws)
             rng = random.Random(i)
-            for _ in range(5):
-                world = sample(rng)
-                for j in range(4):
-                    if j != seat:
-                        right += len(set(world.hands[j]) & set(game.hands[j]))
-                        total += len(game.hands[j])
+            figures = world_figures(game, [sample(rng) for _ in range(WORLDS)])
+            right, total, loglik, hidden = (
+                right + figures[0],
+                total + figures[1],
+                loglik + figures[2],
+                hidden + figures[3],
+            )
             agent = SearchAgent(simulations=20, seed=i, confidence=0, **options)
             agree += agent.search(game, seat)[0] == oracle[i]
-        print(f"{name:42s} {right / total:7.3f} {agree / len(states):23.3f}")
+        print(f"{name:42s} {right / total:7.3f} {loglik / hidden:8.3f} {agree / len(states):7.3f}")
+    if learned is not None:
+        sums = [net_log_likelihood(learned, g) for g in states]
+        print(f"net log-lik (the network's own probabilities): {sum(s for s, _ in sums) / sum(k for _, k in sums):.3f}")
 
 
 if __name__ == "__main__":

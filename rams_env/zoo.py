@@ -13,6 +13,11 @@ Where the registry looks, first hit wins (:func:`zoo_root`):
 3. ``checkpoints/`` of the source tree this package was imported from (a clone, or an editable
    install of one), whatever the working directory.
 
+Belief networks (:mod:`rams_env.agents.beliefs`) live in the zoo beside the policies, one folder each,
+``<zoo>/<preset>/<preset>-beliefs/`` with ``<preset>-beliefs.beliefs.pt`` and a model card. They are not
+agents: :func:`models` leaves them out, :func:`belief_models` and :func:`resolve_beliefs` find them (a
+preset's name gives its shipped network).
+
 ``python -m rams_env.zoo`` says which folder it uses and lists the names.
 """
 
@@ -28,6 +33,7 @@ ZOO_ENV = "RAMS_ZOO"
 SOURCE_ZOO = Path(__file__).resolve().parents[1] / "checkpoints"  # the zoo of a source checkout
 WHEEL_ZOO = Path(__file__).resolve().parent / "zoo_data"  # the zoo of an installed wheel (its checkpoints/)
 CARD = "README.md"
+BELIEFS_SUFFIX = ".beliefs.pt"  # a belief network's file in its zoo folder: <name>.beliefs.pt
 
 # The best agent of each preset (whole ramsar against heuristics, in docs/zoo.md); a preset's name loads it.
 FLAGSHIPS: dict[str, str] = {
@@ -59,8 +65,15 @@ class ZooModel:
         return (self.folder / f"{self.name}.json").is_file()
 
     @property
+    def beliefs(self) -> bool:
+        """Whether the model is a belief network (not an agent: :mod:`rams_env.agents.beliefs`)."""
+        return (self.folder / f"{self.name}{BELIEFS_SUFFIX}").is_file()
+
+    @property
     def path(self) -> Path:
-        """The file ``load_agent`` reads: the weights, or the ensemble manifest."""
+        """The file a loader reads: the weights, the ensemble manifest, or the belief network."""
+        if self.beliefs:
+            return self.folder / f"{self.name}{BELIEFS_SUFFIX}"
         return self.folder / f"{self.name}.{'json' if self.ensemble else 'pt'}"
 
     @property
@@ -89,6 +102,27 @@ def models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
         if (model / f"{name}.pt").is_file() or (model / f"{name}.json").is_file():
             found[name] = ZooModel(name, model.parent.name, model)
     return found
+
+
+def belief_models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
+    """Every belief network of the zoo at ``root`` (default :func:`zoo_root`), by name."""
+    folder = Path(root) if root is not None else zoo_root()
+    if folder is None or not folder.is_dir():
+        return {}
+    return {
+        model.name: ZooModel(model.name, model.parent.name, model)
+        for model in sorted(folder.glob("*/*/"))
+        if (model / f"{model.name}{BELIEFS_SUFFIX}").is_file()
+    }
+
+
+    """The belief network called ``name`` (a preset's name gives ``<preset>-beliefs``); :class:`ZooError` naming them."""
+    """The belief network called ``name`` (a preset's name gives ``<preset>-beliefs``); :class:`ZooError` listing them."""
+    found = belief_models(root)
+    model = found.get(f"{name}-beliefs" if name in FLAGSHIPS else name)
+    if model is None:
+        raise ZooError(f"unknown belief network {name!r}; the zoo knows: {', '.join([*FLAGSHIPS, *found]) or 'none'}")
+    return model
 
 
 def known_names(root: str | os.PathLike[str] | None = None) -> list[str]:
@@ -163,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{preset:<26} -> {name}")
     for name, model in found.items():
         print(f"{name:<26} {model.preset:<15} {'ensemble' if model.ensemble else 'policy'}")
+    for name, model in belief_models(root).items():
+        print(f"{name:<26} {model.preset:<15} beliefs (SearchAgent(beliefs={model.preset!r}))")
     return 0
 
 

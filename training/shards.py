@@ -102,6 +102,13 @@ DISTILL_SHARD = {
 }
 """a shard of ``rams_training.distill``"""
 
+BELIEF_SHARD = {
+    "observation": Array(2, "f", OBS_SIZE),
+    "places": Array(2, "i"),
+    "room": Array(2, "i"),
+}
+"""a shard of ``rams_training.beliefs``"""
+
 _EXTRA = {"obs_dense_cols": Array(1, "iu")}  # arrays read but not one per decision
 
 

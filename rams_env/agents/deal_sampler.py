@@ -19,6 +19,9 @@ What the seat knows, and the sampler respects:
   gone out) was dealt no pair, and no jack of a dealt pair is among a player's discards;
 - players keep good cards: trumps and high cards are placed less often among the cards bought away
   (and, mildly, in passed hands) than weak ones. This is a weighting, not a constraint.
+
+``beliefs=`` (a learned belief, :mod:`rams_env.agents.beliefs`) replaces that fixed weighting: each
+card is placed with the probability the belief gives its places, within the constraints above.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ import random
 from itertools import combinations
 from typing import NamedTuple
 
+import numpy as np
+
+from ..obs.beliefs import FACE_DOWN_PLACE, TALON_PLACE, place_of_seat
 from ..rules import Game, Phase, TurnedAt
 from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, counted_jacks, deck_cards, rank_of, suit_of
 from ..rules.tricks import legal_plays
@@ -35,6 +41,7 @@ DEAL_ATTEMPTS = 100  # random placements tried per sampled world (matching after
 # Places of hidden cards in a sampled deal: hands are 0..n-1; face-down piles n..2n-1 (thrown-in and
 # passed hands) and 2n..3n-1 (cards bought away); the talon.
 TALON = -1
+BELIEF_FLOOR = 1e-6  # added to a learned belief's odds: no card is ever ruled out of a place by the network alone
 
 
 class HiddenCards(NamedTuple):
@@ -52,7 +59,7 @@ class HiddenCards(NamedTuple):
 class DealSampler:
     """Re-deals the cards hidden from ``seat`` consistently with what it knows (module docstring)."""
 
-    def __init__(self, game: Game, seat: int) -> None:
+    def __init__(self, game: Game, seat: int, beliefs: np.ndarray | None = None) -> None:
         self.game, self.seat = game, seat
         n = game.n
         self.capacity: dict[int, int] = {TALON: game.talon_size}
@@ -80,9 +87,30 @@ class DealSampler:
                 self.odds[2 * n + j] = {c: _discard_weight(c, trump, ace_factor) for c in self.cards}
                 if game.active[j] is False:
                     self.odds[n + j] = {c: _pass_weight(c, trump) for c in self.cards}
+        self.beliefs = None if beliefs is None else self._belief_odds(beliefs)
         if len(self.cards) != sum(self.capacity.values()):
             raise RuntimeError("hidden card count does not match the hidden places (engine state inconsistent)")
         self._combination_rules()
+
+    def _belief_odds(self, beliefs: np.ndarray) -> dict[int, dict[int, float]]:
+        """Per place of the sampler and hidden card, the odds of a learned belief (``beliefs[card, place]``,
+        places of :mod:`rams_env.obs.beliefs`) per card of room: a place's probability shared over its
+        cards, so that a placement weighted by odds times room left draws each card from its belief.
+        The face-down places of the sampler (thrown in, bought away, per player) share the one place."""
+        game, seat, n = self.game, self.seat, self.game.n
+        where = {TALON: TALON_PLACE}
+        for j in range(n):
+            if j != seat:
+                where[j] = place_of_seat(game, seat, j)
+                where[n + j] = where[2 * n + j] = FACE_DOWN_PLACE
+        room = {p: 0 for p in where.values()}
+        for loc, size in self.capacity.items():
+            room[where[loc]] += size
+        return {
+            loc: {c: BELIEF_FLOOR + float(beliefs[c, place]) / room[place] for c in self.cards}
+            for loc, place in where.items()
+            if room[place]
+        }
 
     def _combination_rules(self) -> None:
         """What :meth:`_consistent` checks: per other player, the cards he played, whether he was in the
@@ -264,7 +292,7 @@ class DealSampler:
         """
         room = dict(self.capacity)
         placed: dict[int, list[int]] = {loc: [] for loc in room}
-        odds = self.odds
+        odds = self.odds if self.beliefs is None else self.beliefs
         for c in self.cards:
             options = [loc for loc in self.allowed[c] if room[loc] > 0]
             if not options:

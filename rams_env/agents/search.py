@@ -10,7 +10,10 @@ or its chance to win the rams after the deal (``objective="win"``: the rams equi
 same worlds serve all actions (common random numbers). ``rollout_policy=`` a trained policy plays the
 rollouts instead of the fast rollout rule, one batched forward pass per ply over all the worlds.
 
-Beliefs (``opponent_model=``): the worlds can be filtered by how likely the opponents' decisions so
+Learned beliefs (``beliefs=``): the worlds are drawn from a belief network's probabilities of where
+each hidden card lies (:mod:`rams_env.agents.beliefs`), within the same constraints.
+
+Beliefs from decisions (``opponent_model=``): the worlds can be filtered by how likely the opponents' decisions so
 far in the deal are under a model of their play (the heuristic, or a policy). At a knock, each world
 replays the knock round with the model in the sampled hands (the engine's
 :func:`~rams_env.rules.determinize.knock_turn`); in the play, it replays the play from its start
@@ -69,6 +72,7 @@ from ..rules.config import RulesConfig
 from ..rules.determinize import knock_turn, play_start
 from ..rules.seeding import check_seed
 from .base import Observation, game_behind, observe
+from .beliefs import load_beliefs_option
 from .compiled_heuristic import CompiledHeuristicAgent
 from .deal_sampler import DealSampler
 from .heuristic import HeuristicAgent, Opponent, Situation, choose_play
@@ -110,7 +114,9 @@ class SearchAgent:
     ``+``: ``"knock+play"``); buying is never searched. ``opponent_model``: None, ``"heuristic"``, or a
     policy as for ``base``, to filter the worlds by the opponents' knocks and passes, or their cards played
     (module docstring); ``belief_noise``: the chance that an opponent decides against the model;
-    ``belief_draws``: the most candidate worlds drawn per world searched.
+    ``belief_draws``: the most candidate worlds drawn per world searched. ``beliefs``: None, or learned
+    beliefs to draw the worlds from (:mod:`rams_env.agents.beliefs`: a preset's name for its shipped
+    network, a belief model's name, a file, or a network; needs torch), with or without ``opponent_model``.
     """
 
     def __init__(
@@ -127,6 +133,7 @@ class SearchAgent:
         opponent_model: Any = None,
         belief_noise: float = 0.1,
         belief_draws: int = BELIEF_DRAWS,
+        beliefs: Any = None,
     ) -> None:
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
@@ -156,6 +163,7 @@ class SearchAgent:
         self.base = agent_option(base, "base", "act_game", keep=("heuristic",))
         self.opponent_model = agent_option(opponent_model, "opponent_model", "act_game", keep=("heuristic", None))
         self.phases = _phases(phases)
+        self.beliefs = load_beliefs_option(beliefs)
         self.belief_noise = float(belief_noise)
         self._seed = seed
         self._heuristics: dict[tuple[RulesConfig, bool], Any] = {}
@@ -207,7 +215,10 @@ class SearchAgent:
         return self.search(game, seat)[0]
 
     def _worlds(self, game: Game, seat: int) -> Callable[[random.Random], Game]:
-        """What draws the worlds searched: re-deals of the cards hidden from ``seat``."""
+        """What draws the worlds searched: re-deals of the cards hidden from ``seat``, from the learned
+        beliefs where ``beliefs`` is set."""
+        if self.beliefs is not None:
+            return self.beliefs.worlds(game, seat)
         return DealSampler(game, seat).sample
 
     def search(self, game: Game, seat: int) -> tuple[int, list[int], list[list[float]]]:
