@@ -116,8 +116,8 @@ def belief_models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooMo
     }
 
 
-    """The belief network called ``name`` (a preset's name gives ``<preset>-beliefs``); :class:`ZooError` naming them."""
-    """The belief network called ``name`` (a preset's name gives ``<preset>-beliefs``); :class:`ZooError` listing them."""
+def resolve_beliefs(name: str, root: str | os.PathLike[str] | None = None) -> ZooModel:
+    """The belief network called ``name`` (a preset's name gives ``<preset>-beliefs``), or :class:`ZooError`."""
     found = belief_models(root)
     model = found.get(f"{name}-beliefs" if name in FLAGSHIPS else name)
     if model is None:
