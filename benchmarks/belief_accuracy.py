@@ -20,9 +20,12 @@ Run: ``python -m benchmarks.belief_accuracy [--deals 60] [--variant mattmar] [--
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,6 +38,7 @@ from rams_env.agents.search import believed_worlds
 from rams_env.apps.cli.options import RulesOptions
 from rams_env.obs.beliefs import NOT_HIDDEN, hidden_places, place_room
 from rams_env.options import arg, options_parser
+from rams_env.policy.checkpoint import write_atomically
 from rams_env.rules import Game, Phase, make_config
 
 WORLDS = 20  # worlds drawn per decision, for every figure
@@ -90,6 +94,7 @@ class BeliefArgs:
 
     deals: int = arg(60, "deals", low=1)
     beliefs: str = arg("", "learned beliefs: a zoo name or belief file (default: the preset's; 'none': leave out)")
+    json: str = arg("", "also write the figures to this JSON file (docs/beliefs/ holds the docs' own)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -104,6 +109,9 @@ def main(argv: list[str] | None = None) -> None:
         settings["learned, filtered (noise 0.1, 8 draws)"] = {"beliefs": learned, "opponent_model": "heuristic"}
     print(f"{args.variant}, {len(states)} third-trick decisions, {WORLDS} worlds each")
     print(f"{'worlds':42s} {'placed':>7s} {'log-lik':>8s} {'agrees':>7s}")
+    report: dict[str, Any] = {"variant": args.variant, "deals": args.deals, "decisions": len(states), "worlds": WORLDS}
+    report["beliefs"] = None if learned is None else (args.beliefs or args.variant)
+    report["rows"] = {}
     oracle = [OracleAgent(simulations=20, seed=i, confidence=0).search(g, g.current)[0] for i, g in enumerate(states)]
     for name, options in settings.items():
         right = total = hidden = agree = 0
@@ -124,10 +132,18 @@ def main(argv: list[str] | None = None) -> None:
             )
             agent = SearchAgent(simulations=20, seed=i, confidence=0, **options)
             agree += agent.search(game, seat)[0] == oracle[i]
-        print(f"{name:42s} {right / total:7.3f} {loglik / hidden:8.3f} {agree / len(states):7.3f}")
+        row = {"placed": right / total, "log_likelihood": loglik / hidden, "agrees": agree / len(states)}
+        report["rows"][name] = row
+        print(f"{name:42s} {row['placed']:7.3f} {row['log_likelihood']:8.3f} {row['agrees']:7.3f}")
     if learned is not None:
         sums = [net_log_likelihood(learned, g) for g in states]
-        print(f"net log-lik (the network's own probabilities): {sum(s for s, _ in sums) / sum(k for _, k in sums):.3f}")
+        report["net_log_likelihood"] = sum(s for s, _ in sums) / sum(k for _, k in sums)
+        print(f"net log-lik (the network's own probabilities): {report['net_log_likelihood']:.3f}")
+    if args.json:
+        report["reproduce"] = "python -m benchmarks.belief_accuracy " + " ".join(
+            argv if argv is not None else sys.argv[1:]
+        )
+        write_atomically(Path(args.json), lambda f: f.write(json.dumps(report, indent=1).encode()))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -138,6 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     options = {"variant": args.variant, "search": args.search, "reference": reference, "seed": args.seed}
     out = Path(args.out)
     state: dict[str, Any] = {"options": options, "wins": {role: [] for role in ROLES}}
+    state["reproduce"] = "python -m benchmarks.search_gain " + " ".join(argv if argv is not None else sys.argv[1:])
     if out.exists():
         state = json.loads(out.read_text())
         differ = [k for k in options if state["options"].get(k) != options[k]]

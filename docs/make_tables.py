@@ -191,6 +191,47 @@ def transfer_rows() -> list[Row]:
     return rows
 
 
+HANDS_ORACLE = {"mattmar": 0.338, "norrlandsknack": 0.347, "rams32": 0.394, "russian": 0.341}
+"""The search that sees the other hands, not the talon, whole ramsar against three heuristics: the long goal."""
+
+
+def belief_rows() -> list[Row]:
+    """docs/agents.md, learned beliefs: ``python -m benchmarks.belief_accuracy --json`` per preset, a row per way."""
+    rows = []
+    for path in sorted((HERE / "beliefs").glob("accuracy-*.json")):
+        result = load(path)
+        for name, row in result["rows"].items():
+            cells = [f"{row['placed']:.3f}", f"{row['log_likelihood']:.3f}", f"{row['agrees']:.3f}"]
+            rows.append([Words(f"{result['variant']}: {name}"), str(result["decisions"]), *cells])
+    return rows
+
+
+def search_gain_rows() -> list[Row]:
+    """docs/agents.md, the search with learned beliefs over the flagship: ``python -m benchmarks.search_gain``."""
+    rows = []
+    for path in sorted((HERE / "beliefs").glob("gain-*.json")):
+        result = load(path)
+        options = result["options"]
+        expect((result["ramsar"], options["seed"]) == (REPORT_RAMSAR, REPORT_SEED), f"{path.name}: not the report set")
+        oracle = HANDS_ORACLE[options["variant"]]
+        gap = (result["search_win_share"] - result["reference_win_share"]) / (oracle - result["reference_win_share"])
+        low = result["gain_ci"][0]
+        met = "met" if result["gain"] >= 0.02 and low > 0 else "missed"
+        rows.append(
+            [
+                Words(f"`{path.stem}`"),
+                interval(result["reference_win_share"], result["reference_ci"]),
+                interval(result["search_win_share"], result["search_ci"]),
+                f"{result['gain']:+.3f} [{low:+.3f}, {result['gain_ci'][1]:+.3f}]",
+                f"{oracle:.3f}",
+                f"{gap:.0%}",
+                f"{result['seconds_per_decision']['mean']:.2f} / {result['seconds_per_decision']['max']:.2f}",
+                met,
+            ]
+        )
+    return rows
+
+
 def league_rows(preset: str) -> Callable[[], list[Row]]:
     """docs/agents.md, a preset's league at 4 players, best first, from docs/league/<preset>-4p.json."""
 
@@ -258,6 +299,18 @@ TABLES: dict[str, Table] = {
         "| run | exploiter | against three | ramsar | exploiter's win share | transfer bound |\n"
         "|---|---|---|---:|---|---|",
         transfer_rows,
+    ),
+    "beliefs": Table(
+        "agents.md",
+        "| worlds | decisions | placed right | log-likelihood | agrees with the true-deal search |\n"
+        "|---|---:|---:|---:|---:|",
+        belief_rows,
+    ),
+    "search-gain": Table(
+        "agents.md",
+        "| run | the flagship alone | the search over it | paired gain | hands-oracle | gap taken "
+        "| s/decision (mean / max) | +0.02, interval above 0 |\n|---|---|---|---|---:|---:|---:|---|",
+        search_gain_rows,
     ),
     **{
         f"league-{preset}": Table("agents.md", LEAGUE_HEADER, league_rows(preset), ranked=True)

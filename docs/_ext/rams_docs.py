@@ -156,10 +156,10 @@ def _directive(function: Any) -> type[_Generated]:
 
 
 def write_zoo_pages(app: Sphinx) -> None:
-    """``zoo/<model>.md`` for each model: its card, included from ``checkpoints/``."""
+    """``zoo/<model>.md`` for each model and belief network: its card, included from ``checkpoints/``."""
     ZOO_PAGES.mkdir(exist_ok=True)
     wanted = {}
-    for name, model in zoo.models(zoo.SOURCE_ZOO).items():
+    for name, model in {**zoo.models(zoo.SOURCE_ZOO), **zoo.belief_models(zoo.SOURCE_ZOO)}.items():
         relative = Path("..", "..", model.card.relative_to(zoo.SOURCE_ZOO.parent)).as_posix()
         wanted[f"{name}.md"] = f"```{{include}} {relative}\n```\n"
     for old in ZOO_PAGES.glob("*.md"):

@@ -80,7 +80,7 @@ def test_the_readme_builds_the_docs_with_the_command_this_test_runs():
 def test_every_page_is_built(site: Path):
     for page in PAGES:
         assert (site / f"{page.stem}.html").is_file(), page.name
-    for name in zoo.models():
+    for name in [*zoo.models(), *zoo.belief_models()]:
         assert (site / "zoo" / f"{name}.html").is_file(), name
 
 
