@@ -74,7 +74,11 @@ def test_the_file_round_trips_and_refuses_damage_tampering_and_the_wrong_preset(
     save_beliefs(path, net, "mattmar", decisions=10)
     loaded = load_beliefs(path, variant="mattmar")
     obs = torch.rand(3, net.torso[0].in_features)
+    with torch.no_grad():  # the file keeps float16 weights: the loaded network is the trained one, rounded so
+        for p in net.parameters():
+            p.copy_(p.half().float())
     assert torch.equal(loaded(obs), net(obs)) and loaded.variant == "mattmar"
+    assert all(p.dtype == torch.float32 for p in loaded.parameters())
     with pytest.raises(CheckpointError, match="trained for 'mattmar', not 'russian'"):
         load_beliefs(path, variant="russian")
     payload = torch.load(path, weights_only=True)
