@@ -59,3 +59,10 @@ def test_every_preset_has_its_table_sizes_and_a_policy_for_each():
     assert beliefs.table_sizes("mattmar") == [3, 4, 5, 6, 7]
     assert beliefs.table_sizes("rams32") == [3, 4, 5, 6]
     assert set(beliefs.MULTI_SIZE) == set(beliefs.FLAGSHIPS)
+
+
+def test_the_belief_cards_show_their_files_figures():
+    """Each zoo card is what `python -m rams_training.belief_cards` writes from its file and docs/beliefs/."""
+    from rams_training import belief_cards
+
+    assert belief_cards.main(["--check"]) == 0

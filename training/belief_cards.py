@@ -1,0 +1,129 @@
+"""The model cards of the zoo's belief networks, written from their files and their measured figures.
+
+Each card (``checkpoints/<preset>/<preset>-beliefs/README.md``) is made from the network's own file (how it
+was trained, its held-out figures) and, where they exist, ``docs/beliefs/accuracy-<preset>.json``
+(``benchmarks.belief_accuracy``) and ``docs/beliefs/gain-<preset>.json`` (``benchmarks.search_gain``), so a
+card cannot drift from its numbers: ``--check`` fails naming a card that differs (a test runs it).
+
+    python -m rams_training.belief_cards [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from rams_env import zoo
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "beliefs"
+
+
+def _interval(share: float, ci: list[float]) -> str:
+    return f"{share:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def card(model: zoo.ZooModel) -> str:
+    """The card of one belief network of the zoo."""
+    payload = torch.load(model.path, map_location="cpu", weights_only=True)
+    training = payload["training"]
+    args: dict[str, Any] = json.loads(training["args"])
+    last = json.loads(training["history"])[-1]
+    preset, name = model.preset, model.name
+    size = model.path.stat().st_size / 1e6
+    hidden = ", ".join(str(h) for h in payload["network"]["hidden"])
+    lines = [
+        f"# `{name}`: where the hidden cards lie, learned for {preset}",
+        "",
+        f"- File: `checkpoints/{preset}/{name}/{model.path.name}` ({size:.1f} MB, float16 weights). Use it with",
+        f"  `SearchAgent(beliefs={preset!r})` or `rams eval search:beliefs={preset}` (the search draws its",
+        "  worlds from it), or `rams_env.policy.beliefs.load_beliefs(path)` for the network itself.",
+        f"- What it is: an MLP from a seat's observation (encoder version {payload['encoder_version']}) to, for",
+        "  every card, the probability of each place it can lie in: each other hand (relative seats 1-6), the",
+        f"  talon, the face-down cards (`rams_env.obs.beliefs`). Hidden layers {hidden}; places without room are",
+        "  masked.",
+        f"- Data: {training['decisions']:,} decisions with a choice in the knock and the play, from whole ramsar of",
+        f"  {preset} at every table size it allows (half at 4 players), each seat played by the compiled heuristic",
+        f"  or the preset's trained policy (chance {args['policy_share']} per seat and rams); the labels are the",
+        "  true places. No rams starts from a seed below 1,000,000, so the benchmark's deals (seeds 0-999) are",
+        "  never seen.",
+        f"- Training: cross-entropy of each hidden card's true place, {args['epochs']} epochs, Adam lr {args['lr']}",
+        f"  (cosine to a tenth), batch {args['batch']}, {args['holdout']:.0%} of the decisions held out.",
+        "- Reproduce: `python -m rams_training.beliefs --variant "
+        f"{preset} --decisions {args['decisions']} --epochs {args['epochs']} --out runs/beliefs-{preset}` (resumable:",
+        "  the same command continues a stopped run), then this card: `python -m rams_training.belief_cards`.",
+        "",
+        "## Held out",
+        "",
+        "| figure | value |",
+        "|---|---:|",
+        f"| mean log-probability of a hidden card's true place | {last['log_likelihood']:.3f} |",
+        f"| the other hands' cards whose likeliest place is right | {last['hand_cards_argmax_right']:.3f} |",
+    ]
+    accuracy = DOCS / f"accuracy-{preset}.json"
+    if accuracy.is_file():
+        result = json.loads(accuracy.read_text())
+        lines += [
+            "",
+            "## The worlds it gives the search",
+            "",
+            f"At the first decision with a choice of the third trick, {result['decisions']} deals of heuristic play",
+            f"at 4 players, {result['worlds']} worlds each: `{result['reproduce']}`",
+            "",
+            "| worlds | placed right | log-likelihood | agrees with the true-deal search |",
+            "|---|---:|---:|---:|",
+        ]
+        for way, row in result["rows"].items():
+            lines.append(f"| {way} | {row['placed']:.3f} | {row['log_likelihood']:.3f} | {row['agrees']:.3f} |")
+    gain = DOCS / f"gain-{preset}.json"
+    if gain.is_file():
+        result = json.loads(gain.read_text())
+        seconds, options = result["seconds_per_decision"], result["options"]
+        lines += [
+            "",
+            "## In play",
+            "",
+            f"The search over the flagship with these beliefs, and the flagship alone, in every seat of the same "
+            f"{result['ramsar']:,} ramsar of deal set {result['options']['seed']} against three heuristics: "
+            f"`{result['reproduce']}`",
+            "",
+            "| agent | win share [95% CI] |",
+            "|---|---|",
+            f"| `{options['reference']}` | {_interval(result['reference_win_share'], result['reference_ci'])} |",
+            f"| `{options['search']}` | {_interval(result['search_win_share'], result['search_ci'])} |",
+            f"| paired gain | {result['gain']:+.3f} [{result['gain_ci'][0]:+.3f}, {result['gain_ci'][1]:+.3f}] |",
+            "",
+            f"Seconds per decision with a choice: mean {seconds['mean']:.3f}, 95th percentile {seconds['p95']:.3f}, "
+            f"most {seconds['max']:.3f} (one torch thread).",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rams_training.belief_cards", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="change nothing; fail naming each card that differs")
+    args = parser.parse_args(argv)
+    differ = []
+    for model in zoo.belief_models(zoo.SOURCE_ZOO).values():
+        text = card(model)
+        if model.card.is_file() and model.card.read_text(encoding="utf-8") == text:
+            continue
+        if args.check:
+            differ.append(str(model.card))
+        else:
+            model.card.write_text(text, encoding="utf-8")
+            print(f"wrote {model.card}")
+    if differ:
+        print(
+            "cards that differ from their figures (run python -m rams_training.belief_cards):", *differ, file=sys.stderr
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
