@@ -23,7 +23,8 @@ from rams_env.rules.config import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "checkpoints"
-MODELS = sorted(p.name for p in CHECKPOINTS.glob("*/*/") if p.is_dir())
+MODELS = sorted(p.name for p in CHECKPOINTS.glob("*/*/") if p.is_dir() and not p.name.endswith("-beliefs"))
+BELIEFS = sorted(p.name for p in CHECKPOINTS.glob("*/*/") if p.is_dir() and p.name.endswith("-beliefs"))
 
 
 @pytest.fixture(autouse=True)
@@ -39,6 +40,7 @@ def one_torch_thread(monkeypatch: pytest.MonkeyPatch):
 def test_every_folder_of_the_zoo_is_a_model_and_every_preset_has_a_flagship():
     assert zoo.zoo_root() == CHECKPOINTS
     assert sorted(zoo.models()) == MODELS and len(MODELS) == 15
+    assert sorted(zoo.belief_models()) == BELIEFS == sorted(f"{p}-beliefs" for p in PRESETS)
     for name, model in zoo.models().items():
         assert model.folder == CHECKPOINTS / model.preset / name and model.preset in PRESETS
         assert model.path.is_file() and model.card.is_file()

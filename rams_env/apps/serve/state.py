@@ -58,7 +58,8 @@ class ServeState:
         names += [card.spec for card in self.agent_cards() if card.spec not in names]
         if self.checkpoint_dir is not None and self.checkpoint_dir.is_dir():
             pts = sorted(self.checkpoint_dir.rglob("*.pt"))
-            names += [str(p) for p in pts if p.parent.name != p.stem and str(p) not in names]
+            agents = [p for p in pts if p.parent.name != p.stem and not p.name.endswith(zoo.BELIEFS_SUFFIX)]
+            names += [str(p) for p in agents if str(p) not in names]  # belief networks are not agents
         return names
 
     def agent_cards(self) -> list[AgentCard]:
