@@ -141,6 +141,11 @@ def resolve(name: str, root: str | os.PathLike[str] | None = None) -> ZooModel:
     model = found.get(FLAGSHIPS.get(name, name))
     if model is not None:
         return model
+    if name in belief_models(root):
+        raise ZooError(
+            f"{name!r} is a belief network, not an agent: search with it, SearchAgent(beliefs={name!r}) "
+            f"or rams eval search:beliefs={name}"
+        )
     folder = Path(root) if root is not None else zoo_root()
     if not found:
         where = f"{folder}" if folder is not None else f"${ZOO_ENV} is not set; no {WHEEL_ZOO} nor {SOURCE_ZOO}"

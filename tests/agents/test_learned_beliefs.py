@@ -203,3 +203,12 @@ def test_every_preset_ships_learned_beliefs_that_the_search_spec_takes(preset):
     agent = build_agent(agent_source(f"search:simulations=2,beliefs={preset}", config), 3)
     game = _play_state(preset)
     assert agent.act_game(game, game.current) in game.legal_actions()
+
+
+def test_a_belief_network_is_not_an_agent_and_loading_it_as_one_says_so():
+    from rams_env.agents import load_agent
+
+    with pytest.raises(zoo.ZooError, match="is a belief network, not an agent: search with it"):
+        load_agent("mattmar-beliefs")
+    with pytest.raises(CheckpointError, match="not a rams_env checkpoint"):
+        load_agent(zoo.resolve_beliefs("mattmar").path)
