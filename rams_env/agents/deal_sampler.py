@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..obs.beliefs import FACE_DOWN_PLACE, TALON_PLACE, place_of_seat
+from ..obs.beliefs import FACE_DOWN_PLACE, TALON_PLACE, known_cards, place_of_seat
 from ..rules import Game, Phase, TurnedAt
 from ..rules.cards import ACE, JACK, JACKS_OUT_AT, KING, counted_jacks, deck_cards, rank_of, suit_of
 from ..rules.tricks import legal_plays
@@ -68,12 +68,7 @@ class DealSampler:
                 self.capacity[j] = len(game.hands[j])
                 self.capacity[n + j] = len(game.out_hidden[j]) - game.discards[j]
                 self.capacity[2 * n + j] = game.discards[j]
-        known = set(game.hands[seat]) | set(game.out_hidden[seat]) | set(game.out_public)
-        for cards, _ in game.completed:
-            known.update(c for _, c in cards)
-        known.update(c for _, c in game.trick)
-        if game.turned_at == TurnedAt.TABLE:
-            known.add(game.turned)
+        known = known_cards(game, seat)
         places = [loc for loc, size in self.capacity.items() if size]
         allowed = {c: set(places) for c in deck_cards(game.config.deck_size) if c not in known}
         self._restrict(allowed, sorted(allowed))

@@ -17,8 +17,6 @@ Loading never runs code from the file: a damaged, foreign or tampered file is re
 from __future__ import annotations
 
 import os
-import pickle
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +29,7 @@ from ..obs.beliefs import NUM_PLACES
 from ..obs.encoding import ENCODER_VERSION, OBS_SIZE
 from ..rules.cards import NUM_CARDS
 from ..rules.config import PRESETS
-from .checkpoint import CheckpointError, load_error, model_digest, write_atomically
+from .checkpoint import CheckpointError, load_error, model_digest, read_plain, write_atomically
 from .network import mlp_torso
 
 BELIEFS_FORMAT = "rams_env.beliefs"
@@ -104,19 +102,7 @@ def load_beliefs(path: str | os.PathLike[str], variant: str | None = None) -> Be
     """The belief network of a file, checked; :class:`CheckpointError` names what is wrong with a refused one
     (``variant``: the preset it must have been trained for)."""
     where = str(path)
-    if not os.path.isfile(path):
-        raise CheckpointError(f"belief network {where!r} does not exist (or is not a file)")
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError:
-        raise CheckpointError(
-            f"{where!r} is not a belief network: it is damaged, or it holds Python objects rather than plain data "
-            "(refused without unpickling anything)"
-        ) from None
-    except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
-        raise CheckpointError(f"{where!r} is damaged or not a torch file ({load_error(err)})") from None
+    payload = read_plain(path, "belief network")
     _check_payload(payload, where, variant)
     net = BeliefNet(payload["network"]["hidden"])
     try:

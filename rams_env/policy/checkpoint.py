@@ -124,6 +124,25 @@ def load_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
+def read_plain(path: str | os.PathLike[str], what: str) -> Any:
+    """The plain data of a torch file (``torch.load(weights_only=True)``: no code runs), or a
+    :class:`CheckpointError` naming ``what`` was asked for and what is wrong (missing, damaged, objects)."""
+    where = str(path)
+    if not os.path.isfile(path):  # os.path's test says False for an over-long name; Path's raises OSError
+        raise CheckpointError(f"{what} {where!r} does not exist (or is not a file)")
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise CheckpointError(
+            f"{where!r} is not a rams_env {what}: it is damaged, or it holds Python objects rather "
+            "than plain data (refused without unpickling anything)"
+        ) from None
+    except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
+        raise CheckpointError(f"{where!r} is damaged or not a torch {what} file ({load_error(err)})") from None
+
+
 def load_checkpoint(
     path: str | os.PathLike[str], expect_config: RulesConfig | None = None, *, migrate: bool = False
 ) -> dict[str, Any]:
@@ -139,19 +158,7 @@ def load_checkpoint(
     does not resume, and a new run starts from its weights (``--init-from``).
     """
     where = str(path)
-    if not os.path.isfile(path):  # os.path's test says False for an over-long name; Path's raises OSError
-        raise CheckpointError(f"checkpoint {where!r} does not exist (or is not a file)")
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError:
-        raise CheckpointError(
-            f"{where!r} is not a rams_env checkpoint: it is damaged, or it holds Python objects rather "
-            "than plain data (refused without unpickling anything)"
-        ) from None
-    except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
-        raise CheckpointError(f"{where!r} is damaged or not a torch checkpoint file ({load_error(err)})") from None
+    payload = read_plain(path, "checkpoint")
     if not isinstance(payload, dict) or "format" not in payload:
         raise CheckpointError(f'{where!r} is not a rams_env checkpoint (no "format" marker)')
     if payload["format"] != CHECKPOINT_FORMAT:

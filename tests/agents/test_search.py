@@ -4,6 +4,7 @@ act() without env=."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -273,19 +274,25 @@ def test_agent_specs_take_the_phases_the_base_and_the_opponent_model():
         agent_source("search:phases=buy", config)
 
 
-def test_the_belief_accuracy_benchmark_prints_a_row_per_setting():
-    """The benchmark runs as its docstring says (a script: run, not imported), one row per setting."""
+def test_the_belief_accuracy_benchmark_prints_a_row_per_setting(tmp_path):
+    """The benchmark runs as its docstring says (a script: run, not imported), one row per way of drawing
+    the worlds, the same figures in its JSON."""
     root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "accuracy.json"
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.belief_accuracy", "--deals", "3"],
+        [sys.executable, "-m", "benchmarks.belief_accuracy", "--deals", "3", "--json", str(out)],
         cwd=root,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    rows = [line for line in done.stdout.splitlines() if line.split() and line.split()[0] in ("uniform", "beliefs,")]
-    assert len(rows) == 3  # its three settings: uniform worlds, beliefs, beliefs with more draws
-    for row in rows:
-        placed, agrees = (float(v) for v in row.split()[-2:])
-        assert 0.0 <= placed <= 1.0 and 0.0 <= agrees <= 1.0
+    names = ("uniform", "filtered,", "learned", "learned,")
+    rows = [line for line in done.stdout.splitlines() if line.split() and line.split()[0] in names]
+    assert len(rows) == 5  # uniform worlds, filtered at two strengths, learned, learned and filtered
+    report = json.loads(out.read_text())
+    assert report["beliefs"] == "mattmar" and len(report["rows"]) == 5 and report["net_log_likelihood"] < 0
+    for row, figures in zip(rows, report["rows"].values(), strict=True):
+        placed, loglik, agrees = (float(v) for v in row.split()[-3:])
+        assert 0.0 <= placed <= 1.0 and loglik < 0 and 0.0 <= agrees <= 1.0
+        assert (placed, agrees) == (round(figures["placed"], 3), round(figures["agrees"], 3))
