@@ -320,7 +320,8 @@ TABLES: dict[str, Table] = {
 
 
 # ----------------------------------------------------------------------------- pages
-BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(\n<!-- /table -->)", re.S)
+# A block's body never holds another marker: an empty block (no blank line inside) is not read across to the next one.
+BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>(?:(?!<!-- /?table).)*?)(\n?<!-- /table -->)", re.S)
 
 
 def cells(line: str) -> list[str]:
