@@ -36,6 +36,7 @@ from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
 from rams_env.agents.deal_sampler import DealSampler
 from rams_env.agents.search import believed_worlds
 from rams_env.apps.cli.options import RulesOptions
+from rams_env.eval.stats import wilson_interval
 from rams_env.obs.beliefs import NOT_HIDDEN, hidden_places, place_room
 from rams_env.options import arg, options_parser
 from rams_env.policy.checkpoint import write_atomically
@@ -88,6 +89,22 @@ def net_log_likelihood(beliefs: Any, game: Game) -> tuple[float, int]:
     return float(np.log(probs[hidden, truth[hidden]]).sum()), len(hidden)
 
 
+def figures_of(per_deal: np.ndarray, resamples: int = 2000) -> dict[str, Any]:
+    """The figures of a way of drawing worlds from its per-deal sums (right, total, log-likelihood, hidden,
+    agrees), with 95% intervals: bootstrap over the deals for the placement, Wilson for the agreement."""
+    right, total, loglik, hidden, agrees = per_deal.T
+    rng = np.random.default_rng(0)
+    picks = rng.integers(0, len(per_deal), size=(resamples, len(per_deal)))
+    placed = right[picks].sum(1) / total[picks].sum(1)
+    return {
+        "placed": right.sum() / total.sum(),
+        "placed_ci": [float(q) for q in np.quantile(placed, [0.025, 0.975])],
+        "log_likelihood": loglik.sum() / hidden.sum(),
+        "agrees": agrees.mean(),
+        "agrees_ci": list(wilson_interval(agrees.sum(), len(agrees))),
+    }
+
+
 @dataclass(kw_only=True)
 class BeliefArgs:
     """The options of ``python -m benchmarks.belief_accuracy`` but the rules' (:class:`RulesOptions`)."""
@@ -108,14 +125,13 @@ def main(argv: list[str] | None = None) -> None:
         settings["learned"] = {"beliefs": learned}
         settings["learned, filtered (noise 0.1, 8 draws)"] = {"beliefs": learned, "opponent_model": "heuristic"}
     print(f"{args.variant}, {len(states)} third-trick decisions, {WORLDS} worlds each")
-    print(f"{'worlds':42s} {'placed':>7s} {'log-lik':>8s} {'agrees':>7s}")
+    print(f"{'worlds':42s} {'placed':>7s} {'log-lik':>8s} {'agrees':>7s}   95% intervals: placed, agrees")
     report: dict[str, Any] = {"variant": args.variant, "deals": args.deals, "decisions": len(states), "worlds": WORLDS}
     report["beliefs"] = None if learned is None else (args.beliefs or args.variant)
     report["rows"] = {}
     oracle = [OracleAgent(simulations=20, seed=i, confidence=0).search(g, g.current)[0] for i, g in enumerate(states)]
     for name, options in settings.items():
-        right = total = hidden = agree = 0
-        loglik = 0.0
+        per_deal = []  # right, total, log-likelihood, hidden, agrees
         for i, game in enumerate(states):
             seat = game.current
             sample = options["beliefs"].worlds(game, seat) if "beliefs" in options else DealSampler(game, seat).sample
@@ -123,18 +139,16 @@ def main(argv: list[str] | None = None) -> None:
                 noise, draws = options.get("belief_noise", 0.1), options.get("belief_draws", 8)
                 sample = believed_worlds(sample, game, model, noise, draws)
             rng = random.Random(i)
-            figures = world_figures(game, [sample(rng) for _ in range(WORLDS)])
-            right, total, loglik, hidden = (
-                right + figures[0],
-                total + figures[1],
-                loglik + figures[2],
-                hidden + figures[3],
-            )
             agent = SearchAgent(simulations=20, seed=i, confidence=0, **options)
-            agree += agent.search(game, seat)[0] == oracle[i]
-        row = {"placed": right / total, "log_likelihood": loglik / hidden, "agrees": agree / len(states)}
+            agrees = agent.search(game, seat)[0] == oracle[i]
+            per_deal.append((*world_figures(game, [sample(rng) for _ in range(WORLDS)]), agrees))
+        row = figures_of(np.asarray(per_deal, dtype=np.float64))
         report["rows"][name] = row
-        print(f"{name:42s} {row['placed']:7.3f} {row['log_likelihood']:8.3f} {row['agrees']:7.3f}")
+        (low, high), (a_low, a_high) = row["placed_ci"], row["agrees_ci"]
+        print(
+            f"{name:42s} {row['placed']:7.3f} {row['log_likelihood']:8.3f} {row['agrees']:7.3f}   "
+            f"[{low:.3f}, {high:.3f}] [{a_low:.3f}, {a_high:.3f}]"
+        )
     if learned is not None:
         sums = [net_log_likelihood(learned, g) for g in states]
         report["net_log_likelihood"] = sum(s for s, _ in sums) / sum(k for _, k in sums)

@@ -201,7 +201,8 @@ def belief_rows() -> list[Row]:
     for path in sorted((HERE / "beliefs").glob("accuracy-*.json")):
         result = load(path)
         for name, row in result["rows"].items():
-            cells = [f"{row['placed']:.3f}", f"{row['log_likelihood']:.3f}", f"{row['agrees']:.3f}"]
+            placed, agrees = interval(row["placed"], row["placed_ci"]), interval(row["agrees"], row["agrees_ci"])
+            cells = [placed, f"{row['log_likelihood']:.3f}", agrees]
             rows.append([Words(f"{result['variant']}: {name}"), str(result["decisions"]), *cells])
     return rows
 
@@ -302,8 +303,8 @@ TABLES: dict[str, Table] = {
     ),
     "beliefs": Table(
         "agents.md",
-        "| worlds | decisions | placed right | log-likelihood | agrees with the true-deal search |\n"
-        "|---|---:|---:|---:|---:|",
+        "| worlds | decisions | placed right [95% CI] | log-likelihood | agrees with the true-deal search [95% CI] |\n"
+        "|---|---:|---|---:|---|",
         belief_rows,
     ),
     "search-gain": Table(

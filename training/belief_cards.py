@@ -74,11 +74,12 @@ def card(model: zoo.ZooModel) -> str:
             f"At the first decision with a choice of the third trick, {result['decisions']} deals of heuristic play",
             f"at 4 players, {result['worlds']} worlds each: `{result['reproduce']}`",
             "",
-            "| worlds | placed right | log-likelihood | agrees with the true-deal search |",
-            "|---|---:|---:|---:|",
+            "| worlds | placed right [95% CI] | log-likelihood | agrees with the true-deal search [95% CI] |",
+            "|---|---|---:|---|",
         ]
         for way, row in result["rows"].items():
-            lines.append(f"| {way} | {row['placed']:.3f} | {row['log_likelihood']:.3f} | {row['agrees']:.3f} |")
+            placed, agrees = _interval(row["placed"], row["placed_ci"]), _interval(row["agrees"], row["agrees_ci"])
+            lines.append(f"| {way} | {placed} | {row['log_likelihood']:.3f} | {agrees} |")
     gain = DOCS / f"gain-{preset}.json"
     if gain.is_file():
         result = json.loads(gain.read_text())

@@ -293,6 +293,8 @@ def test_the_belief_accuracy_benchmark_prints_a_row_per_setting(tmp_path):
     report = json.loads(out.read_text())
     assert report["beliefs"] == "mattmar" and len(report["rows"]) == 5 and report["net_log_likelihood"] < 0
     for row, figures in zip(rows, report["rows"].values(), strict=True):
-        placed, loglik, agrees = (float(v) for v in row.split()[-3:])
+        placed, loglik, agrees = (float(v) for v in row.split("[")[0].split()[-3:])
         assert 0.0 <= placed <= 1.0 and loglik < 0 and 0.0 <= agrees <= 1.0
         assert (placed, agrees) == (round(figures["placed"], 3), round(figures["agrees"], 3))
+        assert figures["placed_ci"][0] <= figures["placed"] <= figures["placed_ci"][1]
+        assert figures["agrees_ci"][0] <= figures["agrees"] <= figures["agrees_ci"][1]
