@@ -16,7 +16,7 @@ def packages() -> list[str]:
     for info in pkgutil.walk_packages(rams_env.__path__, "rams_env."):
         if info.ispkg and not info.name.startswith("rams_env.integrations."):  # the library adapters load libraries
             names.append(info.name)
-    return names + ["rams_env.integrations.openspiel"]
+    return [*names, "rams_env.integrations.openspiel"]
 
 
 def test_the_public_names_are_few_and_all_exist():

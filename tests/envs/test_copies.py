@@ -38,11 +38,7 @@ def assert_same(a, b) -> None:
         assert a.keys() == b.keys()
         for key in a:
             assert_same(a[key], b[key])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            assert_same(x, y)
-    elif isinstance(a, np.ndarray) and a.dtype == object:  # one final observation a game
+    elif isinstance(a, (tuple, list)) or (isinstance(a, np.ndarray) and a.dtype == object):  # object: final obs a game
         assert len(a) == len(b)
         for x, y in zip(a, b, strict=True):
             assert_same(x, y)
