@@ -20,11 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's rams_env, as docs/conf.py does
 
 from rams_env import zoo  # noqa: E402
 from rams_env.eval.league import tiers  # noqa: E402
+from rams_env.eval.stats import bootstrap_interval  # noqa: E402
 
 REPORT_SEED, REPORT_RAMSAR = 7400001, 1600
 VECTOR_GOALS = {"env": (0.8, "0.8x"), "train cleanrl": (20_000, "20,000"), "train sb3": (15_000, "15,000")}
@@ -207,27 +210,74 @@ def belief_rows() -> list[Row]:
     return rows
 
 
-def search_gain_rows() -> list[Row]:
-    """docs/agents.md, the search with learned beliefs over the flagship: ``python -m benchmarks.search_gain``."""
-    rows = []
-    for path in sorted((HERE / "beliefs").glob("gain-*.json")):
+def learned_worlds(result: dict[str, Any]) -> bool:
+    """Whether a ``benchmarks.search_gain`` run's search draws its worlds from learned beliefs."""
+    return "beliefs=" in result["options"]["search"]
+
+
+def gain_runs() -> dict[str, dict[str, Any]]:
+    """Each ``docs/beliefs/gain-*.json`` by its name, each checked to be over the report set."""
+    runs = {}
+    paths = sorted((HERE / "beliefs").glob("gain-*.json"), key=lambda p: (p.stem.removesuffix("-uniform"), p.stem))
+    for path in paths:  # a preset's run with learned worlds, then its control with uniform ones
         result = load(path)
-        options = result["options"]
-        expect((result["ramsar"], options["seed"]) == (REPORT_RAMSAR, REPORT_SEED), f"{path.name}: not the report set")
-        oracle = HANDS_ORACLE[options["variant"]]
+        expect(
+            (result["ramsar"], result["options"]["seed"]) == (REPORT_RAMSAR, REPORT_SEED),
+            f"{path.name}: not the report set",
+        )
+        runs[path.stem] = result
+    return runs
+
+
+def search_gain_rows() -> list[Row]:
+    """docs/agents.md, the search over the flagship: ``python -m benchmarks.search_gain``, a row per run."""
+    rows = []
+    for name, result in gain_runs().items():
+        oracle = HANDS_ORACLE[result["options"]["variant"]]
         gap = (result["search_win_share"] - result["reference_win_share"]) / (oracle - result["reference_win_share"])
         low = result["gain_ci"][0]
-        met = "met" if result["gain"] >= 0.02 and low > 0 else "missed"
+        goal = ("met" if result["gain"] >= 0.02 and low > 0 else "missed") if learned_worlds(result) else "-"
         rows.append(
             [
-                Words(f"`{path.stem}`"),
+                Words(f"`{name}`"),
+                Words("learned" if learned_worlds(result) else "uniform"),
                 interval(result["reference_win_share"], result["reference_ci"]),
                 interval(result["search_win_share"], result["search_ci"]),
                 f"{result['gain']:+.3f} [{low:+.3f}, {result['gain_ci'][1]:+.3f}]",
                 f"{oracle:.3f}",
                 f"{gap:.0%}",
                 f"{result['seconds_per_decision']['mean']:.2f} / {result['seconds_per_decision']['max']:.2f}",
-                met,
+                goal,
+            ]
+        )
+    return rows
+
+
+def beliefs_in_play_rows() -> list[Row]:
+    """docs/agents.md, what the learned beliefs add to the same search: ``gain-V.json`` beside ``gain-V-uniform.json``.
+
+    Both runs play the same decks with the same seeds, so their references' results are identical and the
+    searches' results pair deck by deck.
+    """
+    runs, rows = gain_runs(), []
+    for name, learned in runs.items():
+        uniform = runs.get(f"{name}-uniform")
+        if not learned_worlds(learned) or uniform is None:
+            continue
+        expect(learned["wins"]["reference"] == uniform["wins"]["reference"], f"{name}: the runs' decks differ")
+        per_deck = {
+            key: np.asarray(run["wins"]["search"]).mean(axis=1) for key, run in (("l", learned), ("u", uniform))
+        }
+        diff = per_deck["l"] - per_deck["u"]
+        low, high = bootstrap_interval(diff, seed=learned["options"]["seed"])
+        share = diff.mean() / learned["gain"]
+        rows.append(
+            [
+                Words(learned["options"]["variant"]),
+                interval(uniform["search_win_share"], uniform["search_ci"]),
+                interval(learned["search_win_share"], learned["search_ci"]),
+                f"{diff.mean():+.3f} [{low:+.3f}, {high:+.3f}]",
+                f"{share:.0%}",
             ]
         )
     return rows
@@ -309,9 +359,15 @@ TABLES: dict[str, Table] = {
     ),
     "search-gain": Table(
         "agents.md",
-        "| run | the flagship alone | the search over it | paired gain | hands-oracle | gap taken "
-        "| s/decision (mean / max) | +0.02, interval above 0 |\n|---|---|---|---|---:|---:|---:|---|",
+        "| run | worlds | the flagship alone | the search over it | paired gain | hands-oracle | gap taken "
+        "| s/decision (mean / max) | +0.02, interval above 0 |\n|---|---|---|---|---|---:|---:|---:|---|",
         search_gain_rows,
+    ),
+    "beliefs-in-play": Table(
+        "agents.md",
+        "| preset | the search, uniform worlds | the search, learned worlds | paired difference "
+        "| share of the search's gain |\n|---|---|---|---|---:|",
+        beliefs_in_play_rows,
     ),
     **{
         f"league-{preset}": Table("agents.md", LEAGUE_HEADER, league_rows(preset), ranked=True)
