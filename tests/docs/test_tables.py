@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,3 +37,20 @@ def test_a_wrong_figure_is_rewritten_and_the_pages_words_kept():
     assert row.replace("| rule-based |", "| rule-based, edited |") in made.splitlines()
     moved = "\n".join(shown.strip().splitlines()[:2] + shown.strip().splitlines()[:1:-1])  # rows reversed
     assert tables.render(tables.TABLES["league-mattmar"], moved) == shown.strip()  # a league's order is its ranks
+
+
+def test_the_learned_beliefs_are_judged_only_against_a_control_on_the_same_decks(monkeypatch):
+    tables = make_tables()
+    assert [str(row[0]) for row in tables.beliefs_in_play_rows()] == ["mattmar", "russian"]
+    load = tables.load
+
+    def shifted(path: Path) -> dict:
+        result = load(path)
+        if path.stem.endswith("-uniform"):  # the control's decks one place on: no longer the same deals
+            reference = result["wins"]["reference"]
+            result["wins"]["reference"] = reference[1:] + reference[:1]
+        return result
+
+    monkeypatch.setattr(tables, "load", shifted)
+    with pytest.raises(ValueError, match="decks differ"):
+        tables.beliefs_in_play_rows()
