@@ -14,15 +14,14 @@ from pettingzoo.utils import wrappers
 
 from ..rules import Game, IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS, action_name
-from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
-from ..rules.episode import check_episode
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT
 from ..rules.seeding import check_seed
+from ..rules.spec import EnvSpec, make_spec
 from .backends import ENGINES, CompiledBackend, GameMirror, ReferenceBackend, action_id
 from .contracts import Backend
 from .render import render_table
 from .spaces import action_space, dict_observation_space
 
-ILLEGAL_ACTION = ("raise", "terminate")
 RESET_OPTIONS = ("deck", "dealer", "scores")
 
 
@@ -61,7 +60,9 @@ class RamsEnv(AECEnv):
     of ``variant``, ``num_players`` and rule options. With it a rule option is a ``ValueError`` naming it,
     and so is a ``variant`` or ``num_players`` that is not the config's own (the same values are fine;
     left at their defaults they are not given: ``config=make_config("russian", 5)`` alone is russian at
-    5 players). A ``config`` that is not a ``RulesConfig`` is a ``TypeError`` naming its type.
+    5 players). A ``config`` that is not a ``RulesConfig`` is a ``TypeError`` naming its type. ``spec`` (keyword
+    only): a ready :class:`~rams_env.rules.spec.EnvSpec` holding rules, episode, reward and illegal actions
+    (``rams_env.make`` passes one); a field given beside it must agree with it.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -78,16 +79,21 @@ class RamsEnv(AECEnv):
         episode: str = "deal",
         reward: str = "points",
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str | None = None,  # None: "raise"
         illegal_reward: float = -1.0,
         engine: str = "compiled",
         *,
         config: RulesConfig | None = None,
+        spec: EnvSpec | None = None,
         **rule_options: Any,
     ) -> None:
         super().__init__()
-        self.config = resolve_config(variant, num_players, config, rule_options)
-        check_episode(episode, reward)
+        fields = (variant, num_players, episode, reward, illegal_action, illegal_reward)
+        self.rams_spec = make_spec(*fields, config=config, spec=spec, face_default="raise", **rule_options)
+        """what this env plays (:class:`~rams_env.rules.spec.EnvSpec`), its illegal-action policy resolved"""
+        self.config = self.rams_spec.config
+        episode, reward, illegal_action = self.rams_spec.episode, self.rams_spec.reward, self.rams_spec.illegal_action
+        illegal_reward = self.rams_spec.illegal_reward
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
         if render_mode == "rgb_array":
@@ -95,8 +101,6 @@ class RamsEnv(AECEnv):
 
             # Fail here, naming the extra, rather than at the first render() or in RecordVideo.
             require_render_extra()
-        if illegal_action not in ILLEGAL_ACTION:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION}, got {illegal_action!r}")
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         self.episode, self.reward_kind, self.render_mode = episode, reward, render_mode

@@ -22,8 +22,10 @@ from ..rules import Game, IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT
 from ..rules.seeding import check_seed
+from ..rules.spec import EnvSpec, make_spec
 from .aec import RamsEnv, seat_int
 from .backends import action_id
+from .seats import seats_in_place_of
 from .spaces import action_space, observation_space
 
 # reset() with options deals again from the same options while the episode ends before the
@@ -124,21 +126,25 @@ class RamsGymEnv(gymnasium.Env):
         learner_seat: int | str = 0,
         opponents: Any = None,
         render_mode: str | None = None,
-        illegal_action: str = "terminate",
+        illegal_action: str | None = None,  # None: "terminate"
         *,
         config: RulesConfig | None = None,
-        **env_kwargs: Any,
+        spec: EnvSpec | None = None,
+        seats: Sequence[Any] | None = None,
+        engine: str = "compiled",
+        **spec_fields: Any,
     ) -> None:
-        self.aec = RamsEnv(
-            variant=variant,
-            num_players=num_players,
-            config=config,
-            # The AEC env prints the table from the seat to act at every step in "human" mode, each
-            # opponent's hand included: the wrapper renders (as text) and prints the learner's only.
-            render_mode="ansi" if render_mode == "human" else render_mode,
-            illegal_action=illegal_action,
-            **env_kwargs,
-        )
+        self.rams_spec = make_spec(
+            variant, num_players, illegal_action=illegal_action, config=config, spec=spec, face_default="terminate",
+            **spec_fields,
+        )  # fmt: skip
+        """what this env plays (:class:`~rams_env.rules.spec.EnvSpec`), its illegal-action policy resolved"""
+        # The AEC env prints the table from the seat to act at every step in "human" mode, each
+        # opponent's hand included: the wrapper renders (as text) and prints the learner's only.
+        aec_render = "ansi" if render_mode == "human" else render_mode
+        self.aec = RamsEnv(render_mode=aec_render, engine=engine, spec=self.rams_spec)
+        if seats is not None:
+            learner_seat, opponents = seats_in_place_of(learner_seat, opponents, seats, self.aec.config.num_players)
         n = self.aec.config.num_players
         if not (isinstance(learner_seat, str) and learner_seat == "random"):
             try:

@@ -57,11 +57,9 @@ from gymnasium.vector import AutoresetMode
 from ..compiled import config_array, legal_actions
 from ..compiled.core import (
     ACT,
-    HEURISTIC,
     HOLD,
     LEARNER,
     OUTSIDE,
-    RANDOM,
     RESTART,
     make_outputs,
     make_tables,
@@ -72,16 +70,16 @@ from ..compiled.layout import CURRENT, LEGAL, PHASE, SCORES, TRICKS_WON
 from ..compiled.mt import mt_seed
 from ..rules import IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
-from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
-from ..rules.episode import check_episode
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT
 from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed
+from ..rules.spec import EnvSpec, make_spec
 from .aec import seat_int
 from .gym_env import check_opponent_name, opponent_seed
+from .seats import Seat, core_role, seats_in_place_of
 from .spaces import action_space, batched, dict_observation_space, observation_space
 from .vector import checked_actions, game_seeds
 
-COMPILED_OPPONENTS = {"heuristic": HEURISTIC, "random": RANDOM}
 OBSERVATION_MODES = ("array", "dict")
 _MODES = {mode.value: mode for mode in AutoresetMode}
 
@@ -140,25 +138,30 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         opponents: Any = "random",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         observation_mode: str = "array",
-        illegal_action: str = "terminate",
+        illegal_action: str | None = None,  # None: "terminate"
         illegal_reward: float = -1.0,
         episode: str = "deal",
         reward: str = "points",
         render_mode: str | None = None,
         *,
         config: RulesConfig | None = None,
+        spec: EnvSpec | None = None,
+        seats: Sequence[Any] | None = None,
         **rule_options: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if render_mode is not None:
             raise ValueError(f"RamsVectorEnv does not render (render_mode must be None, got {render_mode!r})")
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         if observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
-        check_episode(episode, reward)
-        self.config = resolve_config(variant, num_players, config, rule_options)
+        fields = (variant, num_players, episode, reward, illegal_action, illegal_reward)
+        self.rams_spec = make_spec(*fields, config=config, spec=spec, face_default="terminate", **rule_options)
+        """what this env plays (:class:`~rams_env.rules.spec.EnvSpec`), its illegal-action policy resolved"""
+        self.config, episode, reward = self.rams_spec.config, self.rams_spec.episode, self.rams_spec.reward
+        illegal_action, illegal_reward = self.rams_spec.illegal_action, self.rams_spec.illegal_reward
+        if seats is not None:
+            learner_seat, opponents = seats_in_place_of(learner_seat, opponents, seats, self.config.num_players)
         n = self.num_players = self.config.num_players
         self.num_envs = int(num_envs)
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)
@@ -203,13 +206,16 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         self._position_slot: list[int] = []  # the k-th other seat's slot
         firsts: dict[int, int] = {}
         for k, opponent in enumerate(given):
-            if isinstance(opponent, str):
+            seat = Seat.of(check_opponent_name(opponent) if isinstance(opponent, str) else opponent)
+            if seat.kind == "learner":
+                raise ValueError("opponents: a learner seat is not an opponent (give seats= for the whole table)")
+            self._slot_roles.append(core_role(seat))
+            if seat.kind != "agent":
                 self._position_slot.append(k)
-                self._slot_roles.append(COMPILED_OPPONENTS[check_opponent_name(opponent)])
                 continue
+            opponent = seat.agent
             first = firsts.setdefault(id(opponent), k)
             self._position_slot.append(first)
-            self._slot_roles.append(OUTSIDE)
             if first == k:
                 self._outside[k] = (opponent, BatchActor(opponent))
         self._shared_slot = not listed  # one opponent plays every other seat

@@ -35,12 +35,14 @@ from ..compiled.layout import P
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS
-from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, resolve_config
-from ..rules.episode import check_episode, next_deal_or_end, win_rewards
+from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT
+from ..rules.episode import next_deal_or_end, win_rewards
 from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed, require_seed
+from ..rules.spec import EnvSpec, make_spec
 from .contracts import AutoresetMode
 from .heuristic_seats import checked_heuristic_seeds, seat_masks
+from .seats import heuristic_seat_mask
 
 
 @dataclass
@@ -126,14 +128,17 @@ class _Batch:
         seed: int | None = None,
         *,
         config: RulesConfig | None = None,
+        spec: EnvSpec | None = None,
         **rule_options: Any,
     ) -> None:
         if not isinstance(num_games, int) or num_games < 1:
             raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-        check_episode(episode, reward)
-        self.config: RulesConfig = resolve_config(variant, num_players, config, rule_options)
+        self.rams_spec = make_spec(variant, num_players, episode, reward, config=config, spec=spec, **rule_options)
+        """what this env plays (:class:`~rams_env.rules.spec.EnvSpec`): every action is a learner's, and an
+        illegal one raises"""
+        self.config: RulesConfig = self.rams_spec.config
         self.num_games, self.num_players = num_games, self.config.num_players
-        self.episode, self.reward_kind = episode, reward
+        self.episode, self.reward_kind = self.rams_spec.episode, self.rams_spec.reward
         self._seed = check_seed(seed, "seed")
         self.first_game = 0
         """the index of game 0 in a larger batch (a subprocess worker's block): errors name games by it"""
@@ -163,8 +168,14 @@ class BatchedRamsEnv(_Batch):
     ``reset_games(heuristic_seeds=...)``.
     """
 
-    def __init__(self, num_games: int, *args: Any, heuristic_seats: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, num_games: int, *args: Any, heuristic_seats: Any = None, seats: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(num_games, *args, **kwargs)
+        if seats is not None:
+            if heuristic_seats is not None:
+                raise ValueError("seats= replaces heuristic_seats=: give seats alone")
+            heuristic_seats = heuristic_seat_mask(seats, self.num_players)
         self._cfg = compiled.config_array(self.config, self.episode, self.reward_kind)
         self._started = False
         self._tables = make_tables(self.num_games)
