@@ -14,7 +14,10 @@ from . import gym_id, integrations
 
 if TYPE_CHECKING:
     from .envs import RamsEnv, env, raw_env
+    from .envs.registry import FACES, make
+    from .envs.seats import Seat
     from .rules import Action, Game, IllegalActionError, Phase, RulesConfig, card_index, card_name, make_config
+    from .rules.spec import EnvSpec, make_spec
 
 __version__ = "0.1.0"
 
@@ -31,19 +34,29 @@ _LAZY = {
     "RamsEnv": ".envs",
     "env": ".envs",
     "raw_env": ".envs",
+    "EnvSpec": ".rules.spec",
+    "make_spec": ".rules.spec",
+    "make": ".envs.registry",
+    "FACES": ".envs.registry",
+    "Seat": ".envs.seats",
 }
 
 __all__ = [
+    "FACES",
     "Action",
+    "EnvSpec",
     "Game",
     "IllegalActionError",
     "Phase",
     "RamsEnv",
     "RulesConfig",
+    "Seat",
     "card_index",
     "card_name",
     "env",
+    "make",
     "make_config",
+    "make_spec",
     "raw_env",
 ]
 

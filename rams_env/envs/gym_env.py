@@ -25,7 +25,7 @@ from ..rules.seeding import check_seed
 from ..rules.spec import EnvSpec, make_spec
 from .aec import RamsEnv, seat_int
 from .backends import action_id
-from .seats import seats_in_place_of
+from .seats import derive_seed, seats_in_place_of
 from .spaces import action_space, observation_space
 
 # reset() with options deals again from the same options while the episode ends before the
@@ -41,7 +41,7 @@ _OPPONENT_TAG = 0x6F70706F  # keeps the opponents' seeds apart from the games' a
 def opponent_seed(seed: int, index: int) -> int:
     """The seed that ``reset(seed=seed)`` gives opponent ``index`` (the one opponent: 0; a list: its
     position, an agent listed twice keeping its first): 63 bits of ``SeedSequence([seed, index, tag])``."""
-    return int(np.random.SeedSequence([int(seed), index, _OPPONENT_TAG]).generate_state(1, np.uint64)[0] >> 1)
+    return derive_seed(seed, index, _OPPONENT_TAG)
 
 
 OPPONENT_NAMES = ("heuristic", "random")

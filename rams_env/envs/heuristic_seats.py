@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..compiled.layout import P
+from .seats import derive_seed
 
 
 def seat_masks(seats: Any, num_games: int, num_players: int) -> np.ndarray:
@@ -34,7 +35,7 @@ def unpack_seats(masks: np.ndarray, num_players: int) -> np.ndarray:
 
 def heuristic_seed(game_seed: int, seat: int) -> int:
     """The default seed of heuristic seat ``seat`` in a game seeded ``game_seed``."""
-    return int(np.random.SeedSequence([int(game_seed), seat, _HEURISTIC_TAG]).generate_state(1, np.uint64)[0] >> 1)
+    return derive_seed(game_seed, seat, _HEURISTIC_TAG)
 
 
 _HEURISTIC_TAG = 0x68657572  # keeps the heuristics' seeds apart from the games'

@@ -109,6 +109,15 @@ def heuristic_seat_mask(seats: Any, num_players: int) -> np.ndarray:
     return mask[0] if rows is not seats else mask
 
 
+def derive_seed(*words: int) -> int:
+    """The one seed formula: a 63-bit seed derived reproducibly from non-negative integers (numpy
+    ``SeedSequence(words)``); each use adds a tag word of its own, so that no two uses share numbers."""
+    for w in words:
+        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 0:
+            raise ValueError(f"seeds must be non-negative ints, got {w!r}")
+    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
 def _names(row: Sequence[Seat]) -> list[str]:
     return [seat.kind for seat in row]
 
@@ -118,6 +127,7 @@ __all__ = [
     "Seat",
     "as_seats",
     "core_role",
+    "derive_seed",
     "heuristic_seat_mask",
     "learner_and_opponents",
     "seats_in_place_of",

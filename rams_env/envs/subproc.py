@@ -24,6 +24,7 @@ from ..rules.actions import NUM_ACTIONS
 from ..rules.seeding import SeedError, check_seed
 from .contracts import AutoresetMode
 from .heuristic_seats import seat_masks
+from .seats import heuristic_seat_mask
 from .vector import BatchedRamsEnv, BatchStep, ReferenceBatchedRamsEnv, checked_actions, checked_seeds, game_seeds
 
 
@@ -153,8 +154,12 @@ class SubprocBatchedRamsEnv:
         self._closed_why, self._started = "", False
         if not isinstance(workers, int) or not 1 <= workers <= num_games:
             raise ValueError(f"workers must be an int from 1 to num_games ({num_games}), got {workers!r}")
-        heuristic_seats = env_kwargs.pop("heuristic_seats", None)
+        heuristic_seats, seats = env_kwargs.pop("heuristic_seats", None), env_kwargs.pop("seats", None)
         probe = ReferenceBatchedRamsEnv(1, seed=0, **env_kwargs)  # validates the arguments here, not in a worker
+        if seats is not None:
+            if heuristic_seats is not None:
+                raise ValueError("seats= replaces heuristic_seats=: give seats alone")
+            heuristic_seats = heuristic_seat_mask(seats, probe.num_players)
         self._versus = heuristic_seats is not None
         if self._versus:
             if reference:

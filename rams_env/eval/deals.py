@@ -11,8 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-import numpy as np
-
+from ..envs.seats import derive_seed
 from ..rules import Game, RulesConfig, card_name, deck_cards
 
 SCORES = ("start", "random")  # scores of the first deal of each deck: the start score, or drawn
@@ -27,14 +26,6 @@ CHOOSING_SEED = 7200001
 
 # Streams of derived seeds, kept apart so that no two uses share numbers.
 _DEALS, _AGENTS, _LINEUPS = 0, 1, 2
-
-
-def derive_seed(*words: int) -> int:
-    """A 63-bit seed derived reproducibly from non-negative integers (numpy ``SeedSequence``)."""
-    for w in words:
-        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 0:
-            raise ValueError(f"seeds must be non-negative ints, got {w!r}")
-    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 @dataclass(frozen=True)

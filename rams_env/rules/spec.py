@@ -14,7 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, PRESETS, ConfigError, RulesConfig, make_config, resolve_config
+from .config import (
+    DEFAULT_NUM_PLAYERS,
+    DEFAULT_VARIANT,
+    OPTION_NAMES,
+    PRESETS,
+    ConfigError,
+    RulesConfig,
+    make_config,
+    resolve_config,
+)
 from .episode import check_episode
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
@@ -103,6 +112,7 @@ def make_spec(
 
     With ``spec=`` that spec is returned, and any other field given beside it must agree with it (else a
     ``ValueError`` naming the field): a face called with both ``spec=`` and its defaults takes the spec.
+    ``face_default`` is a face's own illegal-action policy, which fills a spec that leaves it open.
     """
     if spec is None:
         rules = resolve_config(variant, num_players, config, rule_options)
@@ -110,6 +120,11 @@ def make_spec(
         return spec if face_default is None else spec.resolved(face_default)
     if not isinstance(spec, EnvSpec):
         raise TypeError(f"spec must be an EnvSpec (from rams_env.make_spec), got {type(spec).__name__}")
+    unknown = sorted(set(rule_options) - set(OPTION_NAMES))
+    if unknown:
+        raise ConfigError(
+            f"unknown keyword(s) {unknown}: neither a field of the env's spec nor a rule option", unknown[0]
+        )
     if config is not None or rule_options:
         name = "config" if config is not None else sorted(rule_options)[0]
         raise ConfigError(f"{name} given with spec=: the spec holds the rules; use spec.replace({name}=...)", name)
