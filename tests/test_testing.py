@@ -1,9 +1,14 @@
 """``rams_env.testing.check_env`` passes on every face of the project, and fails, naming the check, on
-deliberately broken envs (a checker that cannot fail is a defect)."""
+deliberately broken envs (a checker that cannot fail is a defect); ``checks=`` chooses the checks, and a face
+of the user's own is checked through its driver (docs/extending.md, "Checking your own face")."""
 
 from __future__ import annotations
 
 import copy
+import re
+import sys
+import types
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -11,7 +16,10 @@ import pytest
 
 import rams_env
 from rams_env.envs import BatchedRamsEnv, RamsEnv, RamsGymEnv, RamsVectorEnv, ReferenceBatchedRamsEnv
-from rams_env.testing import EnvCheckError, check_env
+from rams_env.testing import CHECKS, Driver, EnvCheckError, check_env
+from rams_env.testing.drivers import AECDriver, BatchedDriver, RLlibDriver, SelfPlayDriver
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # ---------------------------------------------------------------------------------------------- faces that pass
 
@@ -98,7 +106,9 @@ def test_torchrl_self_play_and_pettingzoo_wrapper_pass():
     from rams_env.integrations.torchrl import make_env
     from rams_env.integrations.torchrl_selfplay import RamsSelfPlayEnv
 
-    check_env(RamsSelfPlayEnv(3, episode="rams", reward="win"))
+    env = RamsSelfPlayEnv(3, episode="rams", reward="win")
+    assert isinstance(SelfPlayDriver(env), Driver)
+    check_env(env)
     check_env(make_env(variant="russian", num_players=4))
 
 
@@ -106,10 +116,27 @@ def test_torchrl_self_play_and_pettingzoo_wrapper_pass():
 def test_rllib_multi_agent_env_passes():
     from rams_env.integrations.rllib import RamsMultiAgentEnv
 
-    check_env(RamsMultiAgentEnv({"variant": "mattmar", "num_players": 4}))
+    env = RamsMultiAgentEnv({"variant": "mattmar", "num_players": 4})
+    assert isinstance(RLlibDriver(env), Driver)
+    report = check_env(env)
+    assert "bad_seed" in report.passed and "reference_play" in report.passed
+    for bad in (-1, "x"):  # refused by RLlib's own seed check (Gymnasium's), naming the seed
+        with pytest.raises(gymnasium.error.Error, match="Seed must"):
+            env.reset(seed=bad)
 
 
 # ---------------------------------------------------------------------------------------------- broken envs fail
+
+
+class LibraryError(Exception):
+    """A library's own seed error: neither SeedError nor a ValueError."""
+
+
+REFUSALS = {  # ways to refuse a bad seed, other than SeedError
+    "value_error_naming_the_seed": lambda seed: ValueError(f"Seed must be a non-negative int, got {seed!r}"),
+    "vague_value_error": lambda seed: ValueError("expected non-negative integer"),
+    "library_error": lambda seed: LibraryError(f"bad seed {seed!r}"),
+}
 
 
 class _Broken(RamsEnv):
@@ -120,6 +147,9 @@ class _Broken(RamsEnv):
         self.how = how
 
     def reset(self, seed=None, options=None):
+        bad = seed is not None and (not isinstance(seed, int) or seed < 0)
+        if bad and self.how in REFUSALS:
+            raise REFUSALS[self.how](seed)
         if self.how == "ignores_seed" and seed is not None:
             seed = int(np.random.default_rng().integers(2**32))  # a fresh deal whatever the seed
         if self.how == "accepts_bad_seed" and (not isinstance(seed, int | type(None)) or seed == -1):
@@ -224,3 +254,98 @@ def test_a_protocol_gap_is_named():
 
     with pytest.raises(EnvCheckError, match=r"protocol.*lacks \['scores', 'reset_games'\]"):
         check_env(Partial(), copies=False)
+
+
+def test_a_bad_seed_may_be_refused_by_any_clear_error_naming_the_seed():
+    def bad_seed(how: str, **kwargs) -> dict[str, str]:
+        env = _Broken(how, variant="mattmar", num_players=4, engine="reference")
+        return check_env(env, checks=["bad_seed"], raise_on_failure=False, **kwargs).failed
+
+    assert bad_seed("value_error_naming_the_seed") == {}
+    assert "not SeedError" in bad_seed("vague_value_error")["bad_seed"]
+    assert "bad_seed" in bad_seed("library_error")
+    assert bad_seed("library_error", seed_errors=(LibraryError,)) == {}
+
+
+# ---------------------------------------------------------------------------------------------- checks=
+
+
+def test_checks_runs_only_the_checks_named():
+    report = check_env(rams_env.env(), checks=["seeding", "bad_seed"])
+    assert report.passed == ["seeding", "bad_seed"] and not report.skipped
+    assert check_env(RamsGymEnv(), "pickle").passed == ["pickle"]
+    broken = _Broken("doubles_rewards", variant="mattmar", num_players=4, engine="reference")
+    assert check_env(broken, checks=["seeding", "deepcopy"]).passed == ["seeding", "deepcopy"]  # rewards unchecked
+
+
+def test_an_unknown_check_is_refused_naming_it_and_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown check\(s\) \['seeing'\].*'seeding', 'bad_seed'"):
+        check_env(rams_env.env(), checks=["seeding", "seeing"])
+
+
+class HalvedObservation(gymnasium.ObservationWrapper):
+    """Shows half the observation: a face of its own observation, which the reference engine does not show."""
+
+    def observation(self, observation):
+        return observation * 0.5
+
+
+def test_an_observation_wrapper_fails_reference_play_and_passes_without_it():
+    with pytest.raises(EnvCheckError) as caught:
+        check_env(HalvedObservation(RamsGymEnv()))
+    assert set(caught.value.failures) == {"reference_play"}, caught.value.failures
+    report = check_env(HalvedObservation(RamsGymEnv()), checks=[c for c in CHECKS if c != "reference_play"])
+    assert {"seeding", "bad_seed", "action_mask", "terminated_truncated", "pickle"} <= set(report.passed)
+    assert "reference_play" not in report.passed and not report.failed
+
+
+# ---------------------------------------------------------------------------------------------- your own face
+
+
+@pytest.fixture
+def own_face(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> types.ModuleType:
+    """The block of docs/extending.md, "Checking your own face", run as a module (so that its classes pickle)."""
+    text = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
+    section = text[text.index("## Checking your own face") :]
+    code = re.search(r"^```python\n(.*?)^```", section, re.M | re.S).group(1)
+    module = types.ModuleType("checking_your_own_face")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(code, "docs/extending.md (Checking your own face)", "exec"), module.__dict__)
+    module.printed = capsys.readouterr().out
+    return module
+
+
+def test_the_docs_face_passes_every_check_through_its_driver(own_face: types.ModuleType):
+    assert own_face.report.face == "TurnFace (driver TurnDriver)"
+    assert not own_face.report.failed and not own_face.report.skipped
+    assert set(own_face.report.passed) == set(CHECKS) - {"observation"}
+    assert "reference_play" in own_face.printed
+    assert isinstance(own_face.TurnDriver(own_face.TurnFace()), Driver)
+
+
+def test_a_broken_face_of_ones_own_fails_by_name(own_face: types.ModuleType):
+    class Doubling(own_face.TurnDriver):
+        def step(self, actions):
+            outcome = super().step(actions)
+            outcome.rewards = 2 * outcome.rewards
+            return outcome
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_env(own_face.TurnFace(), driver=Doubling, episode="deal", reward="points", steps=120, copies=False)
+    assert {"reference_play", "reward_sum"} <= set(caught.value.failures)
+
+    class Forgetful(own_face.TurnDriver):  # no game_seeds
+        game_seeds = None
+
+    with pytest.raises(EnvCheckError, match=r"protocol: Forgetful lacks \['game_seeds'\] of the Driver Protocol"):
+        check_env(own_face.TurnFace(), driver=Forgetful)
+
+
+def test_an_unknown_object_is_a_type_error_saying_how_to_pass_a_driver(own_face: types.ModuleType):
+    with pytest.raises(TypeError, match=r"TurnFace is no face.*driver=MyDriver.*rams_env\.testing\.Driver"):
+        check_env(own_face.TurnFace())
+
+
+def test_the_drivers_of_the_shipped_faces_implement_the_protocol():
+    assert isinstance(AECDriver(rams_env.env()), Driver)
+    assert isinstance(BatchedDriver(BatchedRamsEnv(2)), Driver)

@@ -40,7 +40,6 @@ from ..policy import CheckpointError, RulesMismatchError, rules_mismatch
 from ..policy.checkpoint import first_layer_for_this_encoder
 from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, OPTION_NAMES, resolve_config
-from ..rules.seeding import check_seed
 
 SHARED_POLICY = "shared"
 SINGLE_AGENT_POLICY = "default_policy"  # RLlib's DEFAULT_MODULE_ID: the one module of a single-agent algorithm
@@ -79,8 +78,7 @@ class RamsMultiAgentEnv(MultiAgentEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        seed = check_seed(seed)  # the project's SeedError, before RLlib's own check
-        super().reset(seed=seed, options=options)
+        super().reset(seed=seed, options=options)  # RLlib's (Gymnasium's) seed check, then the AEC env's
         self.aec.reset(seed=seed, options=options)
         while self.aec.terminations[self.aec.agent_selection]:
             self.aec.reset()

@@ -97,7 +97,7 @@ class RamsBatchedEnv(EnvBase):
 
     def _set_seed(self, seed: int | None) -> None:
         """The seed of the next full reset (the vector env derives one per game from it)."""
-        self._next_seed = check_seed(seed)
+        self._next_seed = check_seed(seed)  # TorchRL checks no seed itself: a bad one is refused here, at set_seed
 
 
 class _Logits(nn.Module):

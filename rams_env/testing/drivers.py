@@ -1,4 +1,5 @@
-"""Drivers: each face that hands out every seat's decisions, in the one shape of :mod:`.seats`."""
+"""The drivers of the faces of rams_env that hand out every seat's decisions: each implements
+:class:`~rams_env.testing.Driver`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from ..envs.vector import game_seeds
 from ..rules import RulesConfig
-from .seats import Decisions, Outcome
+from .driver import Decisions, Outcome
 
 
 def _one(seat: int, observation: np.ndarray, mask: np.ndarray) -> Decisions:

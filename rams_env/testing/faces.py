@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 
 from ..envs.contracts import AutoresetMode, BatchedEnv
+from .driver import Driver, missing_members
 from .drivers import AECDriver, BatchedDriver, RLlibDriver, SelfPlayDriver
-from .learner import _bytes, check_single, check_vector_env
+from .learner import check_single, check_vector_env
 from .report import CheckReport
-from .seats import check_bad_seeds, check_seat_face, choose
+from .seats import SeedErrors, as_bytes, check_bad_seeds, check_seat_face, choose
 
 
 def _episode(env: Any, episode: str | None, reward: str | None) -> tuple[str | None, str | None]:
@@ -23,8 +24,41 @@ def _episode(env: Any, episode: str | None, reward: str | None) -> tuple[str | N
     )
 
 
+def check_driver(
+    report: CheckReport,
+    driver: Driver,
+    *,
+    seed: int,
+    steps: int,
+    episode: Any,
+    reward: Any,
+    copies: bool,
+    seed_errors: SeedErrors,
+    **_: Any,
+) -> None:
+    """A face of the user's own, through the :class:`~rams_env.testing.Driver` its author wrote."""
+    missing = missing_members(driver)
+    report.expect(not missing, "protocol", f"{type(driver).__name__} lacks {missing} of the Driver Protocol")
+    report.ran("protocol")
+    if missing:
+        return  # the other checks would only fail for the same reason
+    episode, reward = _episode(driver.env, episode, reward)
+    check_seat_face(
+        report, driver, seed=seed, steps=steps, episode=episode, reward=reward, copies=copies, seed_errors=seed_errors
+    )
+
+
 def check_aec(
-    report: CheckReport, env: Any, *, seed: int, steps: int, episode: Any, reward: Any, copies: bool, **_: Any
+    report: CheckReport,
+    env: Any,
+    *,
+    seed: int,
+    steps: int,
+    episode: Any,
+    reward: Any,
+    copies: bool,
+    seed_errors: SeedErrors,
+    **_: Any,
 ) -> None:
     """PettingZoo AEC: ``rams_env.env()``, ``raw_env()``, ``RamsEnv`` (either engine)."""
     raw = env.unwrapped
@@ -36,12 +70,23 @@ def check_aec(
     report.ran("protocol")
     driver = AECDriver(env)
     episode, reward = _episode(raw, episode, reward)
-    check_seat_face(report, driver, seed=seed, steps=steps, episode=episode, reward=reward, copies=copies)
+    check_seat_face(
+        report, driver, seed=seed, steps=steps, episode=episode, reward=reward, copies=copies, seed_errors=seed_errors
+    )
     report.expect(not driver.zero_masks_seen, "action_mask", "; ".join(driver.zero_masks_seen[:1]))
 
 
 def check_batched(
-    report: CheckReport, env: Any, *, seed: int, steps: int, episode: Any, reward: Any, copies: bool, **_: Any
+    report: CheckReport,
+    env: Any,
+    *,
+    seed: int,
+    steps: int,
+    episode: Any,
+    reward: Any,
+    copies: bool,
+    seed_errors: SeedErrors,
+    **_: Any,
 ) -> None:
     """The ``BatchedEnv`` Protocol: ``BatchedRamsEnv`` (also with heuristic seats), ``ReferenceBatchedRamsEnv``,
     ``SubprocBatchedRamsEnv``."""
@@ -67,8 +112,10 @@ def check_batched(
     report.ran("protocol")
     driver = BatchedDriver(env)
     episode, reward = _episode(env, episode, reward)
-    check_seat_face(report, driver, seed=seed, steps=steps, episode=episode, reward=reward, copies=copies)
-    if "scores" not in missing and "reset_games" not in missing:
+    check_seat_face(
+        report, driver, seed=seed, steps=steps, episode=episode, reward=reward, copies=copies, seed_errors=seed_errors
+    )
+    if "scores" not in missing and "reset_games" not in missing and report.wants("protocol", "seeding"):
         _check_batched_extras(report, env, seed)
 
 
@@ -89,44 +136,84 @@ def _check_batched_extras(report: CheckReport, env: Any, seed: int) -> None:
         )
 
 
-def check_gym(report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, **_: Any) -> None:
+def check_gym(
+    report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, seed_errors: SeedErrors, **_: Any
+) -> None:
     """A one-learner Gymnasium env: ``RamsGymEnv`` or ``gymnasium.make("rams_env/Rams-v1")``."""
     report.expect(hasattr(env.unwrapped, "aec"), "protocol", f"{type(env.unwrapped).__name__} is not a RamsGymEnv")
     report.ran("protocol")
-    check_single(report, env, seed=seed, steps=steps, copies=copies)
+    check_single(report, env, seed=seed, steps=steps, copies=copies, seed_errors=seed_errors)
 
 
 def check_vector(
-    report: CheckReport, env: Any, *, seed: int, steps: int, episode: Any, reward: Any, opponents: Any, copies: bool
+    report: CheckReport,
+    env: Any,
+    *,
+    seed: int,
+    steps: int,
+    episode: Any,
+    reward: Any,
+    opponents: Any,
+    copies: bool,
+    seed_errors: SeedErrors,
 ) -> None:
     """A one-learner Gymnasium vector env: ``RamsVectorEnv`` or ``gymnasium.make_vec("rams_env/RamsVec-v1")``."""
     raw = env.unwrapped
     report.expect(hasattr(raw, "autoreset_mode"), "protocol", "a vector env declares its autoreset_mode")
     report.ran("protocol")
     check_vector_env(
-        report, env, seed=seed, steps=steps, copies=copies, episode=episode, reward=reward, opponents=opponents
+        report,
+        env,
+        seed=seed,
+        steps=steps,
+        copies=copies,
+        episode=episode,
+        reward=reward,
+        opponents=opponents,
+        seed_errors=seed_errors,
     )
 
 
 def check_rllib(
-    report: CheckReport, env: Any, *, seed: int, steps: int, episode: Any, reward: Any, copies: bool, **_: Any
+    report: CheckReport, env: Any, *, episode: Any, reward: Any, seed_errors: SeedErrors, **kwargs: Any
 ) -> None:
-    """RLlib's ``RamsMultiAgentEnv``."""
+    """RLlib's ``RamsMultiAgentEnv``; RLlib's own seed check (Gymnasium's ``error.Error``) refuses bad seeds."""
+    import gymnasium
+
     report.expect(hasattr(env, "aec"), "protocol", "RamsMultiAgentEnv holds its AEC env as aec")
     report.ran("protocol")
     episode, reward = _episode(env.aec, episode, reward)
-    check_seat_face(report, RLlibDriver(env), seed=seed, steps=steps, episode=episode, reward=reward, copies=copies)
+    errors = (*seed_errors, gymnasium.error.Error)
+    check_driver(report, RLlibDriver(env), episode=episode, reward=reward, seed_errors=errors, **kwargs)
 
 
 def check_torchrl_selfplay(
-    report: CheckReport, env: Any, *, seed: int, steps: int, episode: Any, reward: Any, copies: bool, **_: Any
+    report: CheckReport,
+    env: Any,
+    *,
+    seed: int,
+    steps: int,
+    episode: Any,
+    reward: Any,
+    copies: bool,
+    seed_errors: SeedErrors,
+    **_: Any,
 ) -> None:
     """TorchRL's ``RamsSelfPlayEnv``: every seat's decisions, through TorchRL's calls."""
     mode = getattr(env, "autoreset_mode", None)
     report.expect(mode == AutoresetMode.SAME_STEP, "autoreset", f"declares {mode}, its engine resets SAME_STEP")
     report.ran("protocol")
     episode, reward = _episode(env.games, episode, reward)
-    check_seat_face(report, SelfPlayDriver(env), seed=seed, steps=steps, episode=episode, reward=reward, copies=copies)
+    check_seat_face(
+        report,
+        SelfPlayDriver(env),
+        seed=seed,
+        steps=steps,
+        episode=episode,
+        reward=reward,
+        copies=copies,
+        seed_errors=seed_errors,
+    )
 
 
 def check_torchrl_aec(report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, **kwargs: Any) -> None:
@@ -152,14 +239,17 @@ def check_torchrl_aec(report: CheckReport, env: Any, *, seed: int, steps: int, c
             report.expect(
                 not nxt["agents", "truncated"].any(), "terminated_truncated", "TorchRL's truncated is True for a seat"
             )
-            trace.append(_bytes(nxt["agents", "observation", "observation"].numpy(), nxt["agents", "reward"].numpy()))
+            trace.append(as_bytes(nxt["agents", "observation", "observation"].numpy(), nxt["agents", "reward"].numpy()))
         return trace
 
-    with report.check("seeding"):
-        report.expect(rollout(seed) == rollout(seed), "seeding", "two TorchRL rollouts after set_seed(seed) differ")
+    if report.wants("seeding", "terminated_truncated"):
+        with report.check("seeding"):
+            report.expect(rollout(seed) == rollout(seed), "seeding", "two TorchRL rollouts after set_seed(seed) differ")
 
 
-def check_sb3(report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, **kwargs: Any) -> None:
+def check_sb3(
+    report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, seed_errors: SeedErrors, **kwargs: Any
+) -> None:
     """SB3's ``RamsVecEnv``: its vector env (SAME_STEP), then SB3's own calls."""
     report.expect(env.venv.autoreset_mode == AutoresetMode.SAME_STEP, "autoreset", "RamsVecEnv runs SAME_STEP")
     check_vector(
@@ -168,6 +258,7 @@ def check_sb3(report: CheckReport, env: Any, *, seed: int, steps: int, copies: b
         seed=seed,
         steps=steps,
         copies=False,
+        seed_errors=seed_errors,
         **{k: kwargs.get(k) for k in ("episode", "reward", "opponents")},
     )
 
@@ -188,19 +279,22 @@ def check_sb3(report: CheckReport, env: Any, *, seed: int, steps: int, copies: b
                     "terminated_truncated",
                     f"game {i}: TimeLimit.truncated is not False",
                 )
-            trace.append(_bytes(obs, rewards, dones))
+            trace.append(as_bytes(obs, rewards, dones))
         return trace
 
-    with report.check("seeding"):
-        report.expect(
-            run(env, seed, steps) == run(env, seed, steps), "seeding", "seed(s); reset() twice plays otherwise"
-        )
-    check_bad_seeds(report, lambda s: (env.seed(s), env.reset()))
+    if report.wants("seeding", "autoreset", "terminated_truncated"):
+        with report.check("seeding"):
+            report.expect(
+                run(env, seed, steps) == run(env, seed, steps), "seeding", "seed(s); reset() twice plays otherwise"
+            )
+    check_bad_seeds(report, lambda s: (env.seed(s), env.reset()), seed_errors)
     if copies:
         _copies(report, env, lambda player: run(player, None, steps), lambda: run(env, seed, steps // 4))
 
 
-def check_torchrl_vector(report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, **kwargs: Any) -> None:
+def check_torchrl_vector(
+    report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, seed_errors: SeedErrors, **kwargs: Any
+) -> None:
     """TorchRL's ``RamsBatchedEnv``: its vector env (DISABLED autoreset, partial resets), then TorchRL's calls."""
     import torch
 
@@ -210,6 +304,7 @@ def check_torchrl_vector(report: CheckReport, env: Any, *, seed: int, steps: int
         seed=seed,
         steps=steps,
         copies=False,
+        seed_errors=seed_errors,
         **{k: kwargs.get(k) for k in ("episode", "reward", "opponents")},
     )
 
@@ -230,16 +325,17 @@ def check_torchrl_vector(report: CheckReport, env: Any, *, seed: int, steps: int
                 "terminated_truncated",
                 "done != terminated | truncated",
             )
-            trace.append(_bytes(nxt["observation"].numpy(), nxt["reward"].numpy(), nxt["terminated"].numpy()))
+            trace.append(as_bytes(nxt["observation"].numpy(), nxt["reward"].numpy(), nxt["terminated"].numpy()))
         return trace
 
-    with report.check("seeding"):
-        report.expect(
-            run(env, seed, steps, []) == run(env, seed, steps, []),
-            "seeding",
-            "two rollouts after set_seed(seed) differ",
-        )
-    check_bad_seeds(report, lambda s: (env.set_seed(s), env.reset()))
+    if report.wants("seeding", "terminated_truncated"):
+        with report.check("seeding"):
+            report.expect(
+                run(env, seed, steps, []) == run(env, seed, steps, []),
+                "seeding",
+                "two rollouts after set_seed(seed) differ",
+            )
+    check_bad_seeds(report, lambda s: (env.set_seed(s), env.reset()), seed_errors)
     if copies:
         root: list = []
         _copies(
@@ -253,6 +349,8 @@ def check_torchrl_vector(report: CheckReport, env: Any, *, seed: int, steps: int
 def _copies(report: CheckReport, env: Any, go_on: Any, prepare: Any) -> None:
     """Deepcopy and pickle of ``env`` after ``prepare()``: ``go_on(copy)`` and ``go_on(env)`` give the same trace."""
     for name, clone in (("deepcopy", copy.deepcopy), ("pickle", lambda e: pickle.loads(pickle.dumps(e)))):
+        if not report.wants(name):
+            continue
         with report.check(name):
             prepare()
             try:

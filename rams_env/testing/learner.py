@@ -20,11 +20,7 @@ from ..envs.vector import game_seeds
 from ..obs.encoding import ObservationEncoder
 from ..rules import Game
 from .report import CheckReport
-from .seats import check_bad_seeds, choose
-
-
-def _bytes(*parts: Any) -> tuple[bytes, ...]:
-    return tuple(np.ascontiguousarray(np.asarray(p)).tobytes() for p in parts)
+from .seats import SeedErrors, as_bytes, check_bad_seeds, choose
 
 
 def _compare_runs(report: CheckReport, name: str, first: list, second: list, what: str) -> None:
@@ -48,35 +44,38 @@ class _Single:
     def play(self, seed: int, steps: int, observe: Any = None) -> list[tuple[bytes, ...]]:
         rng = random.Random(seed)
         obs, info = self.env.reset(seed=seed)
-        trace = [_bytes(obs, info["action_mask"])]
+        trace = [as_bytes(obs, info["action_mask"])]
         for step in range(steps):
             if observe is not None:
                 observe(step, obs, info, None)
             action = int(choose(rng, info["action_mask"][None])[0])
             obs, reward, terminated, truncated, info = self.env.step(action)
-            trace.append(_bytes(obs, info["action_mask"], reward, terminated, truncated, info["score"]))
+            trace.append(as_bytes(obs, info["action_mask"], reward, terminated, truncated, info["score"]))
             if observe is not None:
                 observe(step, obs, info, (reward, terminated, truncated))
             if terminated or truncated:
                 obs, info = self.env.reset()
-                trace.append(_bytes(obs, info["action_mask"]))
+                trace.append(as_bytes(obs, info["action_mask"]))
         return trace
 
 
-def check_single(report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool) -> None:
+def check_single(
+    report: CheckReport, env: Any, *, seed: int, steps: int, copies: bool, seed_errors: SeedErrors = ()
+) -> None:
     """Every check of a one-learner Gymnasium env (``RamsGymEnv``, bare or made by ``gymnasium.make``)."""
     single = _Single(env)
-    with report.check("seeding"):
-        _compare_runs(
-            report, "seeding", single.play(seed, steps), single.play(seed, steps), "two runs of the same seed"
-        )
-        first = _bytes(env.reset(seed=seed)[0])
-        report.expect(
-            any(_bytes(env.reset(seed=seed + k)[0]) != first for k in (1, 2, 3)),
-            "seeding",
-            f"seeds {seed + 1}..{seed + 3} deal exactly what seed {seed} deals",
-        )
-    check_bad_seeds(report, lambda s: env.reset(seed=s))
+    if report.wants("seeding"):
+        with report.check("seeding"):
+            _compare_runs(
+                report, "seeding", single.play(seed, steps), single.play(seed, steps), "two runs of the same seed"
+            )
+            first = as_bytes(env.reset(seed=seed)[0])
+            report.expect(
+                any(as_bytes(env.reset(seed=seed + k)[0]) != first for k in (1, 2, 3)),
+                "seeding",
+                f"seeds {seed + 1}..{seed + 3} deal exactly what seed {seed} deals",
+            )
+    check_bad_seeds(report, lambda s: env.reset(seed=s), seed_errors)
     aec = single.raw.aec
     encoder = ObservationEncoder(aec.config)
     episode, reward_kind, start = aec.episode, aec.reward_kind, aec.config.start_score
@@ -132,8 +131,9 @@ def check_single(report: CheckReport, env: Any, *, seed: int, steps: int, copies
                 )
             state["sum"], state["rewards"] = 0.0, []
 
-    with report.check("reference_play"):
-        single.play(seed, steps, observe)
+    if report.wants("reference_play", "action_mask", "terminated_truncated", "reward_sum"):
+        with report.check("reference_play"):
+            single.play(seed, steps, observe)
     report.ran("action_mask", "terminated_truncated", "reward_sum")
     if reward_kind == "points" and episode == "match":
         report.skip(
@@ -149,6 +149,8 @@ def check_single(report: CheckReport, env: Any, *, seed: int, steps: int, copies
 
 def _check_single_copies(report: CheckReport, env: Any, seed: int, steps: int) -> None:
     for name, clone in (("deepcopy", copy.deepcopy), ("pickle", lambda e: pickle.loads(pickle.dumps(e)))):
+        if not report.wants(name):
+            continue
         with report.check(name):
             rng = random.Random(seed)
             _, info = env.reset(seed=seed)
@@ -167,10 +169,10 @@ def _check_single_copies(report: CheckReport, env: Any, seed: int, steps: int) -
                 trace = []
                 for _ in range(steps):
                     obs, reward, terminated, truncated, info2 = player.step(int(choose(rng, mask[None])[0]))
-                    trace.append(_bytes(obs, reward, terminated, truncated, info2["action_mask"]))
+                    trace.append(as_bytes(obs, reward, terminated, truncated, info2["action_mask"]))
                     if terminated or truncated:
                         obs, info2 = player.reset()
-                        trace.append(_bytes(obs, info2["action_mask"]))
+                        trace.append(as_bytes(obs, info2["action_mask"]))
                     mask = info2["action_mask"]
                 runs.append(trace)
             _compare_runs(report, name, runs[0], runs[1], f"the {name} and the original")
@@ -195,16 +197,16 @@ class _Vector:
     def play(self, seed: int, steps: int, observe: Any = None) -> list[tuple[bytes, ...]]:
         rng = random.Random(seed)
         obs, info = self.env.reset(seed=seed)
-        trace = [_bytes(_array_obs(obs), info["action_mask"])]
+        trace = [as_bytes(_array_obs(obs), info["action_mask"])]
         for step in range(steps):
             actions = choose(rng, info["action_mask"])
             obs, rewards, terminated, truncated, info = self.env.step(actions)
-            trace.append(_bytes(_array_obs(obs), info["action_mask"], rewards, terminated, truncated))
+            trace.append(as_bytes(_array_obs(obs), info["action_mask"], rewards, terminated, truncated))
             if observe is not None:
                 observe(step, actions, obs, rewards, terminated, truncated, info)
             if self.mode == AutoresetMode.DISABLED and (terminated | truncated).any():
                 obs, info = self.env.reset(options={"reset_mask": terminated | truncated})
-                trace.append(_bytes(_array_obs(obs), info["action_mask"]))
+                trace.append(as_bytes(_array_obs(obs), info["action_mask"]))
                 if observe is not None:
                     observe(step, None, obs, None, terminated | truncated, None, info)
         return trace
@@ -216,7 +218,7 @@ class _Vector:
         trace = []
         for _ in range(steps):
             obs, rewards, terminated, truncated, info = self.env.step(choose(rng, masks))
-            trace.append(_bytes(_array_obs(obs), info["action_mask"], rewards, terminated, truncated))
+            trace.append(as_bytes(_array_obs(obs), info["action_mask"], rewards, terminated, truncated))
             masks = np.asarray(info["action_mask"])
             if self.mode == AutoresetMode.DISABLED and (terminated | truncated).any():
                 obs, info = self.env.reset(options={"reset_mask": terminated | truncated})
@@ -280,6 +282,7 @@ def check_vector_env(
     episode: str | None = None,
     reward: str | None = None,
     opponents: Any = None,
+    seed_errors: SeedErrors = (),
 ) -> None:
     """Every check of a one-learner Gymnasium vector env (``RamsVectorEnv``), in its declared autoreset mode."""
     vector = _Vector(env)
@@ -289,17 +292,18 @@ def check_vector_env(
         "autoreset",
         f"metadata['autoreset_mode'] is {env.metadata.get('autoreset_mode')}, the env runs {mode}",
     )
-    with report.check("seeding"):
-        _compare_runs(
-            report, "seeding", vector.play(seed, steps), vector.play(seed, steps), "two runs of the same seed"
-        )
-        first = _bytes(_array_obs(env.reset(seed=seed)[0]))
-        report.expect(
-            _bytes(_array_obs(env.reset(seed=seed + 1)[0])) != first,
-            "seeding",
-            f"seed {seed + 1} deals what {seed} deals",
-        )
-    check_bad_seeds(report, lambda s: env.reset(seed=s))
+    if report.wants("seeding"):
+        with report.check("seeding"):
+            _compare_runs(
+                report, "seeding", vector.play(seed, steps), vector.play(seed, steps), "two runs of the same seed"
+            )
+            first = as_bytes(_array_obs(env.reset(seed=seed)[0]))
+            report.expect(
+                as_bytes(_array_obs(env.reset(seed=seed + 1)[0])) != first,
+                "seeding",
+                f"seed {seed + 1} deals what {seed} deals",
+            )
+    check_bad_seeds(report, lambda s: env.reset(seed=s), seed_errors)
     spec = vector_spec(env, episode, reward)
     if spec is not None and opponents is not None:
         spec["opponents"] = opponents
@@ -387,9 +391,11 @@ def check_vector_env(
                 _same(report, "reference_play", where, observations[i], masks[i], t_obs, t_info)
         held[:] = np.asarray(terminated) if mode != AutoresetMode.SAME_STEP else False
 
-    with report.check("reference_play"):
-        vector.play(seed, steps, observe)
-    report.ran("action_mask", "terminated_truncated", "autoreset", "observation")
+    played = ("reference_play", "action_mask", "terminated_truncated", "autoreset", "observation")
+    if report.wants(*played):
+        with report.check("reference_play"):
+            vector.play(seed, steps, observe)
+    report.ran(*played[1:])
     if not state["ended"]:
         report.skip("autoreset", f"no episode ended within {steps} steps (raise steps=)")
     if copies:
@@ -404,6 +410,8 @@ def _same(report: CheckReport, name: str, where: str, obs: Any, mask: Any, t_obs
 
 def _check_vector_copies(report: CheckReport, env: Any, seed: int, steps: int) -> None:
     for name, clone in (("deepcopy", copy.deepcopy), ("pickle", lambda e: pickle.loads(pickle.dumps(e)))):
+        if not report.wants(name):
+            continue
         with report.check(name):
             vector = _Vector(env)
             vector.play(seed, steps // 4)
