@@ -179,13 +179,14 @@ def training_runs(hashes: Hashes) -> None:
     import torch
 
     torch.set_num_threads(1)
+    from rams_env.policy.checkpoint import read_plain
     from rams_training.config import TrainArgs
     from rams_training.run import Trainer
 
     for name, case in TRAINING_CASES.items():
         folder = tempfile.mkdtemp(prefix=f"bit-{name}-")
         Trainer(TrainArgs(**{**TRAINING_BASE, **case, "run_dir": folder})).run()
-        payload = torch.load(os.path.join(folder, "latest.pt"), weights_only=False)
+        payload = read_plain(os.path.join(folder, "latest.pt"), "training checkpoint")
         for key in ("model", "optimizer", "critic"):
             state = payload.get(key) or {}
             for part, value in sorted(_flat(state, key)):

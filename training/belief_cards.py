@@ -10,15 +10,15 @@ card cannot drift from its numbers: ``--check`` fails naming a card that differs
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from rams_env import zoo
+from rams_env.options import arg, options_parser
+from rams_env.policy.checkpoint import read_plain
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "beliefs"
 
@@ -29,7 +29,7 @@ def _interval(share: float, ci: list[float]) -> str:
 
 def card(model: zoo.ZooModel) -> str:
     """The card of one belief network of the zoo."""
-    payload = torch.load(model.path, map_location="cpu", weights_only=True)
+    payload = read_plain(model.path, "belief network")
     training = payload["training"]
     args: dict[str, Any] = json.loads(training["args"])
     last = json.loads(training["history"])[-1]
@@ -104,10 +104,17 @@ def card(model: zoo.ZooModel) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(kw_only=True)
+class CardsArgs:
+    """The options of ``python -m rams_training.belief_cards``."""
+
+    check: bool = arg(False, "change nothing; fail naming each card that differs")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rams_training.belief_cards", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="change nothing; fail naming each card that differs")
-    args = parser.parse_args(argv)
+    """Write every belief card of the zoo (``--check``: fail naming each that differs); the exit status."""
+    prog = "python -m rams_training.belief_cards"
+    args = options_parser(__doc__.splitlines()[0], CardsArgs, prog=prog).parse_args(argv)
     differ = []
     for model in zoo.belief_models(zoo.SOURCE_ZOO).values():
         text = card(model)

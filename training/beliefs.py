@@ -39,7 +39,7 @@ from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent
 from rams_env.obs.beliefs import hidden_places, place_room
 from rams_env.options import REQUIRED, SEED, arg, check_fields, option_name, parse
 from rams_env.policy.beliefs import BeliefNet, masked_log_likelihood, save_beliefs
-from rams_env.policy.checkpoint import write_atomically
+from rams_env.policy.checkpoint import read_plain, write_atomically
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import PRESETS, RulesConfig
 from rams_env.rules.seeding import wrap_seed
@@ -145,7 +145,7 @@ def train(args: BeliefArgs, data: dict[str, np.ndarray], out: Path) -> tuple[Bel
     history: list[dict[str, float]] = []
     state_path = out / "state.pt"
     if state_path.exists():
-        state = torch.load(state_path, map_location="cpu", weights_only=True)
+        state = read_plain(state_path, "belief training state")
         net.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["rng"])

@@ -4,14 +4,13 @@ Training needs no adapter: ``MaskablePPO("MlpPolicy", gymnasium.make("rams_env/R
 the wrapper's ``action_masks()`` method. ``MaskablePPOAgent(model)`` plays a model in memory;
 ``load_sb3_agent(path)`` (what ``load_agent`` and ``rams eval`` call for a ``.zip``) plays a model saved
 with ``model.save(path)`` without SB3's ``load``, which unpickles the file: it reads the weights of
-``policy.pth`` with ``torch.load(weights_only=True)`` and the activation from the readable text of the
-``data`` JSON, and rebuilds the policy MLP from the shapes of the weights. Needs the ``rams_env[sb3]``
-extra.
+``policy.pth`` with ``torch.load(weights_only=True)`` (:func:`~rams_env.policy.checkpoint.read_plain`) and
+the activation from the readable text of the ``data`` JSON, and rebuilds the policy MLP from the shapes of
+the weights. Needs the ``rams_env[sb3]`` extra.
 """
 
 from __future__ import annotations
 
-import io
 import os
 import zipfile
 from collections.abc import Mapping
@@ -26,7 +25,7 @@ from .. import jsoncheck
 from ..agents.base import Observation, ObservationAgent, legal_from_mask, observation_vector
 from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError
-from ..policy.checkpoint import first_layer_for_this_encoder, load_error
+from ..policy.checkpoint import first_layer_for_this_encoder, read_plain
 from ..rules import RulesConfig
 from ..rules.actions import NUM_ACTIONS
 
@@ -196,12 +195,7 @@ def load_sb3_agent(path: str | os.PathLike[str], expect_config: RulesConfig | No
     if not isinstance(data, dict):
         raise CheckpointError(f"{where!r} is damaged: its 'data' entry is not a JSON object")
     activation = _activation(data, where)
-    try:
-        state = torch.load(io.BytesIO(policy_bytes), map_location="cpu", weights_only=True)
-    except Exception as err:  # torch.load of damaged bytes fails in many ways; weights_only refuses objects
-        raise CheckpointError(
-            f"{where!r}: its policy.pth is damaged or holds more than weights ({load_error(err)})"
-        ) from None
+    state = read_plain(policy_bytes, "SB3 policy", f"{where!r}: its policy.pth is damaged or holds more than weights")
     if not isinstance(state, Mapping):
         raise CheckpointError(f"{where!r}: its policy.pth holds no state dict")
     return SB3PolicyAgent(_policy_net(state, activation, where), expect_config)

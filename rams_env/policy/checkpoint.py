@@ -7,8 +7,10 @@ Checkpoint layout (plain data only, read with ``torch.load(..., weights_only=Tru
      "config": {rules options as plain data}, "network": {"hidden": [int, ...]},
      "model": state_dict, "model_sha256": str, ...}
 
-A checkpoint of an older encoder loads through :mod:`rams_env.obs.layouts`: its first layer's columns
-move to this layout's inputs (:func:`load_checkpoint`), so the network computes what it computed before.
+A model file of an older encoder loads through one migration, :func:`migrate_first_layer` (every
+reader's: checkpoints, SB3 zips, RLlib checkpoints, NFSP policy files): its first layer's columns move to
+this layout's inputs (:mod:`rams_env.obs.layouts`), so the network computes what it computed before.
+Every torch file is read by one function, :func:`read_plain` (``torch.load(weights_only=True)``).
 
 ``model_sha256`` is a SHA-256 digest of the model's tensors (names, dtypes, shapes and bytes), so that
 a flipped byte in the weights is refused; checkpoints written before it existed carry none and still
@@ -20,10 +22,12 @@ arguments); loading ignores them.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 import tempfile
 import warnings
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -115,32 +119,51 @@ def write_atomically(target: Path, write: Callable[[IO[bytes]], None]) -> None:
         raise
 
 
+HOLDS_OBJECTS = "it holds Python objects rather than plain data; refused without unpickling anything"
+
+
 def load_error(err: BaseException) -> str:
-    """What went wrong in ``torch.load(weights_only=True)``, in one line, without torch's advice to load
-    with ``weights_only=False`` (which would run the file's code): never pass that on."""
-    if isinstance(err, pickle.UnpicklingError) or "weights_only" in str(err):
-        return "it holds Python objects rather than plain data; refused without unpickling anything"
+    """What went wrong in loading weights, in one line: the exception's type and the start of its text. A
+    refused object is no such error: :func:`read_plain` names it (:data:`HOLDS_OBJECTS`), never passing on
+    torch's advice to load with ``weights_only=False``, which would run the file's code."""
     text = " ".join(str(err).split())[:200]
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
-def read_plain(path: str | os.PathLike[str], what: str) -> Any:
-    """The plain data of a torch file (``torch.load(weights_only=True)``: no code runs), or a
-    :class:`CheckpointError` naming ``what`` was asked for and what is wrong (missing, damaged, objects)."""
-    where = str(path)
-    if not os.path.isfile(path):  # os.path's test says False for an over-long name; Path's raises OSError
+def read_plain(source: str | os.PathLike[str] | bytes, what: str, refusal: str | None = None) -> Any:
+    """The plain data of a torch file, or of its bytes, by ``torch.load(weights_only=True)`` (no code runs;
+    the one reader of torch files), or a :class:`CheckpointError` naming ``what`` was asked for and what is
+    wrong (missing, damaged, objects). ``refusal`` opens the message for data that does not load (default:
+    ``'path' is damaged or not a torch <what> file``); the reason follows in brackets."""
+    where = what if isinstance(source, bytes) else str(source)
+    if not isinstance(source, bytes) and not os.path.isfile(source):  # False for an over-long name, not OSError
         raise CheckpointError(f"{what} {where!r} does not exist (or is not a file)")
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
-            return torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError:
-        raise CheckpointError(
-            f"{where!r} is not a rams_env {what}: it is damaged, or it holds Python objects rather "
-            "than plain data (refused without unpickling anything)"
-        ) from None
+            data = io.BytesIO(source) if isinstance(source, bytes) else source
+            return torch.load(data, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:  # weights_only refused an object, or the pickle is damaged
+        if refusal is None:
+            raise CheckpointError(
+                f"{where!r} is not a rams_env {what}: it is damaged, or it holds Python objects rather "
+                "than plain data (refused without unpickling anything)"
+            ) from None
+        why = HOLDS_OBJECTS
     except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
-        raise CheckpointError(f"{where!r} is damaged or not a torch {what} file ({load_error(err)})") from None
+        why = HOLDS_OBJECTS if _is_torchscript(source) else load_error(err)
+    opening = refusal or f"{where!r} is damaged or not a torch {what} file"
+    raise CheckpointError(f"{opening} ({why})")
+
+
+def _is_torchscript(source: str | os.PathLike[str] | bytes) -> bool:
+    """Whether ``source`` is a TorchScript archive (compiled code, which ``weights_only`` refuses): a zip
+    whose top folder holds ``constants.pkl``, the test torch makes."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as archive:
+            return any(name.split("/", 1)[-1] == "constants.pkl" for name in archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+        return False
 
 
 def load_checkpoint(
@@ -150,7 +173,7 @@ def load_checkpoint(
 
     A checkpoint of an older encoder that saw every field of this one (version 2: only the preset field
     moved) is migrated wherever it is loaded: its first layer's columns move to this layout
-    (:func:`rams_env.obs.layouts.migrate_inputs`), and the network computes exactly what it computed on
+    (:func:`migrate_first_layer`), and the network computes exactly what it computed on
     the old observations. ``migrate=True`` (warm starts only, never ``load_agent``) also accepts an
     encoder whose layout lacks fields of this one (version 1): they get zero weights. A migrated payload
     records ``migrated_from`` (the file's encoder version and weights digest, :func:`file_digest`) and
@@ -171,15 +194,7 @@ def load_checkpoint(
             f"{where!r} has checkpoint format version {version!r}; this rams_env reads version {CHECKPOINT_VERSION}"
         )
     _check_digest(payload, where)
-    old = payload.get("encoder_version")
-    if (
-        type(old) is int
-        and old != ENCODER_VERSION
-        and old in LAYOUT_SIZES
-        and payload.get("obs_size") == LAYOUT_SIZES[old]
-        and (migrate or exact_migration(old))
-    ):
-        payload = _migrate_inputs(payload, where)
+    payload = _to_this_encoder(payload, where, warm_start=migrate)
     for key, ours in (("encoder_version", ENCODER_VERSION), ("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
         if payload.get(key) != ours:
             raise CheckpointError(
@@ -246,19 +261,65 @@ def _check_digest(payload: Mapping[str, Any], where: str) -> None:
         )
 
 
+def migrate_first_layer(
+    weight: Any, where: str, header: Mapping[str, Any] | None = None, *, warm_start: bool = False
+) -> Any | None:
+    """The one migration of a model file of an older encoder, which every reader applies: its first layer's
+    ``weight`` (hidden, inputs) with the columns moved to this layout, zero for inputs the old layout lacks
+    (:func:`rams_env.obs.layouts.migrate_inputs`); None where none applies.
+
+    ``header`` holds the ``encoder_version`` and ``obs_size`` the file records; None for a file that records
+    neither (an SB3 zip, an RLlib checkpoint), whose width tells its version. A version whose layout lacks
+    fields of this one (:func:`rams_env.obs.layouts.exact_migration`) migrates only for a ``warm_start``;
+    else None when the file records it (its reader's version check refuses it), ``CheckpointError`` naming
+    it when the width told it. ``CheckpointError`` too for a header of an older layout that ``weight``
+    (a tensor or an array) does not take.
+    """
+    width = weight.shape[1] if getattr(weight, "ndim", None) == 2 else None
+    if header is None:
+        version = version_of_size(width) if width is not None else None
+    else:
+        version = header.get("encoder_version")
+    if type(version) is not int or version == ENCODER_VERSION or version not in LAYOUT_SIZES:
+        return None
+    size = LAYOUT_SIZES[version]
+    if not (warm_start or exact_migration(version)):
+        if header is not None:
+            return None
+        raise CheckpointError(
+            f"{where!r} was trained on observations of encoder version {version} ({size} floats); this rams_env "
+            f"observes encoder version {ENCODER_VERSION} ({OBS_SIZE} floats), which has fields that version lacks, "
+            "so the model cannot play it (train it again, or warm-start a rams_env checkpoint from its weights)"
+        )
+    if header is not None and header.get("obs_size") != size:
+        return None
+    if width != size:
+        raise CheckpointError(f"{where!r} is damaged: no first-layer weight of {size} inputs")
+    return migrate_inputs(weight, version)
+
+
+def first_layer_for_this_encoder(weight: Any, where: str) -> Any:
+    """The first layer's weight of a model file that records no encoder version (an SB3 zip, an RLlib
+    checkpoint) for this layout: :func:`migrate_first_layer` of it, or it as it is where none applies."""
+    migrated = migrate_first_layer(weight, where)
+    return weight if migrated is None else migrated
+
+
 _LAYOUT_BOUND_STATE = ("optimizer", "critic")  # training state a migration does not carry over
 
 
-def _migrate_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
-    """``payload`` for this encoder: its first layer's columns moved to this layout, zero for inputs its
-    layout lacks (:func:`rams_env.obs.layouts.migrate_inputs`); the file's digest kept in ``migrated_from``."""
-    old = payload["encoder_version"]
+def _to_this_encoder(payload: dict[str, Any], where: str, warm_start: bool) -> dict[str, Any]:
+    """``payload`` with its first layer migrated (:func:`migrate_first_layer`) and the file's digest kept in
+    ``migrated_from``; as it is where no migration applies."""
     model = payload.get("model")
     first = model.get("torso.0.weight") if isinstance(model, dict) else None
-    if not isinstance(first, torch.Tensor) or first.dim() != 2 or first.shape[1] != payload["obs_size"]:
-        raise CheckpointError(f"{where!r} is damaged: no first-layer weight of {payload['obs_size']} inputs")
-    source = {"encoder_version": old, "model_sha256": payload.get("model_sha256") or model_digest(model)}
-    model = {**model, "torso.0.weight": migrate_inputs(first, old)}
+    first = first if isinstance(first, torch.Tensor) else None
+    weight = migrate_first_layer(first, where, payload, warm_start=warm_start)
+    if weight is None:
+        return payload
+    old, recorded = payload["encoder_version"], payload.get("model_sha256")
+    source = {"encoder_version": old, "model_sha256": recorded or model_digest(model)}
+    model = {**model, "torso.0.weight": weight}
     digest = {"model_sha256": model_digest(model)} if "model_sha256" in payload else {}
     # Training state shaped by the old layout (the optimizer's moments of the first layer, the privileged
     # critic's inputs) is left behind: such a run does not resume (it says so), a new one starts from it.
@@ -273,24 +334,6 @@ def _migrate_inputs(payload: dict[str, Any], where: str) -> dict[str, Any]:
         "encoder_version": ENCODER_VERSION,
         "migrated_from": source,
     }
-
-
-def first_layer_for_this_encoder(weight: Any, where: str) -> Any:
-    """The first layer's weight of a model file that records no encoder version (an SB3 zip, an RLlib
-    checkpoint), for this layout: as it is at ``OBS_SIZE`` inputs; migrated when its width is that of an
-    older encoder whose networks migrate exactly (:func:`rams_env.obs.layouts.exact_migration`); else
-    ``CheckpointError`` naming that version. Other widths come back as they are, for the caller's shape check."""
-    width = weight.shape[1] if len(weight.shape) == 2 else None
-    version = version_of_size(width) if width is not None and width != OBS_SIZE else None
-    if version is None:
-        return weight
-    if not exact_migration(version):
-        raise CheckpointError(
-            f"{where!r} was trained on observations of encoder version {version} ({width} floats); this rams_env "
-            f"observes encoder version {ENCODER_VERSION} ({OBS_SIZE} floats), which has fields that version lacks, "
-            "so the model cannot play it (train it again, or warm-start a rams_env checkpoint from its weights)"
-        )
-    return migrate_inputs(weight, version)
 
 
 def file_digest(payload: Mapping[str, Any]) -> str:

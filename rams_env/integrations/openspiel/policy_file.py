@@ -3,19 +3,18 @@
 ``save_nfsp_policy`` writes ``torch.save`` of a plain dict: the marker ``kind`` (:data:`KIND`), the
 format version, the encoder's version and sizes, the rules (``config``), the hidden widths and the
 weights and biases of the MLP's linear layers in order (tensors). ``load_nfsp_agent`` reads it with
-``torch.load(weights_only=True)``, so no code from the file runs, and plays it as a
-:class:`~rams_env.agents.neural.PolicyAgent`: NFSP's MLP (linear layers with ReLU between them) is a
-``PolicyNet`` torso and policy head; its value head is zero, as NFSP has none. The input is the
-information state tensor of ``python_rams``, which is the project's observation vector, so the
-agent plays from the observation ``rams eval`` gives it. The file is named ``*.nfsp.pt`` (the
-loader registered in :mod:`rams_env.integrations` recognises the suffix); it has no ``format``
-key, so ``rams_env.policy.load_checkpoint`` refuses it as not a project checkpoint.
+``torch.load(weights_only=True)`` (the one reader, :func:`~rams_env.policy.checkpoint.read_plain`), so no
+code from the file runs, and plays it as a :class:`~rams_env.agents.neural.PolicyAgent`: NFSP's MLP
+(linear layers with ReLU between them) is a ``PolicyNet`` torso and policy head; its value head is zero,
+as NFSP has none. The input is the information state tensor of ``python_rams``, which is the project's
+observation vector, so the agent plays from the observation ``rams eval`` gives it. The file is named
+``*.nfsp.pt`` (the loader registered in :mod:`rams_env.integrations` recognises the suffix); it has no
+``format`` key, so ``rams_env.policy.load_checkpoint`` refuses it as not a project checkpoint.
 """
 
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,8 @@ from torch import nn
 
 from ...agents.neural import PolicyAgent
 from ...obs.encoding import ENCODER_VERSION, OBS_SIZE
-from ...obs.layouts import LAYOUT_SIZES, exact_migration, migrate_inputs
 from ...policy import CheckpointError, PolicyNet, RulesMismatchError, rules_mismatch
-from ...policy.checkpoint import load_error
+from ...policy.checkpoint import migrate_first_layer, read_plain
 from ...rules import RulesConfig
 from ...rules.actions import NUM_ACTIONS
 
@@ -88,42 +86,25 @@ def nfsp_policy_agent(nfsp_agent_or_avg_net: Any, config: RulesConfig, hidden: S
 
 
 def _read(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The checked payload of an NFSP policy file (:func:`~rams_env.policy.checkpoint.read_plain`), of this
+    encoder (:func:`~rams_env.policy.checkpoint.migrate_first_layer`)."""
     where = str(path)
-    if not os.path.isfile(path):
-        raise CheckpointError(f"NFSP policy file {where!r} does not exist (or is not a file)")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError:
-        raise CheckpointError(f"{where!r} is damaged or holds Python objects, not plain data (refused)") from None
-    except Exception as err:  # torch.load of arbitrary bytes fails with many exception types
-        raise CheckpointError(f"{where!r} is damaged or not a torch file ({load_error(err)})") from None
+    payload = read_plain(path, "NFSP policy file", f"{where!r} is damaged or not a torch file")
     if not isinstance(payload, dict) or payload.get("kind") != KIND:
         raise CheckpointError(f"{where!r} is not an NFSP policy file (no kind {KIND!r})")
     if payload.get("version") != VERSION:
         found = payload.get("version")
         raise CheckpointError(f"{where!r} has NFSP policy file version {found!r}; this rams_env reads {VERSION}")
-    payload = _migrate(payload)
+    weights = payload.get("weights")
+    first = weights[0] if isinstance(weights, list) and weights else None
+    migrated = migrate_first_layer(first if isinstance(first, torch.Tensor) else None, where, payload)
+    if migrated is not None:
+        weights = [migrated, *weights[1:]]
+        payload = {**payload, "weights": weights, "encoder_version": ENCODER_VERSION, "obs_size": OBS_SIZE}
     for key, ours in (("encoder_version", ENCODER_VERSION), ("obs_size", OBS_SIZE), ("num_actions", NUM_ACTIONS)):
         if payload.get(key) != ours:
             raise CheckpointError(f"{where!r} was written for {key}={payload.get(key)!r}; this rams_env has {ours}")
     return payload
-
-
-def _migrate(payload: dict[str, Any]) -> dict[str, Any]:
-    """A file of an older encoder whose networks migrate exactly (:mod:`rams_env.obs.layouts`), its first
-    layer's columns moved to this layout; any other file as it is (the checks that follow refuse it)."""
-    old, weights = payload.get("encoder_version"), payload.get("weights")
-    first = weights[0] if isinstance(weights, list) and weights else None
-    if (
-        old == ENCODER_VERSION
-        or not exact_migration(old)
-        or payload.get("obs_size") != LAYOUT_SIZES[old]
-        or not isinstance(first, torch.Tensor)
-        or tuple(first.shape[1:]) != (LAYOUT_SIZES[old],)
-    ):
-        return payload
-    migrated = [migrate_inputs(first, old), *weights[1:]]
-    return {**payload, "weights": migrated, "encoder_version": ENCODER_VERSION, "obs_size": OBS_SIZE}
 
 
 def _network(payload: dict[str, Any], where: str) -> PolicyNet:
