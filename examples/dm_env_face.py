@@ -4,8 +4,8 @@
 step returns one batched ``TimeStep`` (``step_type``, ``reward``, ``discount``, ``observation``). dm_env resets
 on the next step, so the core runs without autoreset: a game whose episode ended (``LAST``) is told to
 ``RESTART`` at the next step, which ignores its action and returns the new episode's first decision
-(``FIRST``). It needs neither dm_env nor anything of rams_env but its public core; tests/test_extending.py
-checks that it plays the very games of ``BatchedRamsEnv``, the batched face on the same core.
+(``FIRST``). It needs neither dm_env nor anything of rams_env but its public core (``rams_env.core.Core``);
+tests/test_extending.py checks that it plays the very games of ``BatchedRamsEnv``, the batched face on the same core.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from rams_env.compiled import config_array
-from rams_env.compiled.core import ACT, RESTART, make_outputs, make_tables, play, restart
+from rams_env import make_spec
+from rams_env.core import ACT, RESTART, Core
 from rams_env.envs import game_seeds
 from rams_env.obs import OBS_SIZE
 from rams_env.rules.actions import NUM_ACTIONS
-from rams_env.rules.config import make_config
 
 
 class StepType(enum.IntEnum):
@@ -52,11 +51,8 @@ class DmRamsEnv:
         reward: str = "points",
         **options: Any,
     ) -> None:
-        self.config = make_config(variant, num_players, **options)
-        self.num_games, self.num_players = num_games, self.config.num_players
-        self._cfg = config_array(self.config, episode, reward)  # the rule options as the core reads them
-        self._tables = make_tables(num_games)  # every seat a learner: the core stops for each decision
-        self._out = make_outputs(num_games, self.num_players)
+        self.core = Core(make_spec(variant, num_players, episode, reward, **options), num_games)  # every seat a learner
+        self.num_games, self.num_players = num_games, self.core.num_players
         self._ended = np.zeros(num_games, bool)
 
     def observation_spec(self) -> dict[str, tuple[tuple[int, ...], type]]:
@@ -73,8 +69,7 @@ class DmRamsEnv:
 
     def reset(self, seed: int | None = None) -> TimeStep:
         """Start every game; game ``i`` deals as ``BatchedRamsEnv(N).reset(seed)``'s game ``i`` does."""
-        seeds = np.asarray(game_seeds(seed, self.num_games), np.uint64).astype(np.int64)
-        restart(self._tables, self._cfg, seeds, self._out, False)
+        self.core.restart(game_seeds(seed, self.num_games))
         self._ended[:] = False
         return self._timestep(np.full(self.num_games, StepType.FIRST, np.int8))
 
@@ -82,15 +77,13 @@ class DmRamsEnv:
         """Apply each game's action to its seat to act; a game that ended at the last step starts anew instead."""
         commands = np.where(self._ended, RESTART, ACT).astype(np.int64)
         actions = np.where(self._ended, 0, np.asarray(actions, np.int64))
-        bad, _ = play(self._tables, self._cfg, commands, actions, self._out, False)
-        if bad >= 0:
-            raise ValueError(f"game {bad}: action {int(actions[bad])} is not legal there")
-        step_type = np.where(self._out.over, StepType.LAST, np.where(self._out.started, StepType.FIRST, StepType.MID))
-        self._ended[:] = self._out.over
+        out = self.core.step(actions, commands)  # an illegal action raises IllegalActionError naming the game
+        step_type = np.where(out.over, StepType.LAST, np.where(out.started, StepType.FIRST, StepType.MID))
+        self._ended[:] = out.over
         return self._timestep(step_type.astype(np.int8))
 
     def _timestep(self, step_type: np.ndarray) -> TimeStep:
-        out = self._out
+        out = self.core.outputs
         observation = {
             "observation": out.observations.copy(),
             "action_mask": out.masks.copy(),
