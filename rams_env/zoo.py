@@ -29,11 +29,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import jsoncheck
+
 ZOO_ENV = "RAMS_ZOO"
 SOURCE_ZOO = Path(__file__).resolve().parents[1] / "checkpoints"  # the zoo of a source checkout
 WHEEL_ZOO = Path(__file__).resolve().parent / "zoo_data"  # the zoo of an installed wheel (its checkpoints/)
 CARD = "README.md"
 BELIEFS_SUFFIX = ".beliefs.pt"  # a belief network's file in its zoo folder: <name>.beliefs.pt
+AGENT_SUFFIX = ".agent.json"  # a named agent's file in its zoo folder: <name>.agent.json, the spec it stands for
+AGENT_FORMAT, AGENT_FORMAT_VERSION = "rams_env.agent", 1
+_AGENT_KEYS = {"format", "format_version", "description", "spec"}
 
 # The best agent of each preset (whole ramsar against heuristics, in docs/zoo.md); a preset's name loads it.
 FLAGSHIPS: dict[str, str] = {
@@ -41,6 +46,14 @@ FLAGSHIPS: dict[str, str] = {
     "norrlandsknack": "norrlandsknack-4p-ensemble",
     "rams32": "rams32-4p",
     "russian": "russian-4p-ensemble",
+}
+
+# The strongest agent measured in a preset, where its named search beat the flagship: slower (a search per
+# decision), its paired gain's 95% interval above 0 in docs/beliefs/gain-<preset>.json (tests/test_zoo_search.py
+# keeps it so). A preset whose search is not measured yet has none here.
+STRONGEST: dict[str, str] = {
+    "mattmar": "mattmar-search",
+    "russian": "russian-search",
 }
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -70,10 +83,17 @@ class ZooModel:
         return (self.folder / f"{self.name}{BELIEFS_SUFFIX}").is_file()
 
     @property
+    def named(self) -> bool:
+        """Whether the model is a named agent: an agent spec over the zoo's networks (``<name>.agent.json``)."""
+        return (self.folder / f"{self.name}{AGENT_SUFFIX}").is_file()
+
+    @property
     def path(self) -> Path:
-        """The file a loader reads: the weights, the ensemble manifest, or the belief network."""
+        """The file a loader reads: weights, an ensemble manifest, a belief network, or a named agent's spec."""
         if self.beliefs:
             return self.folder / f"{self.name}{BELIEFS_SUFFIX}"
+        if self.named:
+            return self.folder / f"{self.name}{AGENT_SUFFIX}"
         return self.folder / f"{self.name}.{'json' if self.ensemble else 'pt'}"
 
     @property
@@ -116,6 +136,56 @@ def belief_models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooMo
     }
 
 
+def named_agents(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
+    """Every named agent of the zoo at ``root`` (default :func:`zoo_root`), by name."""
+    folder = Path(root) if root is not None else zoo_root()
+    if folder is None or not folder.is_dir():
+        return {}
+    return {
+        model.name: ZooModel(model.name, model.parent.name, model)
+        for model in sorted(folder.glob("*/*/"))
+        if (model / f"{model.name}{AGENT_SUFFIX}").is_file()
+    }
+
+
+def named_agent(spec: str | os.PathLike[str]) -> ZooModel | None:
+    """The named agent ``spec`` gives: its name in the zoo in use, or the path of a ``<name>.agent.json``; else None."""
+    if is_name(spec):
+        return named_agents().get(str(spec))
+    path = Path(spec)
+    if path.name.endswith(AGENT_SUFFIX) and path.is_file():
+        return ZooModel(path.name[: -len(AGENT_SUFFIX)], path.parent.parent.name, path.parent)
+    return None
+
+
+def agent_spec(model: ZooModel) -> str:
+    """The agent spec a named agent stands for, read from its ``<name>.agent.json``; :class:`ZooError` if bad.
+
+    Layout (JSON, plain data)::
+
+        {"format": "rams_env.agent", "format_version": 1, "description": str, "spec": "search:..."}
+    """
+    where = str(model.path)
+    try:
+        data = jsoncheck.read(model.path, max_depth=2, max_bytes=64 * 1024)
+    except jsoncheck.JsonInputError as err:
+        raise ZooError(f"{where!r} is not a named agent's file: {err}") from None
+    if not isinstance(data, dict) or data.get("format") != AGENT_FORMAT:
+        raise ZooError(f'{where!r} is not a named agent\'s file ("format" is not {AGENT_FORMAT!r})')
+    if data.get("format_version") != AGENT_FORMAT_VERSION:
+        raise ZooError(
+            f"{where!r} has named-agent format version {data.get('format_version')!r}; "
+            f"this rams_env reads version {AGENT_FORMAT_VERSION}"
+        )
+    unknown = sorted(set(data) - _AGENT_KEYS)
+    if unknown:
+        raise ZooError(f"{where!r} has unknown keys {unknown}; a named agent's file has {sorted(_AGENT_KEYS)}")
+    spec = data.get("spec")
+    if not isinstance(spec, str) or not spec.strip() or not isinstance(data.get("description", ""), str):
+        raise ZooError(f"{where!r}: 'spec' must be a non-empty agent spec and 'description' a string")
+    return spec
+
+
 def resolve_beliefs(name: str, root: str | os.PathLike[str] | None = None) -> ZooModel:
     """The belief network called ``name`` (a preset's name gives ``<preset>-beliefs``), or :class:`ZooError`."""
     found = belief_models(root)
@@ -126,8 +196,8 @@ def resolve_beliefs(name: str, root: str | os.PathLike[str] | None = None) -> Zo
 
 
 def known_names(root: str | os.PathLike[str] | None = None) -> list[str]:
-    """The names that resolve: the presets (their flagships), then every model."""
-    return [*FLAGSHIPS, *models(root)]
+    """The names that resolve: the presets (their flagships), every model, then the named agents."""
+    return [*FLAGSHIPS, *models(root), *named_agents(root)]
 
 
 def is_name(spec: str | os.PathLike[str]) -> bool:
@@ -136,9 +206,10 @@ def is_name(spec: str | os.PathLike[str]) -> bool:
 
 
 def resolve(name: str, root: str | os.PathLike[str] | None = None) -> ZooModel:
-    """The zoo model called ``name`` (a preset's name gives its flagship); :class:`ZooError` listing the names."""
+    """The zoo model or named agent called ``name`` (a preset's name gives its flagship); :class:`ZooError`
+    listing the names."""
     found = models(root)
-    model = found.get(FLAGSHIPS.get(name, name))
+    model = found.get(FLAGSHIPS.get(name, name)) or named_agents(root).get(name)
     if model is not None:
         return model
     if name in belief_models(root):
@@ -153,7 +224,7 @@ def resolve(name: str, root: str | os.PathLike[str] | None = None) -> ZooModel:
             f"no model zoo found to resolve {name!r} ({where}): set {ZOO_ENV} to the checkpoints/ folder of "
             f"a rams_env clone, or pass the path of a checkpoint file"
         )
-    raise ZooError(f"unknown model {name!r}; the zoo ({folder}) knows: {', '.join([*FLAGSHIPS, *found])}")
+    raise ZooError(f"unknown model {name!r}; the zoo ({folder}) knows: {', '.join(known_names(root))}")
 
 
 def locate(spec: str | os.PathLike[str]) -> str | os.PathLike[str]:
@@ -202,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{preset:<26} -> {name}")
     for name, model in found.items():
         print(f"{name:<26} {model.preset:<15} {'ensemble' if model.ensemble else 'policy'}")
+    for name, model in named_agents(root).items():
+        strongest = "the strongest measured, " if STRONGEST.get(model.preset) == name else ""
+        print(f"{name:<26} {model.preset:<15} named agent ({strongest}slower): {agent_spec(model)}")
     for name, model in belief_models(root).items():
         print(f"{name:<26} {model.preset:<15} beliefs (SearchAgent(beliefs={model.preset!r}))")
     return 0

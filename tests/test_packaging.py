@@ -125,6 +125,10 @@ def test_the_wheel_carries_the_zoo_and_load_agent_works_from_a_fresh_environment
     loaded = _run(python, load, tmp_path, env)
     assert loaded.returncode == 0, loaded.stderr[-2000:]
     assert loaded.stdout.split() == ["mattmar", "2"]
+    search = "from rams_env.agents import load_agent; a = load_agent('mattmar-search'); print(type(a).__name__)"
+    named = _run(python, search, tmp_path, env)  # a named agent of the zoo: its file and its networks from the wheel
+    assert named.returncode == 0, named.stderr[-2000:]
+    assert named.stdout.split() == ["SearchAgent"]
     elsewhere = tmp_path / "empty-zoo"  # RAMS_ZOO still comes first
     elsewhere.mkdir()
     missing_zoo = _run(python, load, tmp_path, {**env, "RAMS_ZOO": str(elsewhere)})

@@ -23,7 +23,7 @@ from rams_env.rules.config import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "checkpoints"
-MODELS = sorted(p.name for p in CHECKPOINTS.glob("*/*/") if p.is_dir() and not p.name.endswith("-beliefs"))
+MODELS = sorted(p.name for p in CHECKPOINTS.glob("*/*/") if p.is_dir() and not p.name.endswith(("-beliefs", "-search")))
 BELIEFS = sorted(p.name for p in CHECKPOINTS.glob("*/*/") if p.is_dir() and p.name.endswith("-beliefs"))
 
 
@@ -41,6 +41,7 @@ def test_every_folder_of_the_zoo_is_a_model_and_every_preset_has_a_flagship():
     assert zoo.zoo_root() == CHECKPOINTS
     assert sorted(zoo.models()) == MODELS and len(MODELS) == 15
     assert sorted(zoo.belief_models()) == BELIEFS == sorted(f"{p}-beliefs" for p in PRESETS)
+    assert sorted(zoo.named_agents()) == sorted(f"{p}-search" for p in PRESETS)  # tests/test_zoo_search.py
     for name, model in zoo.models().items():
         assert model.folder == CHECKPOINTS / model.preset / name and model.preset in PRESETS
         assert model.path.is_file() and model.card.is_file()

@@ -5,7 +5,7 @@
 - ``{rams-env-summary}``: the environment card's opening table, read from a live environment.
 - ``{rams-zoo-index}``: the model zoo, one row per folder of ``checkpoints/``, from its card and evaluations.
 
-At ``builder-inited`` each model card (``checkpoints/<preset>/<model>/README.md``) gets a page
+At ``builder-inited`` each card of the zoo (``checkpoints/<preset>/<model>/README.md``) gets a page
 ``zoo/<model>.md`` that includes it (generated, not in git).
 """
 
@@ -156,10 +156,11 @@ def _directive(function: Any) -> type[_Generated]:
 
 
 def write_zoo_pages(app: Sphinx) -> None:
-    """``zoo/<model>.md`` for each model and belief network: its card, included from ``checkpoints/``."""
+    """``zoo/<model>.md`` for each model, belief network and named agent: its card, included from ``checkpoints/``."""
     ZOO_PAGES.mkdir(exist_ok=True)
     wanted = {}
-    for name, model in {**zoo.models(zoo.SOURCE_ZOO), **zoo.belief_models(zoo.SOURCE_ZOO)}.items():
+    every = {**zoo.models(zoo.SOURCE_ZOO), **zoo.belief_models(zoo.SOURCE_ZOO), **zoo.named_agents(zoo.SOURCE_ZOO)}
+    for name, model in every.items():
         relative = Path("..", "..", model.card.relative_to(zoo.SOURCE_ZOO.parent)).as_posix()
         wanted[f"{name}.md"] = f"```{{include}} {relative}\n```\n"
     for old in ZOO_PAGES.glob("*.md"):

@@ -27,7 +27,7 @@ from .heuristic import HeuristicAgent
 from .oracle import OracleAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent
-from .specs import AgentFactory, ResolvedAgent, agent_source, resolve
+from .specs import AgentFactory, ResolvedAgent, agent_source, named_agent, resolve
 
 if TYPE_CHECKING:
     from .neural import PolicyAgent
@@ -72,18 +72,22 @@ def load_agent(
     expect_config: RulesConfig | None = None,
     greedy: bool = True,
     seed: int | None = None,
-) -> PolicyAgent:
+) -> PolicyAgent | SearchAgent:
     """The trained policy of a checkpoint file or zoo name, with ``act``, ``act_game``, ``variant``, ``num_players``.
 
     ``path`` is a checkpoint, an ensemble manifest, a file or folder an integration saves (an RLlib
     checkpoint folder, a Stable-Baselines3 ``.zip``, an OpenSpiel NFSP ``.nfsp.pt``), or a name of the model zoo
     (:mod:`rams_env.zoo`): a model (``"mattmar-4p"``) or a preset, for its flagship (``"mattmar"``).
+    A named agent of the zoo (``"mattmar-search"``) gives the agent it names, a :class:`SearchAgent` over the
+    zoo's networks seeded with ``seed`` (:func:`rams_env.agents.specs.named_agent`; ``greedy`` has no part).
     An unknown name raises :class:`rams_env.zoo.ZooError` (a ``ValueError``) listing the known ones.
 
     Raises ``rams_env.policy.CheckpointError`` (a ``ValueError``) for a missing, damaged or foreign
     file, or one trained for rules other than ``expect_config``. Imports torch on first use;
     :class:`MissingExtraError` if torch is not installed.
     """
+    if zoo.named_agent(path) is not None:
+        return named_agent(str(path), expect_config, seed)
     path = zoo.locate(path)  # a zoo name becomes its file; an old flat path is refused naming the new one
     try:
         from .neural import load_policy_agent

@@ -1,15 +1,18 @@
 """Agent specs: the one place that reads the names users give agents and turns them into agents.
 
-A spec names an agent (``random``, ``heuristic``, ``search:200``, ``search:key=value,...``, a model of
-the zoo, a checkpoint file or folder; :data:`AGENT_SPEC_HELP`). :func:`resolve` is the one function that
-reads it: it gives a :class:`ResolvedAgent`, the agent source and the rules it plays (a trained
-policy's own, read from its file once). An agent source is either an instance (used as it is for every
-game: deterministic agents, trained policies) or an :class:`AgentFactory` (a built-in class with the
-spec's options) that builds one per game from its seed; :func:`agent_source` is ``resolve(...).source``.
+A spec names an agent (``random``, ``heuristic``, ``search:200``, ``search:key=value,...``, a model or a
+named agent of the zoo (``mattmar-search``), a checkpoint file or folder; :data:`AGENT_SPEC_HELP`).
+:func:`resolve` is the one function that reads it: it gives a :class:`ResolvedAgent`, the agent source
+and the rules it plays (a trained policy's own, read from its file once). An agent source is either an
+instance (used as it is for every game: deterministic agents, trained policies) or an
+:class:`AgentFactory` (a built-in class with the spec's options) that builds one per game from its seed;
+:func:`agent_source` is ``resolve(...).source``.
 
 The built-in names' classes are registered in :data:`rams_env.loaders.AGENT_CLASSES`: this package's by
 ``rams_env.agents``, OpenSpiel's ISMCTS by ``rams_env.integrations``, so that nothing here imports an
-integration. :func:`agent_option` reads the agent-valued options of the search (``base``,
+integration. A named agent of the zoo (:func:`rams_env.zoo.named_agents`) stands for the built-in spec its file
+holds, over the zoo's own networks: it resolves as that spec, seeded per game, and plays its networks' rules
+(:func:`named_agent`). :func:`agent_option` reads the agent-valued options of the search (``base``,
 ``opponent_model``, ``rollout_policy``): ``"heuristic"``, a policy's name or path, or an agent.
 """
 
@@ -45,7 +48,10 @@ AGENT_SPEC_HELP = (
     "calibration target of rams exploit: flawed:flaw=always-knock, never-buy or highest-card, with base=POLICY, "
     "by default the preset's flagship), a model of the zoo by name (mattmar-4p; a preset's "
     "name, such as mattmar, for its best model), or the path of a checkpoint file, of an ensemble manifest (.json), "
-    "of a Stable-Baselines3 MaskablePPO .zip, an OpenSpiel NFSP policy (.nfsp.pt) or an RLlib checkpoint folder"
+    "of a Stable-Baselines3 MaskablePPO .zip, an OpenSpiel NFSP policy (.nfsp.pt) or an RLlib checkpoint folder; "
+    "a named agent of the zoo: mattmar-search (and norrlandsknack-search, rams32-search, russian-search) is the "
+    "search over the preset's flagship with its learned beliefs and its network's rollouts: slower, and the "
+    "strongest agent where measured (its model card)"
 )
 
 SPEC_NAMES = {
@@ -102,7 +108,8 @@ def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def is_policy(spec: str) -> bool:
-    """Whether ``spec`` names a trained policy: a checkpoint or ensemble file, a saved folder (RLlib's), a zoo model."""
+    """Whether ``spec`` names a trained policy (a checkpoint or ensemble file, a saved folder (RLlib's), a zoo
+    model) or a named agent of the zoo over trained policies: an agent whose files fix the rules it plays."""
     if is_builtin(spec):
         return False
     return os.path.isfile(spec) or os.path.isdir(spec) or (zoo.is_name(spec) and spec in zoo.known_names())
@@ -148,6 +155,9 @@ def resolve(spec: str, config: RulesConfig | None = None) -> ResolvedAgent:
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
+    named = zoo.named_agent(spec)
+    if named is not None:
+        return _resolve_named(named, config)
     if is_policy(spec):
         from . import load_agent  # torch: only a policy needs it
 
@@ -158,6 +168,47 @@ def resolve(spec: str, config: RulesConfig | None = None) -> ResolvedAgent:
     if not is_builtin(spec):
         raise ValueError(_unknown(spec))
     return ResolvedAgent(spec, _builtin_source(spec, config), config)
+
+
+NETWORK_OPTIONS = ("base", "rollout_policy", "opponent_model")  # a search's options that may name a zoo policy
+
+
+def _resolve_named(model: zoo.ZooModel, config: RulesConfig | None) -> ResolvedAgent:
+    """A named agent of the zoo: the built-in spec its file holds, with the rules of the networks it names
+    (loaded once per process: :func:`loaded_policy`); ``ValueError`` for a bad file or other rules."""
+    spec = zoo.agent_spec(model)
+    where = f"named agent {model.name!r} ({model.path})"
+    if not is_builtin(spec):
+        raise zoo.ZooError(f"{where}: {spec!r} is not a built-in agent spec (random, heuristic, search:...)")
+    _, options = split_spec(spec)
+    rules: RulesConfig | None = None
+    for key, value in options.items():
+        if key not in (*NETWORK_OPTIONS, "beliefs") or value in ("heuristic", None):
+            continue
+        if not (isinstance(value, str) and zoo.is_name(value)) or zoo.named_agent(value) is not None:
+            raise zoo.ZooError(f"{where}: {key}={value!r} must name a network of the zoo, not a path or a named agent")
+        if key == "beliefs":
+            zoo.resolve_beliefs(value)
+            continue
+        own = loaded_policy(value).config
+        if rules is not None and own != rules:
+            raise zoo.ZooError(f"{where}: {key}={value!r} plays other rules than its other networks")
+        rules = own
+    if rules is None:  # no policy: it plays any rules, as its spec does
+        return replace(resolve(spec, config), spec=model.name)
+    source = _builtin_source(spec, rules)
+    named = ResolvedAgent(model.name, source, rules, trained=True, table_sizes=(rules.num_players,))
+    return named if config is None else named.at(config)
+
+
+def named_agent(name: str, config: RulesConfig | None = None, seed: int | None = None) -> Any:
+    """The agent of a named agent of the zoo (``"mattmar-search"``, or the path of its ``.agent.json``), seeded
+    with ``seed``; checked against ``config`` when given (``rams_env.policy.RulesMismatchError`` if it plays
+    other rules)."""
+    model = zoo.named_agent(name)
+    if model is None:
+        raise zoo.ZooError(f"{name!r} is not a named agent; the zoo's are: {', '.join(zoo.named_agents()) or 'none'}")
+    return build_agent(_resolve_named(model, config).source, seed)
 
 
 def agent_source(spec: str, config: RulesConfig | None = None) -> AgentSource:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ... import jsoncheck
+from ... import jsoncheck, zoo
+from ...agents.specs import split_spec
 from ...eval import SCORES
 from ...rules import PRESETS, make_config
 from ...rules.episode import EPISODES, EpisodeKind
@@ -34,6 +35,7 @@ from .validation import (
     read_int,
     rules_from_body,
 )
+from .zoo_cards import AgentCard, read_card
 
 SERVE_EXTRA_HINT = 'rams serve needs Flask: pip install "rams_env[serve]"'
 
@@ -193,9 +195,30 @@ def _add_page_routes(app: Any, state: ServeState) -> None:
             episodes=list(EPISODES),
             scores=list(SCORES),
             agents=state.agent_suggestions(),
-            agent_cards=[card.to_dict() for card in state.agent_cards()],
+            agent_cards=[card.to_dict() for card in [*named_agent_cards(), *state.agent_cards()]],
             saving=state.save_dir is not None,
         )
+
+
+def named_agent_cards() -> list[AgentCard]:
+    """The zoo's named agents for the pickers (``mattmar-search``: a search over a preset's flagship), at the
+    tables their base plays (its card's); kind "strongest" where :data:`rams_env.zoo.STRONGEST` names it, else
+    "search". Nothing is loaded."""
+    cards = []
+    for name, model in zoo.named_agents().items():
+        try:
+            base = zoo.resolve(split_spec(zoo.agent_spec(model))[1].get("base", ""))
+        except ValueError:  # a base that is not a zoo model: no tables to offer it at
+            continue
+        played = read_card(base.card, base.folder.parents[2])
+        if played is None:
+            continue
+        strongest = zoo.STRONGEST.get(model.preset) == name
+        what = "the strongest agent measured" if strongest else "not measured stronger than its base yet"
+        headline = f"a search over {played.name}, slower: {what}"
+        kind = "strongest" if strongest else "search"
+        cards.append(AgentCard(name, name, kind, played.variant, played.sizes, False, str(model.card), headline))
+    return cards
 
 
 def live_game_from(data: dict[str, Any], state: ServeState) -> LiveGame:

@@ -3,7 +3,8 @@
 - **Agent budgets.** An agent named in a request (``search:200``, ``ismcts:...``) may search at most
   ``max_simulations`` per move (search worlds; ISMCTS simulations times rollouts); a larger one is
   refused with a 400 naming the option. A search agent gets ``time_limit=move_seconds`` unless it asks
-  for less, and may not ask for more.
+  for less, and may not ask for more. A named agent of the zoo (``mattmar-search``) is offered as the
+  zoo's checkpoints are: its options are the zoo's, not the request's, and its work per move is fixed.
 - **A deadline per request.** The agents' moves of one request (an agents' game to watch, or the
   moves up to the person's turn) stop at ``request_seconds``: the request is answered 503 with a
   message, and the work ends there (the deadline is checked before every move, and no move runs longer
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ... import zoo
 from ...agents.specs import AgentFactory
 
 
@@ -77,9 +79,10 @@ def budgeted(spec: str, source: Any, limits: Limits) -> Any:
     A factory whose agent takes ``simulations`` (the search, ISMCTS) over ``limits.max_simulations``
     (times ``rollouts`` where it has them) is a :class:`Refused` 400 naming the option; one that takes
     ``time_limit`` gets ``limits.move_seconds`` unless it asks for less (more is refused). Other agents
-    (random, heuristic, checkpoints) do bounded work per move and are returned as they are.
+    (random, heuristic, checkpoints) do bounded work per move and are returned as they are, and so are the
+    zoo's named agents by name (``mattmar-search``: a fixed number of worlds over the zoo's own networks).
     """
-    if not isinstance(source, AgentFactory):
+    if not isinstance(source, AgentFactory) or (zoo.is_name(spec) and zoo.named_agent(spec) is not None):
         return source
     try:
         parameters = inspect.signature(source.cls).parameters

@@ -93,7 +93,13 @@ const BUILTIN = [
   { spec: "search", label: "search (determinized rollouts)" },
   { spec: "search:200", label: "search:200 (more rollouts, slower)" },
 ];
-const KINDS = { flagship: "Flagships of the zoo", ensemble: "Ensembles", checkpoint: "Other checkpoints" };
+const KINDS = {
+  strongest: "Strongest (a search over the flagship, slower)",
+  flagship: "Flagships of the zoo",
+  search: "Searches over the flagship (slower)",
+  ensemble: "Ensembles",
+  checkpoint: "Other checkpoints",
+};
 
 // The trained agents whose model cards fit these rules: the variant and the table size.
 function cardsFor(variant, players) {
