@@ -42,6 +42,9 @@ from .compiled.layout import config_array
 from .rules.phases import IllegalActionError, illegal_message
 from .rules.spec import EnvSpec
 
+MAX_SEATS = _layout.P
+"""the seats of the tables' rows: every table size pads to it"""
+
 ROLES = {"learner": LEARNER, "heuristic": HEURISTIC, "random": RANDOM, "agent": OUTSIDE}
 """The core's role of each kind of seat (:class:`~rams_env.envs.seats.Seat`'s kinds): the one place a seat
 becomes a role."""
@@ -86,13 +89,14 @@ class Core:
         self.outputs: Outputs = make_outputs(self.num_games, self.num_players)
         self.dropped_episodes = 0
         """episodes that ended before any learner decision: played out, not reported, dealt again"""
-        self._acts = np.full(self.num_games, ACT, np.int64)
+        self.act_all = np.full(self.num_games, ACT, np.int64)
+        """the commands of a step in which every game acts"""
         self._bind()
 
     def _bind(self) -> None:
         """``play`` compiled for these exact arrays, called without numba's type dispatch (it costs more than a
         small batch's step). Built again after a copy or an unpickling: compiled functions do not pickle."""
-        self._play = entry_point(play, self.tables, self.cfg, self._acts, self._acts, self.outputs, self.autoreset)
+        self._play = entry_point(play, self.tables, self.cfg, self.act_all, self.act_all, self.outputs, self.autoreset)
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_play"}
@@ -110,16 +114,18 @@ class Core:
         seeds: np.ndarray | None = None,
         learner: np.ndarray | None = None,
         now: bool = True,
+        later: bool = True,
     ) -> None:
         """Who plays each seat of ``games`` (all by default): a row of seats for every game, or one row a game
-        (seats, kinds' names or roles). ``now=False`` changes only the episodes an autoreset or a dealt-again
-        episode starts. ``slots[g, seat]`` picks the generator a compiled seat draws from (its own by default),
-        ``seeds[g, slot]`` seeds those generators, ``learner[g]`` is the seat whose final observation a held game
-        shows (-1: none)."""
+        (seats, kinds' names or roles): ``now`` for the episodes under way, ``later`` for those an autoreset or
+        a dealt-again episode starts. ``slots[g, seat]`` picks the generator a compiled seat draws from (its own
+        by default), ``seeds[g, slot]`` seeds those generators, ``learner[g]`` is the seat whose final
+        observation a held game shows (-1: none)."""
         rows = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
         roles = _role_rows(seats, len(rows), self.num_players)
         t = self.tables
-        t.next_roles[rows, : self.num_players] = roles
+        if later:
+            t.next_roles[rows, : self.num_players] = roles
         if now:
             t.roles[rows, : self.num_players] = roles
             t.slots[rows] = np.arange(t.slots.shape[1]) if slots is None else slots
@@ -132,26 +138,43 @@ class Core:
         if learner is not None:
             t.learner[rows] = learner
 
-    def restart(self, seeds: Sequence[int] | np.ndarray) -> Outputs:
+    def restart(self, seeds: Sequence[int] | np.ndarray, out: Outputs | None = None) -> Outputs:
         """Seed every game's episode generator with ``seeds[i]`` (as ``rams_env.env().reset(seed=seeds[i])``) and
-        start its first episode, played up to its first learner or agent decision."""
+        start its first episode, played up to its first learner or agent decision (written into ``out``, other
+        output arrays, if given)."""
         seeds = np.asarray(seeds, np.uint64).astype(np.int64)
-        self.dropped_episodes += restart(self.tables, self.cfg, seeds, self.outputs, self.autoreset)
-        return self.outputs
+        out = self.outputs if out is None else out
+        self.dropped_episodes += restart(self.tables, self.cfg, seeds, out, self.autoreset)
+        return out
 
     def step(self, actions: np.ndarray, commands: np.ndarray | None = None) -> Outputs:
         """Carry out ``commands[i]`` (:data:`ACT` for every game by default) with ``actions[i]``; an illegal action
         raises :class:`~rams_env.rules.IllegalActionError` naming the game, and then no game was stepped."""
         actions = np.ascontiguousarray(actions, np.int64)
-        if commands is None:
-            bad, dropped = self._play(self.tables, self.cfg, self._acts, actions, self.outputs, self.autoreset)
-        else:
-            commands = np.ascontiguousarray(commands, np.int64)
-            bad, dropped = self._play(self.tables, self.cfg, commands, actions, self.outputs, self.autoreset)
+        bad = self.run(self.act_all if commands is None else np.ascontiguousarray(commands, np.int64), actions)
         if bad >= 0:
             raise IllegalActionError(f"game {bad}: {self.why_illegal(bad, int(actions[bad]))}")
-        self.dropped_episodes += dropped
         return self.outputs
+
+    def run(self, commands: np.ndarray, actions: np.ndarray, out: Outputs | None = None) -> int:
+        """:meth:`step` without the error: returns the first game told to ``ACT`` an illegal action (then no game
+        was stepped), or -1. ``out``: other output arrays to write (any contiguous or strided arrays of the
+        outputs' dtypes; the core's own, and arrays of exactly their kind, take the fast path)."""
+        if out is None or _same_kind(out, self.outputs):
+            out = self.outputs if out is None else out
+            bad, dropped = self._play(self.tables, self.cfg, commands, actions, out, self.autoreset)
+        else:
+            bad, dropped = play(self.tables, self.cfg, commands, actions, out, self.autoreset)
+        self.dropped_episodes += dropped
+        return bad
+
+    def seed_episodes(self, seeds: Sequence[int] | np.ndarray, games: np.ndarray | None = None) -> None:
+        """Seed the episode generators of ``games`` (all by default) for their next :data:`RESTART`."""
+        rows = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
+        seeds = np.asarray(seeds, np.uint64).astype(np.int64)
+        rngs = self.tables.rngs[rows, :1]
+        seed_generators(rngs, seeds[:, None])
+        self.tables.rngs[rows, :1] = rngs
 
     def start(self, games: np.ndarray, starts: DealStarts) -> Outputs:
         """Start ``games[k]`` from the ``k``-th fixed deal start (an evaluation's deals), held at its end."""
@@ -179,6 +202,14 @@ class Core:
         return illegal_message(action, player, phase, legal_actions(state))
 
 
+def _same_kind(out: Outputs, like: Outputs) -> bool:
+    """Whether every array of ``out`` has the dtype, rank and C layout of ``like``'s (the compiled entry's types)."""
+    return all(
+        type(a) is np.ndarray and a.flags.c_contiguous and a.flags.writeable and a.dtype == b.dtype and a.ndim == b.ndim
+        for a, b in zip(out, like, strict=True)
+    )
+
+
 def _role_rows(seats: Any, num_rows: int, num_players: int) -> np.ndarray:
     """Seats (one row, or one row a game) as an int64 role array of shape (num_rows, num_players)."""
     array = np.asarray(seats, dtype=object if not isinstance(seats, np.ndarray) else None)
@@ -195,6 +226,7 @@ __all__ = [
     "ACT",
     "COLUMNS",
     "HOLD",
+    "MAX_SEATS",
     "RESTART",
     "ROLES",
     "SEAT_COLUMNS",

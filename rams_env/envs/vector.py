@@ -20,7 +20,6 @@ before any decision (russian: a player going out on jacks at the first deal) are
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import warnings
 from dataclasses import dataclass
@@ -28,10 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import compiled
-from ..compiled.compiler import entry_point
-from ..compiled.core import ACT, HEURISTIC, Outputs, make_tables, play, restart, role_table, seed_generators
-from ..compiled.layout import P
+from ..core import ROLES, Core, Outputs
 from ..obs.encoding import OBS_SIZE, ObservationEncoder, action_mask
 from ..rules import Game, IllegalActionError, Phase, RulesConfig
 from ..rules.actions import NUM_ACTIONS
@@ -79,9 +75,6 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
         np.zeros(num_games, bool),
     )
 
-
-_BATCH_KINDS = tuple((a.dtype, a.ndim) for a in dataclasses.astuple(_batch(1, 1))[:5])
-"""the dtype and rank of each array of a ``BatchStep`` the core writes (what its compiled entry point takes)"""
 
 
 def checked_seeds(seeds: Any, num_games: int) -> list[int]:
@@ -176,46 +169,24 @@ class BatchedRamsEnv(_Batch):
             if heuristic_seats is not None:
                 raise ValueError("seats= replaces heuristic_seats=: give seats alone")
             heuristic_seats = heuristic_seat_mask(seats, self.num_players)
-        self._cfg = compiled.config_array(self.config, self.episode, self.reward_kind)
+        self._core = Core(self.rams_spec, num_games, autoreset=True)
         self._started = False
-        self._tables = make_tables(self.num_games)
-        self._states, self._rngs = self._tables.states, self._tables.rngs
         self._with_heuristics = heuristic_seats is not None
         self._pending = np.zeros(self.num_games, np.int64)  # the heuristic seat masks of the next reset
-        self._skipped = 0
-        self._started_flags = np.zeros(self.num_games, bool)
-        self._act_all = np.full(self.num_games, ACT, np.int64)
-        self._bind()
         if self._with_heuristics:
             self.set_heuristic_seats(heuristic_seats)
-
-    def _bind(self) -> None:
-        """The core's ``play`` compiled for this env's exact argument types, called without numba's type dispatch
-        (which costs more than a small batch's step; the dispatching ``play`` serves other arrays). Built again
-        after a copy or an unpickling: compiled functions do not pickle."""
-        self._play = entry_point(play, self._tables, self._cfg, self._act_all, self._act_all, self._outputs(None), True)
-        self._outputs_key: tuple[int, ...] = ()
-        self._outputs_cached: tuple[Outputs, bool] | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        """What a copy or a pickle holds: everything but what :meth:`_bind` builds."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_play", "_outputs_key", "_outputs_cached")}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._bind()
 
     @property
     def heuristic_seats(self) -> np.ndarray | None:
         """Per game and seat: played by the heuristic in the current episode (None without them)."""
         if not self._with_heuristics:
             return None
-        return self._tables.roles[:, : self.num_players] == HEURISTIC
+        return self._core.roles() == ROLES["heuristic"]
 
     @property
     def dropped_episodes(self) -> int:
         """Episodes that ended before any controlled decision, played out and not reported."""
-        return self._skipped
+        return self._core.dropped_episodes
 
     @property
     def skipped_episodes(self) -> int:
@@ -228,56 +199,42 @@ class BatchedRamsEnv(_Batch):
         and of every later one."""
         masks = self._masks(seats)
         self._pending[:] = masks
-        self._tables.next_roles[:] = role_table(masks)
+        self._core.set_seats(_roles(masks, self.num_players), now=False)
 
     def set_next_heuristic_seats(self, seats: Any) -> None:
         """The heuristic seats of each game from its next episode on (the current ones keep theirs)."""
-        self._tables.next_roles[:] = role_table(self._masks(seats))
+        self._core.set_seats(_roles(self._masks(seats), self.num_players), now=False)
 
     def _masks(self, seats: Any) -> np.ndarray:
         if not self._with_heuristics:
             raise ValueError("this env was made without heuristic_seats; pass heuristic_seats= to the constructor")
         return seat_masks(seats, self.num_games, self.num_players)
 
-    def _outputs(self, out: BatchStep | None) -> Outputs:
-        """The core's outputs, written straight into ``out`` (a new batch's arrays for None)."""
-        out = out if out is not None else _batch(self.num_games, self.num_players)
-        return Outputs(out.observations, out.action_masks, out.seats, out.rewards, out.terminated, self._started_flags)
-
-    def _core_outputs(self, out: BatchStep) -> tuple[Outputs, bool]:
-        """The core's outputs for ``out``, and whether they have the exact types ``_play`` was compiled for
-        (C-contiguous, the batch's dtypes); kept while ``out`` holds the same arrays."""
-        arrays = (out.observations, out.action_masks, out.seats, out.rewards, out.terminated)
-        key = tuple(map(id, arrays))
-        if key != self._outputs_key or self._outputs_cached is None:
-            outputs = self._outputs(out)
-            exact = all(
-                type(a) is np.ndarray and a.flags.c_contiguous and a.flags.writeable and (a.dtype, a.ndim) == kind
-                for a, kind in zip(arrays, _BATCH_KINDS, strict=True)
-            )
-            self._outputs_key, self._outputs_cached = key, (outputs, exact)
-        return self._outputs_cached
+    def _outputs(self, out: BatchStep) -> Outputs:
+        """The core's output struct over ``out``'s arrays (the core writes straight into them)."""
+        started = self._core.outputs.started
+        return Outputs(out.observations, out.action_masks, out.seats, out.rewards, out.terminated, started)
 
     @property
     def scores(self) -> np.ndarray:
         """Every game's current scores, shape (num_games, num_players)."""
-        return self._states[:, compiled.SCORES : compiled.SCORES + self.num_players].copy()
+        return self._core.view("scores")
 
     @property
     def dealers(self) -> np.ndarray:
         """Every game's dealer of the current deal, shape (num_games,)."""
-        return self._states[:, compiled.DEALER].copy()
+        return self._core.view("dealer")
 
     @property
     def deal_numbers(self) -> np.ndarray:
         """Every game's count of deals started since its episode began (0 for the first), shape (num_games,)."""
-        return self._states[:, compiled.DEAL_NUMBER].copy()
+        return self._core.view("deal_number")
 
     @property
     def hands(self) -> np.ndarray:
         """Every game's hands, shape (num_games, num_players): bit ``c`` of a seat's entry is set when
         it holds card ``c``. Hidden information: for training-time critics, never for a player."""
-        return self._states[:, compiled.HAND : compiled.HAND + self.num_players].copy()
+        return self._core.view("hands")
 
     def reset_games(self, seeds: list[int], out: BatchStep | None = None, heuristic_seeds: Any = None) -> BatchStep:
         """Start a fresh episode in every game, game ``i`` seeded like ``env.reset(seed=seeds[i])``
@@ -285,16 +242,12 @@ class BatchedRamsEnv(_Batch):
         seeds = checked_seeds(seeds, self.num_games)
         out = out if out is not None else _batch(self.num_games, self.num_players)
         out.truncated.fill(False)
-        seed_array = np.asarray(seeds, np.uint64).astype(np.int64)
-        t = self._tables
         if self._with_heuristics:
             hseeds = checked_heuristic_seeds(seeds, heuristic_seeds, self.num_games, self.num_players)
-            t.roles[:] = role_table(self._pending)
-            t.slots[:] = np.arange(P)
-            seed_generators(t.orngs, hseeds)
+            self._core.set_seats(_roles(self._pending, self.num_players), seeds=hseeds, later=False)
         elif heuristic_seeds is not None:
             raise ValueError("heuristic_seeds needs an env made with heuristic_seats")
-        self._skipped += restart(t, self._cfg, seed_array, self._outputs(out), True)
+        self._core.restart(seeds, out=self._outputs(out))
         self._started = True
         return out
 
@@ -307,25 +260,24 @@ class BatchedRamsEnv(_Batch):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         out = out if out is not None else _batch(self.num_games, self.num_players)
-        outputs, exact = self._core_outputs(out)
-        if exact and actions.flags.c_contiguous:
-            bad, skipped = self._play(self._tables, self._cfg, self._act_all, actions, outputs, True)
-        else:
-            bad, skipped = play(self._tables, self._cfg, self._act_all, actions, outputs, True)
+        bad = self._core.run(self._core.act_all, actions, self._outputs(out))
         if bad >= 0:
             raise IllegalActionError(f"game {self.first_game + bad}: {self.why_illegal(bad, int(actions[bad]))}")
-        self._skipped += skipped
         return out
 
     def legal_sets(self) -> np.ndarray:
         """Every game's legal actions as a bit set (bit ``a``: action ``a`` is legal)."""
-        return self._states[:, compiled.LEGAL]
+        return self._core.view("legal")
 
     def why_illegal(self, game: int, action: int) -> str:
         """Why ``action`` is illegal in ``game`` (the words of ``IllegalActionError``)."""
-        state = self._states[game]
-        player, phase = int(state[compiled.CURRENT]), int(state[compiled.PHASE])
-        return illegal_message(action, player, phase, compiled.legal_actions(state))
+        return self._core.why_illegal(game, action)
+
+
+def _roles(masks: np.ndarray, num_players: int) -> np.ndarray:
+    """The seats' roles of games whose heuristic seats are the bit masks ``masks`` (the others learners)."""
+    bits = (masks[:, None] >> np.arange(num_players, dtype=np.int64)) & 1
+    return np.where(bits == 1, ROLES["heuristic"], ROLES["learner"]).astype(np.int64)
 
 
 class ReferenceBatchedRamsEnv(_Batch):
