@@ -39,6 +39,7 @@ from .compiled.core import (
 )
 from .compiled.encode import legal_actions
 from .compiled.layout import config_array
+from .compiled.mt import mt_seed
 from .rules.phases import IllegalActionError, illegal_message
 from .rules.spec import EnvSpec
 
@@ -121,22 +122,37 @@ class Core:
         a dealt-again episode starts. ``slots[g, seat]`` picks the generator a compiled seat draws from (its own
         by default), ``seeds[g, slot]`` seeds those generators, ``learner[g]`` is the seat whose final
         observation a held game shows (-1: none)."""
-        rows = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
+        rows = self._rows(games)
         roles = _role_rows(seats, len(rows), self.num_players)
         t = self.tables
         if later:
             t.next_roles[rows, : self.num_players] = roles
         if now:
             t.roles[rows, : self.num_players] = roles
-            t.slots[rows] = np.arange(t.slots.shape[1]) if slots is None else slots
+            if slots is None:
+                t.slots[rows] = np.arange(t.slots.shape[1])
+            else:
+                t.slots[rows, : self.num_players] = slots
         if seeds is not None:
-            full = np.zeros((len(rows), t.orngs.shape[1]), np.int64)
-            full[:, : np.shape(seeds)[1]] = seeds
-            orngs = t.orngs[rows]
-            seed_generators(orngs, full)
-            t.orngs[rows] = orngs
+            self.seed_players(seeds, rows)
         if learner is not None:
             t.learner[rows] = learner
+
+    def seed_players(self, seeds: np.ndarray, games: np.ndarray | None = None) -> None:
+        """Seed the compiled players' generators of ``games``: ``seeds[g, slot]`` (as ``HeuristicAgent(seed=...)``
+        and ``RandomAgent(seed=...)`` seed theirs)."""
+        rows = self._rows(games)
+        full = np.zeros((len(rows), self.tables.orngs.shape[1]), np.int64)
+        full[:, : np.shape(seeds)[1]] = seeds
+        if games is None:
+            seed_generators(self.tables.orngs, full)
+            return
+        orngs = self.tables.orngs[rows]
+        seed_generators(orngs, full)
+        self.tables.orngs[rows] = orngs
+
+    def _rows(self, games: np.ndarray | None) -> np.ndarray:
+        return np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
 
     def restart(self, seeds: Sequence[int] | np.ndarray, out: Outputs | None = None) -> Outputs:
         """Seed every game's episode generator with ``seeds[i]`` (as ``rams_env.env().reset(seed=seeds[i])``) and
@@ -168,13 +184,11 @@ class Core:
         self.dropped_episodes += dropped
         return bad
 
-    def seed_episodes(self, seeds: Sequence[int] | np.ndarray, games: np.ndarray | None = None) -> None:
-        """Seed the episode generators of ``games`` (all by default) for their next :data:`RESTART`."""
-        rows = np.arange(self.num_games) if games is None else np.asarray(games, np.int64)
-        seeds = np.asarray(seeds, np.uint64).astype(np.int64)
-        rngs = self.tables.rngs[rows, :1]
-        seed_generators(rngs, seeds[:, None])
-        self.tables.rngs[rows, :1] = rngs
+    def seed_episodes(self, seeds: Sequence[int] | np.ndarray) -> None:
+        """Seed every game's episode generator (as :meth:`restart` does) for the next :data:`RESTART`."""
+        rngs = self.tables.rngs
+        for i, seed in enumerate(np.asarray(seeds, np.uint64).astype(np.int64)):
+            mt_seed(rngs[i, 0], seed)
 
     def start(self, games: np.ndarray, starts: DealStarts) -> Outputs:
         """Start ``games[k]`` from the ``k``-th fixed deal start (an evaluation's deals), held at its end."""
@@ -190,6 +204,12 @@ class Core:
             start = SEAT_COLUMNS[name]
             return states[:, start : start + self.num_players].copy()
         raise ValueError(f"unknown view {name!r}; choose one of {sorted({*COLUMNS, *SEAT_COLUMNS})}")
+
+    def seat_view(self, name: str, seats: np.ndarray) -> np.ndarray:
+        """One value a game of a :data:`SEAT_COLUMNS` view: game ``i``'s at seat ``seats[i]``."""
+        if name not in SEAT_COLUMNS:
+            raise ValueError(f"unknown seat view {name!r}; choose one of {sorted(SEAT_COLUMNS)}")
+        return self.tables.states[np.arange(self.num_games), SEAT_COLUMNS[name] + seats]
 
     def roles(self) -> np.ndarray:
         """Every game's seats' roles now (a copy; compare with :data:`ROLES`)."""

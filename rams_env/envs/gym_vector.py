@@ -54,24 +54,10 @@ import numpy as np
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
-from ..compiled import config_array, legal_actions
-from ..compiled.core import (
-    ACT,
-    HOLD,
-    LEARNER,
-    OUTSIDE,
-    RESTART,
-    make_outputs,
-    make_tables,
-    play,
-    seed_generators,
-)
-from ..compiled.layout import CURRENT, LEGAL, PHASE, SCORES, TRICKS_WON
-from ..compiled.mt import mt_seed
+from ..core import ACT, HOLD, RESTART, ROLES, Core
 from ..rules import IllegalActionError, RulesConfig
 from ..rules.actions import NUM_ACTIONS
 from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT
-from ..rules.phases import illegal_message
 from ..rules.seeding import check_seed
 from ..rules.spec import EnvSpec, make_spec
 from .aec import seat_int
@@ -177,15 +163,13 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
             except ValueError:
                 raise ValueError(f"learner_seat must be a seat 0..{n - 1} or 'random', got {learner_seat!r}") from None
         self._set_opponents(opponents)
-        self._cfg = config_array(self.config, episode, reward)
-        self._tables = make_tables(self.num_envs)
-        self._out = make_outputs(self.num_envs, n)
+        self._core = Core(self.rams_spec, self.num_envs)
+        self._out = self._core.outputs
         self._rows = np.arange(self.num_envs)
         self._over = np.zeros(self.num_envs, bool)  # held at the end of an episode
         self._carry = np.zeros(self.num_envs, np.float64)  # the learner's rewards still to be paid
         self._seat_rngs: list[np.random.Generator] = []
         self._started = False
-        self.dropped_episodes = 0  # episodes that ended before the learner's first decision
 
         self.single_action_space = action_space()
         self.action_space = batched(self.single_action_space, self.num_envs)
@@ -222,18 +206,21 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
 
     def _assign_seats(self, games: np.ndarray, learners: np.ndarray) -> None:
         """Learner seats ``learners`` for ``games``, and the other seats' roles and slots around them."""
-        t, n = self._tables, self.num_players
-        t.learner[games] = learners
-        for game, learner in zip(games.tolist(), learners.tolist(), strict=True):
-            position = 0
-            for seat in range(n):
-                if seat == learner:
-                    t.roles[game, seat], t.slots[game, seat] = LEARNER, 0
-                    continue
+        n = self.num_players
+        roles, slots = np.zeros((len(games), n), np.int64), np.zeros((len(games), n), np.int64)
+        for row, learner in enumerate(learners.tolist()):
+            others = [seat for seat in range(n) if seat != learner]
+            for position, seat in enumerate(others):
                 slot = self._position_slot[0 if self._shared_slot else position]
-                t.roles[game, seat], t.slots[game, seat] = self._slot_roles[slot], slot
-                position += 1
-            t.next_roles[game] = t.roles[game]  # an episode dealt again keeps its seats
+                roles[row, seat], slots[row, seat] = self._slot_roles[slot], slot
+            roles[row, learner] = ROLES["learner"]
+        # an episode dealt again keeps its seats
+        self._core.set_seats(roles, games, slots=slots, learner=learners)
+
+    @property
+    def dropped_episodes(self) -> int:
+        """Episodes that ended before the learner's first decision (dealt again, not reported)."""
+        return self._core.dropped_episodes
 
     def _draw_learners(self, games: np.ndarray) -> np.ndarray:
         if self.learner_seat != "random":
@@ -251,19 +238,18 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         if "reset_mask" in options:
             return self._reset_some(options["reset_mask"], seed)
         seeds = self._game_seeds(seed)
-        t, n = self._tables, self.num_players
+        n = self.num_players
         first_seats, aec_seeds, self._seat_rngs = [], [], []
         for g in seeds:
             generator = seeding.np_random(g)[0]  # what RamsGymEnv.reset(seed=g) draws from, in its order
             aec_seeds.append(int(generator.integers(2**63)))
             first_seats.append(int(generator.integers(n)) if self.learner_seat == "random" else self.learner_seat)
             self._seat_rngs.append(generator)
-        oseeds = np.zeros((self.num_envs, t.orngs.shape[1]), np.int64)
+        oseeds = np.zeros((self.num_envs, len(self._slot_roles)), np.int64)
         for slot in range(len(self._slot_roles)):
             oseeds[:, slot] = [opponent_seed(g, slot) for g in seeds]
-        t.rngs[:, 0, :] = 0
-        seed_generators(t.orngs, oseeds)
-        _seed_episodes(t.rngs, np.asarray(aec_seeds, np.uint64).astype(np.int64))
+        self._core.seed_players(oseeds)
+        self._core.seed_episodes(aec_seeds)
         if seed is not None:  # an outside opponent plays every game: reseeded once, from the first game's seed
             for slot, (opponent, _) in self._outside.items():
                 if callable(getattr(opponent, "seed", None)):
@@ -331,7 +317,7 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
             )
         restarting = over_before if mode == AutoresetMode.NEXT_STEP else np.zeros(self.num_envs, bool)
         playing = ~restarting
-        legal = (self._tables.states[:, LEGAL] >> np.clip(actions, 0, 63)) & 1 == 1
+        legal = (self._core.view("legal") >> np.clip(actions, 0, 63)) & 1 == 1
         illegal = playing & ~(legal & (actions >= 0) & (actions < NUM_ACTIONS))
         if illegal.any() and self.illegal_action == "raise":
             game = int(np.flatnonzero(illegal)[0])
@@ -369,16 +355,15 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         """One compiled call, then the outside opponents' turns until every game waits for its learner
         (or is over); returns the learner's rewards accumulated onto ``acc`` (restarted where an episode
         started). Sets ``_ended``: the games whose episode ended."""
-        t, out, rows = self._tables, self._out, self._rows
-        bad, dropped = play(t, self._cfg, commands, actions, out, False)
+        t, out, rows = self._core.tables, self._out, self._rows
+        bad = self._core.run(commands, actions)
         if bad >= 0:  # the learner's actions were checked: an outside opponent's cannot be here
             raise RuntimeError(f"internal error: game {bad}'s action {int(actions[bad])} is illegal")
-        self.dropped_episodes += dropped
         ended = out.over.copy()
         acc = np.where(out.started, 0.0, acc) + out.rewards[rows, t.learner]
         while self._outside:
             seats = out.seats
-            waiting = (t.roles[rows, seats] == OUTSIDE) & ~ended & (commands != HOLD)
+            waiting = (t.roles[rows, seats] == ROLES["agent"]) & ~ended & (commands != HOLD)
             if not waiting.any():
                 break
             commands = np.where(waiting, ACT, HOLD).astype(np.int64)
@@ -388,11 +373,10 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
                 games = np.flatnonzero(waiting & (slots == slot))
                 if len(games):
                     moves[games] = act(out.observations[games], out.masks[games])
-            bad, dropped = play(t, self._cfg, commands, moves, out, False)
+            bad = self._core.run(commands, moves)
             if bad >= 0:
                 opponent = self._outside[int(slots[bad])][0]
                 raise IllegalActionError(f"opponent {opponent!r} in game {bad}: {self._illegal(bad, moves[bad])}")
-            self.dropped_episodes += dropped
             ended |= out.over
             acc = np.where(out.started, 0.0, acc) + out.rewards[rows, t.learner]
         self._ended = ended
@@ -418,20 +402,18 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
         return observations, ended.copy()
 
     def _infos(self) -> dict[str, Any]:
-        t, rows = self._tables, self._rows
-        learner = t.learner
+        learner = self._core.tables.learner
         values = {
             "action_mask": self._out.masks.copy(),
             "seat": learner.copy(),
-            "score": t.states[rows, SCORES + learner],
-            "tricks": t.states[rows, TRICKS_WON + learner],
+            "score": self._core.seat_view("scores", learner),
+            "tricks": self._core.seat_view("tricks", learner),
         }
         every = np.ones(self.num_envs, bool)
         return {**values, **{f"_{key}": every for key in values}}
 
     def _illegal(self, game: int, action: Any) -> str:
-        state = self._tables.states[game]
-        return illegal_message(int(action), int(state[CURRENT]), int(state[PHASE]), legal_actions(state))
+        return self._core.why_illegal(game, int(action))
 
     def action_masks(self) -> np.ndarray:
         """Boolean masks of every game's legal learner actions, shape (num_envs, 60)."""
@@ -439,9 +421,3 @@ class RamsVectorEnv(gymnasium.vector.VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release (the games live in this process)."""
-
-
-def _seed_episodes(rngs: np.ndarray, seeds: np.ndarray) -> None:
-    """Seed every game's episode generator (``random.Random(seed)``)."""
-    for i, seed in enumerate(seeds):
-        mt_seed(rngs[i, 0], seed)
