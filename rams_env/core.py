@@ -37,6 +37,7 @@ from .compiled.core import (
     seed_generators,
     start_games,
 )
+from .compiled.drivers import first_illegal_in as first_illegal
 from .compiled.encode import legal_actions
 from .compiled.layout import config_array
 from .compiled.mt import mt_seed
@@ -253,5 +254,6 @@ __all__ = [
     "Core",
     "DealStarts",
     "Outputs",
+    "first_illegal",
     "role_of",
 ]

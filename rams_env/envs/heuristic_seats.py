@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compiled.layout import P
+from ..core import MAX_SEATS as P
 from .seats import derive_seed
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import compiled
+from ..core import first_illegal
 from ..obs.encoding import OBS_SIZE
 from ..rules import IllegalActionError
 from ..rules.actions import NUM_ACTIONS
@@ -353,7 +353,7 @@ class SubprocBatchedRamsEnv:
         actions = checked_actions(actions, self.num_games)
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        bad = compiled.first_illegal_in(self._legal, actions)
+        bad = first_illegal(self._legal, actions)
         if bad >= 0:
             raise IllegalActionError(f"game {bad}: {self._illegal(bad, int(actions[bad]))}")
         self._send("step", [actions[rows] for rows in self._rows])
