@@ -57,8 +57,15 @@ COLUMNS = {
     "legal": _layout.LEGAL,  # the legal actions as a bit set
     "dealer": _layout.DEALER,
     "deal_number": _layout.DEAL_NUMBER,  # deals started since the episode began
+    "game_winners": _layout.GAME_WINNERS,  # the game's winners as a seat bit set, -1 while it goes on
+    "rams_winners": _layout.RAMS_WINNERS,  # the last rams' winners as a seat bit set, -1 before one ends
 }
-SEAT_COLUMNS = {"scores": _layout.SCORES, "tricks": _layout.TRICKS_WON, "hands": _layout.HAND}
+SEAT_COLUMNS = {
+    "scores": _layout.SCORES,
+    "tricks": _layout.TRICKS_WON,
+    "flights": _layout.FLIGHTS,
+    "hands": _layout.HAND,
+}
 """The state's read-only views by name: one value a game (:data:`COLUMNS`) or one a seat (hands are hidden
 information: for critics and tests, never for a player)."""
 

@@ -19,22 +19,12 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..compiled.core import ACT, HOLD, DealStarts, Outputs, Tables, make_outputs, make_tables, play, start_games
-from ..compiled.layout import (
-    C_EPISODE,
-    EPISODE_DEAL,
-    FLIGHTS,
-    GAME_WINNERS,
-    PHASE,
-    RAMS_WINNERS,
-    SCORES,
-    P,
-    config_array,
-)
+from ..core import ACT, HOLD, MAX_SEATS, Core, DealStarts
 from ..rules import IllegalActionError, RulesConfig, card_index
 from ..rules.actions import Action
 from ..rules.episode import EPISODES, EpisodeKind, episode_kind
 from ..rules.phases import Phase
+from ..rules.spec import EnvSpec
 from .play import GameRecord
 
 KNOCK = int(Action.KNOCK)
@@ -101,7 +91,7 @@ def play_against_heuristic(
             if not len(live):
                 continue
             actions = np.asarray(act_batch(table.observations[live], table.masks[live]), np.int64)
-            deciding = np.flatnonzero(table.states[live, PHASE] == Phase.KNOCK)  # the knock decisions, tallied
+            deciding = np.flatnonzero(table.core.view("phase")[live] == Phase.KNOCK)  # the knock decisions, tallied
             for slot, action in zip(live[deciding].tolist(), actions[deciding].tolist(), strict=True):
                 seat = jobs[job_of[slot]][1]
                 tally = tallies[slot].setdefault(table.score(slot, seat), [0, 0])
@@ -117,12 +107,9 @@ class _Table:
     from a deal (held at its end: the core without autoreset)."""
 
     def __init__(self, config: RulesConfig, episode: str, size: int) -> None:
-        self.config, self.size, self.n = config, size, config.num_players
-        self.cfg = config_array(config, episode, "points")
-        self.tables: Tables = make_tables(size)
-        self.outputs: Outputs = make_outputs(size, self.n)
-        t, out = self.tables, self.outputs  # what the loop above reads
-        self.states, self.observations, self.masks = t.states, out.observations, out.masks
+        self.config, self.size, self.n, self.episode = config, size, config.num_players, episode
+        self.core = Core(EnvSpec(config, episode, "points"), size)
+        self.observations, self.masks = self.core.outputs.observations, self.core.outputs.masks  # what the loop reads
         self.over = np.zeros(size, bool)  # the slot's episode has ended
         self.start_scores = np.zeros((size, self.n), np.int64)
         self._commands = np.zeros(size, np.int64)
@@ -134,7 +121,7 @@ class _Table:
         count = len(games)
         decks = np.array([[card_index(c) for c in deal.deck] for deal, _ in games], np.int64)
         scores = np.array([deal.scores for deal, _ in games], np.int64)
-        hseeds = np.zeros((count, P), np.int64)
+        hseeds = np.zeros((count, MAX_SEATS), np.int64)
         start_masks = np.zeros(count, np.int64)
         for k, (deal, seat) in enumerate(games):
             hseeds[k, :n] = [heuristic_seeds(deal.index, s) for s in range(n)]
@@ -148,36 +135,35 @@ class _Table:
             start_masks,
             hseeds,
         )
-        start_games(self.tables, self.cfg, slots, starts, self.outputs)
-        self.over[slots] = self.outputs.over[slots]
+        self.over[slots] = self.core.start(slots, starts).over[slots]
 
     def step(self, slots: np.ndarray, actions: np.ndarray, name: str) -> None:
         commands, moves = self._commands, self._actions
         commands[:] = HOLD
         commands[slots] = ACT
         moves[slots] = actions
-        bad, _ = play(self.tables, self.cfg, commands, moves, self.outputs, False)
+        bad = self.core.run(commands, moves)
         if bad >= 0:
             raise IllegalActionError(f"agent {name!r} chose the illegal action {int(moves[bad])}")
-        self.over[slots] = self.outputs.over[slots]
+        self.over[slots] = self.core.outputs.over[slots]
 
     def score(self, slot: int, seat: int) -> int:
-        return int(self.states[slot, SCORES + seat])
+        return int(self.core.view("scores")[slot, seat])
 
     def record(self, slot: int, seat: int, knocks: int, tally: dict[int, list[int]], record_type: type) -> Any:
         """The finished game's record (only ``seat``'s knocks and knock tally are counted)."""
-        s, n = self.states[slot], self.n
-        scores = s[SCORES : SCORES + n]
-        flights = s[FLIGHTS : FLIGHTS + n]
+        core, n = self.core, self.n
+        scores, flights = core.view("scores")[slot], core.view("flights")[slot]
         wins = None
-        if self.cfg[C_EPISODE] != EPISODE_DEAL:
-            winners = int(s[GAME_WINNERS] if s[GAME_WINNERS] >= 0 else s[RAMS_WINNERS])
+        if self.episode != "deal":
+            game_winners = int(core.view("game_winners")[slot])
+            winners = game_winners if game_winners >= 0 else int(core.view("rams_winners")[slot])
             won = [(winners >> k) & 1 for k in range(n)]
             wins = [1.0 / sum(won) if w else 0.0 for w in won]
         seat_knocks = [int(knocks) if k == seat else 0 for k in range(n)]
         by_score = [tally if k == seat else {} for k in range(n)]
         points = (self.start_scores[slot] - scores).tolist()
-        return record_type(points, int(self.tables.deals[slot]), seat_knocks, flights.tolist(), wins, by_score)
+        return record_type(points, int(core.tables.deals[slot]), seat_knocks, flights.tolist(), wins, by_score)
 
 
 __all__ = ["batch_actor", "play_against_heuristic"]
