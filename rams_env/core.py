@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import layout as _layout
-from .compiled.compiler import entry_point
+from .compiled.compiler import entry_point, is_cached
 from .compiled.core import (
     ACT,
     HEURISTIC,
@@ -68,6 +68,12 @@ SEAT_COLUMNS = {
 }
 """The state's read-only views by name: one value a game (:data:`COLUMNS`) or one a seat (hands are hidden
 information: for critics and tests, never for a player)."""
+
+
+def is_compiled() -> bool:
+    """Whether numba's cache holds the core's compiled step and deal starts (False when unsure), so that a first
+    run can say it compiles."""
+    return is_cached(play) and is_cached(start_games)
 
 
 def role_of(seat: Any) -> int:
@@ -262,5 +268,6 @@ __all__ = [
     "DealStarts",
     "Outputs",
     "first_illegal",
+    "is_compiled",
     "role_of",
 ]
