@@ -1,5 +1,6 @@
 """The recipes of docs/extending.md, done end to end: a new preset (registered, played by both engines, checked by
-``check_env``) and a new library adapter (``examples/dm_env_face.py``, which plays the games of the face below it)."""
+``check_env``), a new opponent, a new reward and a new library adapter (``examples/dm_env_face.py``, which plays
+the games of the face below it)."""
 
 from __future__ import annotations
 
@@ -141,3 +142,49 @@ def test_the_dm_env_face_plays_the_games_of_the_batched_env(variant: str, episod
         assert n > steps and mine[i][:n] == theirs[i][:n], i
         ended += sum(1 for event in mine[i] if event[0] == "paid" and event[2])
     assert ended >= games  # episodes ended and the next ones were played the same way
+
+
+# ----------------------------------------------------------------------------- a new opponent, a new reward
+def run_recipe(title: str) -> dict:
+    """The namespace the page's block under ``title`` leaves behind."""
+    namespace: dict = {}
+    exec(recipe_block(title), namespace)
+    return namespace
+
+
+def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], np.int64)
+
+
+def test_a_new_opponent_is_asked_and_obeyed() -> None:
+    recipe = run_recipe("## A new opponent")
+    env, knocker = recipe["env"], recipe["Knocker"]
+    asked: list[int] = []
+    original = knocker.act
+    knocker.act = lambda self, observation: asked.append(original(self, observation)) or asked[-1]
+    try:
+        _, infos = env.reset(seed=1)
+        rng = np.random.default_rng(0)
+        for _ in range(200):
+            *_, infos = env.step(random_actions(infos["action_mask"], rng))
+    finally:
+        knocker.act = original
+    assert asked and rams_env.Action.KNOCK in asked  # it was asked, and it knocked where it could
+
+
+def test_a_new_reward_pays_its_bonus_for_each_trick_and_keeps_the_contract() -> None:
+    recipe = run_recipe("## A new reward")
+    wrapped = recipe["env"]
+    plain = rams_env.make("mattmar", "vector", num_envs=8, seats=["learner", "heuristic", "heuristic", "heuristic"])
+    (_, infos), _ = wrapped.reset(seed=3), plain.reset(seed=3)
+    rng, bonus_paid, tricks = np.random.default_rng(0), 0.0, infos["tricks"].copy()
+    for _ in range(300):
+        actions = random_actions(infos["action_mask"], rng)
+        _, shaped, *_, infos = wrapped.step(actions)
+        _, base, *_ = plain.step(actions)
+        taken = np.maximum(infos["tricks"] - tricks, 0)
+        tricks = infos["tricks"].copy()
+        np.testing.assert_allclose(shaped - base, 0.2 * taken, atol=1e-6)
+        bonus_paid += float((shaped - base).sum())
+    assert bonus_paid > 0
+    check_env(wrapped, checks=["protocol", "seeding", "bad_seed", "action_mask", "terminated_truncated", "autoreset"])
