@@ -27,6 +27,8 @@ SCRIPTS = [
     "rams_training.distill",
     "rams_training.fit_equity",
     "rams_training.export",
+    "rams_training.belief_cards",
+    "rams_training.search_cards",
     "benchmarks.learning.__main__",
     "benchmarks.learning.policy_entropy",
     "benchmarks.aec_core",
@@ -126,8 +128,8 @@ def test_bounded_options_are_checked_as_they_are_read() -> None:
     add_options(parser, Args, validate=True)
     assert vars(parser.parse_args(["--workers", "1024", "--seed", "0"])) == {"workers": 1024, "seed": 0, "rate": 0.5}
     for argv, message in [
-        (["--workers", "0"], "argument --workers: expected a positive integer up to 1,024, got 0"),
-        (["--workers", "x"], "argument --workers: expected a positive integer up to 1,024, got 'x'"),
+        (["--workers", "0"], "argument --workers: expected an integer in [1, 1024], got 0"),
+        (["--workers", "x"], "argument --workers: expected an integer in [1, 1024], got 'x'"),
         (["--seed", "-1"], "argument --seed: expected a seed"),
         (["--rate", "0"], "argument --rate: expected a number in (0, 1], got 0.0"),
     ]:
@@ -215,3 +217,29 @@ def test_the_cleanrl_example_stands_alone() -> None:
     modules = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     modules += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [m for m in modules if m.split(".")[0] in ("rams_training", "training", "benchmarks")]
+
+
+def test_argparse_is_built_in_one_module() -> None:
+    """rams_env/options.py alone builds parsers: every command adds its dataclasses' options through it, and the
+    hooks of the ``rams`` subcommands take its ``Parser``."""
+    files = [p for folder in ("rams_env", "training", "benchmarks") for p in (ROOT / folder).rglob("*.py")]
+    users = sorted(str(p.relative_to(ROOT)) for p in files if "argparse" in p.read_text(encoding="utf-8"))
+    assert users == ["rams_env/options.py"], users
+
+
+def test_a_command_whose_dependency_is_missing_takes_any_arguments_and_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from importlib.metadata import EntryPoint
+
+    from rams_env.apps import command
+    from rams_env.apps.cli import main
+
+    (tmp_path / "plugin_needing_x.py").write_text("import no_such_dependency_x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = EntryPoint("absent", "plugin_needing_x:COMMAND", command.COMMAND_GROUP)
+    monkeypatch.setattr(command, "entry_points", lambda group: [point] if group == command.COMMAND_GROUP else [])
+    [stand_in] = plugin_commands()
+    assert stand_in.name == "absent" and "not available" in stand_in.help
+    assert main(["absent", "x", "--y", "1"]) == 1
+    assert "rams absent: error: needs 'no_such_dependency_x', which is not installed" in capsys.readouterr().err

@@ -8,7 +8,6 @@ of the shipped checkpoints; ``deal`` the earlier one-deal recipe.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import logging
 import os
@@ -24,7 +23,7 @@ from rams_env import jsoncheck
 from rams_env.agents import RandomAgent
 from rams_env.apps.command import Command, CommandError
 from rams_env.eval import agent_source, evaluate
-from rams_env.options import PARSERS, add_options, arg
+from rams_env.options import PARSERS, Namespace, Parser, add_options, arg
 from rams_env.rules.seeding import SeedError, check_seed
 
 from .config import FIELD_TYPES, GROUPS, TrainArgs
@@ -87,7 +86,7 @@ class TrainCommand:
     final_decks: int | None = arg(None, "decks of the final evaluation (default: the recipe's)", low=1)
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: Parser) -> None:
     """One option per :class:`TrainArgs` field (help from its documentation), in a section per group of
     fields, defaults from the recipe."""
     add_options(parser, TrainCommand, only=("recipe",))
@@ -112,7 +111,7 @@ KNOCKS_NOTE = (
 )
 
 
-def args_from(namespace: argparse.Namespace) -> TrainArgs:
+def args_from(namespace: Namespace) -> TrainArgs:
     """The recipe's arguments with every option given on the command line applied.
 
     With ``--resume`` the run's saved arguments (``args.json``) take the recipe's place, so a run
@@ -195,7 +194,7 @@ def engine_compiled() -> bool:
     return is_cached(core.play) and is_cached(core.start_games)
 
 
-def run(namespace: argparse.Namespace) -> int:
+def run(namespace: Namespace) -> int:
     """Train, then evaluate the best checkpoint and say where everything is."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     args = args_from(namespace)

@@ -11,9 +11,7 @@ model's zoo name (:mod:`rams_env.zoo`): ``load_agent("<name>")``, ``rams eval <n
 
 from __future__ import annotations
 
-import argparse
 import csv
-import dataclasses
 import os
 import platform
 import sys
@@ -27,7 +25,7 @@ import torch
 from rams_env.agents import load_agent
 from rams_env.eval import AgentReport, Evaluation, agent_source, evaluate
 from rams_env.eval.deals import REPORT_SEED
-from rams_env.options import REQUIRED, add_options, arg, check_fields, option_name
+from rams_env.options import REQUIRED, arg, check_fields, option_name, parse
 from rams_env.policy import (
     CheckpointError,
     checkpoint_config,
@@ -362,9 +360,11 @@ CHECKPOINTS = ("latest", "best")
 
 @dataclass(kw_only=True)
 class ExportArgs:
-    """The options of ``python -m rams_training.export`` but the source (``--run-dir`` or ``--ensemble``),
-    checked as they are made (rams_env/options.py)."""
+    """The options of ``python -m rams_training.export``, checked as they are made (rams_env/fields.py): what
+    is exported, a training run's checkpoint or zoo checkpoints as one ensemble (one of the two), and how."""
 
+    run_dir: str | None = arg(None, "folder of the training run")
+    ensemble: tuple[str, ...] | None = arg(None, "zoo checkpoints to play as one policy", metavar="CHECKPOINT")
     name: str = arg(REQUIRED, "the model's zoo name (its folder), e.g. mattmar-4p")
     decks: int = arg(400, "decks of the whole-ramsar evaluations (x seats ramsar: 1,600 at four players)", low=1)
     deal_decks: int = arg(1000, "decks of the single-deal evaluation (heuristic)", low=0)
@@ -381,32 +381,20 @@ class ExportArgs:
 
     def __post_init__(self) -> None:
         check_fields(self, option_name)
-
-
-@dataclass(kw_only=True)
-class ExportSource:
-    """What is exported: a training run's best checkpoint, or zoo checkpoints as one ensemble (one of the two)."""
-
-    run_dir: str | None = arg(None, "folder of the training run")
-    ensemble: tuple[str, ...] | None = arg(None, "zoo checkpoints to play as one policy", metavar="CHECKPOINT")
+        if (self.run_dir is None) == (self.ensemble is None):
+            raise ValueError("give one of --run-dir and --ensemble: what is exported")
+        if self.ensemble is not None and not self.note:
+            raise ValueError("--ensemble needs --note: why these members (it goes on the card)")
+        if self.run_dir is not None and not self.command:
+            raise ValueError("--run-dir needs --command: the exact command that trained the run")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rams_training.export", description=__doc__.splitlines()[0])
-    add_options(parser.add_mutually_exclusive_group(required=True), ExportSource)
-    add_options(parser, ExportArgs)
-    namespace = parser.parse_args(argv)
-    try:
-        args = ExportArgs(**{f.name: getattr(namespace, f.name) for f in dataclasses.fields(ExportArgs)})
-    except (TypeError, ValueError) as err:
-        parser.error(str(err))
-        raise  # parser.error exits
-    run_dir = Path(namespace.run_dir) if namespace.run_dir else None
-    ensemble = [Path(member) for member in namespace.ensemble] if namespace.ensemble else None
+    args = parse(ExportArgs, argv, "python -m rams_training.export", __doc__.splitlines()[0])
+    run_dir = Path(args.run_dir) if args.run_dir else None
+    ensemble = [Path(member) for member in args.ensemble] if args.ensemble else None
     torch.set_num_threads(max(1, args.threads))
     if ensemble:
-        if not args.note:
-            parser.error("--ensemble needs --note: why these members (it goes on the card)")
         try:
             card = export_ensemble(
                 ensemble, args.name, args.note, args.decks, args.deal_decks, args.search_decks, args.workers
@@ -416,8 +404,6 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"wrote {card}")
         return 0
-    if not args.command:
-        parser.error("--run-dir needs --command: the exact command that trained the run")
     if not (run_dir / "progress.csv").exists():
         print(f"{run_dir} is not a training run folder (no progress.csv)", file=sys.stderr)
         return 1

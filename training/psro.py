@@ -17,7 +17,6 @@ with its interval, and the commands.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import subprocess
@@ -28,7 +27,17 @@ from typing import Any
 
 from rams_env.apps.command import Command, CommandError
 from rams_env.eval.deals import REPORT_SEED
-from rams_env.options import REQUIRED, SEED, add_options, arg, check_fields, field_docs, option_name
+from rams_env.options import (
+    REQUIRED,
+    SEED,
+    Namespace,
+    Parser,
+    add_options,
+    arg,
+    check_fields,
+    field_docs,
+    option_name,
+)
 from rams_env.policy import load_checkpoint
 from rams_env.policy.checkpoint import write_atomically
 
@@ -78,7 +87,7 @@ class PSROStart:
     agent: str = arg(REQUIRED, field_docs(PSROOptions)["agent"], positional=True)
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure(parser: Parser) -> None:
     """The starting policy, the budget of each stage and the folder."""
     add_options(parser, PSROStart)
     others = [f.name for f in dataclasses.fields(PSROOptions) if f.name != "agent"]
@@ -168,7 +177,7 @@ def iterate_row(root: Path, k: int, agent: str) -> dict[str, Any]:
     return row
 
 
-def options_from(namespace: argparse.Namespace) -> PSROOptions:
+def options_from(namespace: Namespace) -> PSROOptions:
     """The options given, checked; ``CommandError`` naming the first bad one."""
     try:
         return PSROOptions(**{f.name: getattr(namespace, f.name) for f in dataclasses.fields(PSROOptions)})
@@ -195,7 +204,7 @@ def check_same_run(saved: Path, o: PSROOptions) -> None:
         )
 
 
-def run(namespace: argparse.Namespace) -> int:
+def run(namespace: Namespace) -> int:
     """Every stage in order (finished ones skipped), then ``psro.json``."""
     o = options_from(namespace)
     try:

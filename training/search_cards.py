@@ -12,15 +12,16 @@ numbers: ``--check`` fails naming a card that differs (a test runs it).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rams_env import zoo
 from rams_env.agents.search import KNOCK_WORLDS
 from rams_env.agents.specs import resolve, split_spec
+from rams_env.options import arg, options_parser
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "beliefs"
 GAIN_GOAL = 0.02  # the goal of the search over the flagship (docs/agents.md): a paired gain of +0.02, interval above 0
@@ -138,10 +139,17 @@ def card(model: zoo.ZooModel) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(kw_only=True)
+class CardsArgs:
+    """The options of ``python -m rams_training.search_cards``."""
+
+    check: bool = arg(False, "change nothing; fail naming each card that differs")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rams_training.search_cards", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="change nothing; fail naming each card that differs")
-    args = parser.parse_args(argv)
+    """Write every named search's card (``--check``: fail naming each that differs); the exit status."""
+    prog = "python -m rams_training.search_cards"
+    args = options_parser(__doc__.splitlines()[0], CardsArgs, prog=prog).parse_args(argv)
     differ = []
     for model in zoo.named_agents(zoo.SOURCE_ZOO).values():
         text = card(model)

@@ -8,7 +8,6 @@ the report set, then the policy is saved where ``rams eval PATH`` loads it. Writ
 
 from __future__ import annotations
 
-import argparse
 import math
 import shlex
 import sys
@@ -16,14 +15,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rams_env.apps.cli.options import RulesOptions
-from rams_env.options import REQUIRED, add_options, arg
+from rams_env.options import (
+    REQUIRED,
+    Namespace,
+    add_options,
+    arg,
+    check_fields,
+    from_namespace,
+    option_name,
+    options_parser,
+)
 
-from .harness import EVAL_SEED, FINAL_SEED, PIPELINES, OptionError, Settings, check_run, run_benchmark
+from .harness import (
+    EVAL_SEED,
+    FINAL_SEED,
+    PIPELINES,
+    OptionError,
+    Settings,
+    check_run,
+    run_benchmark,
+)
 from .schemas import read_settings, settings_help
-
-
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Defaults after each option's help, and the settings' lines (the epilog) as they are."""
 
 
 @dataclass(kw_only=True)
@@ -35,12 +47,12 @@ class LearningOptions:
     minutes: float = arg(REQUIRED, "wall time of training (evaluations not counted)")
     seed: int = arg(0, "seed of the training")
     eval_every: float = arg(1.0, "training minutes per evaluation", metavar="MIN")
-    eval_decks: int = arg(50, "decks of each evaluation", metavar="D")
-    final_decks: int = arg(400, "decks of the final evaluation", metavar="D")
+    eval_decks: int = arg(50, "decks of each evaluation", metavar="D", low=1)
+    final_decks: int = arg(400, "decks of the final evaluation", metavar="D", low=1)
     eval_seed: int = arg(EVAL_SEED, "deal set of the evaluations")
     final_seed: int = arg(FINAL_SEED, "deal set of the final evaluation")
     out: str = arg("runs/learning", "folder of the results")
-    threads: int = arg(1, "torch threads")
+    threads: int = arg(1, "torch threads", low=1)
     set: tuple[str, ...] = arg(
         (),
         "a pipeline's own setting (repeatable; listed below, with what each takes)",
@@ -49,40 +61,40 @@ class LearningOptions:
     )
     progress: bool = arg(True, "show progress bars")
 
+    def __post_init__(self) -> None:
+        """``ValueError`` naming the first bad option (the seeds, the rules and the folder: the harness's checks)."""
+        if self.pipeline not in PIPELINES:
+            raise ValueError(f"unknown pipeline {self.pipeline!r}; choose one of {', '.join(PIPELINES)}")
+        for name in ("minutes", "eval_every"):
+            if not 0 < getattr(self, name) < math.inf:
+                raise ValueError(f"{option_name(name)} must be a positive number of minutes, got {getattr(self, name)}")
+        check_fields(self, option_name)
+        bad = [item for item in self.set if not item.partition("=")[0] or "=" not in item]
+        if bad:
+            raise ValueError(f"--set takes KEY=VALUE, got {bad[0]!r}")
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line (module docstring)."""
+
+def parse_args(argv: list[str] | None = None) -> Namespace:
+    """The command line (module docstring); a bad argument or setting is a usage error (exit status 2)."""
     argv = sys.argv[1:] if argv is None else argv
     named = [a for a in argv if a in PIPELINES]  # PIPELINE --help: that pipeline's settings only
-    parser = argparse.ArgumentParser(
+    first = ("pipeline", "minutes")
+    parser = options_parser(
+        __doc__.split("\n\n")[0],
+        (LearningOptions, first),
         prog="python -m benchmarks.learning",
-        description=__doc__.split("\n\n")[0],
-        formatter_class=HelpFormatter,
         epilog="\n\n".join(settings_help(name) for name in (named[:1] or PIPELINES)),
     )
-    add_options(parser, LearningOptions, only=("pipeline", "minutes"))
-    add_options(parser, RulesOptions, only=("variant", "num_players"), choices=False)  # its own message
+    add_options(parser, RulesOptions, only=("variant", "num_players"), choices=False)  # the harness's message
     add_options(
-        parser,
-        LearningOptions,
-        only=[n for n in LearningOptions.__dataclass_fields__ if n not in ("pipeline", "minutes")],
+        parser, LearningOptions, only=[name for name in LearningOptions.__dataclass_fields__ if name not in first]
     )
     args = parser.parse_args(argv)
-    if args.pipeline not in PIPELINES:
-        parser.error(f"unknown pipeline {args.pipeline!r}; choose one of {', '.join(PIPELINES)}")
-    for option in ("minutes", "eval_every"):
-        value = getattr(args, option)
-        if not 0 < value < math.inf:
-            parser.error(f"--{option.replace('_', '-')} must be a positive number of minutes, got {value}")
-    for option in ("eval_decks", "final_decks", "threads", "num_players"):
-        if getattr(args, option) < 1:
-            parser.error(f"--{option.replace('_', '-')} must be a positive integer, got {getattr(args, option)}")
-    texts = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            parser.error(f"--set takes KEY=VALUE, got {item!r}")
-        texts[key] = value
+    try:
+        from_namespace(LearningOptions, args)
+    except ValueError as err:
+        parser.error(str(err))
+    texts = dict(item.split("=", 1) for item in args.set)
     args.options = read_settings(args.pipeline, texts)  # by each field's type, as every option is read
     return args
 

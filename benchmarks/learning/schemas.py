@@ -11,7 +11,6 @@ setting is checked, and ``--help`` printed, without importing Ray or TorchRL.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -236,7 +235,7 @@ def read_settings(name: str, texts: Mapping[str, str]) -> dict[str, Any]:
     for key, text in texts.items():
         try:
             values[key] = PARSERS[kinds[key].base](text)
-        except (KeyError, ValueError, argparse.ArgumentTypeError):
+        except (KeyError, ValueError):
             values[key] = _looks_like(text)
     return values
 

@@ -8,24 +8,26 @@ Other packages add their subcommands (``rams train``, ``rams serve``) through th
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TextIO
 
+from ..options import Namespace, Parser, add_options, arg, commands_parser
+
 COMMAND_GROUP = "rams_env.commands"
 
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand: ``configure`` adds its arguments to its parser, ``run`` does it and returns the exit code."""
+    """A subcommand: ``configure`` adds its options to its parser (:func:`rams_env.options.add_options` of its
+    dataclasses), ``run`` does it with what the parser read and returns the exit code."""
 
     name: str
     help: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
+    configure: Callable[[Parser], None]
+    run: Callable[[Namespace], int]
 
 
 class CommandError(Exception):
@@ -68,25 +70,26 @@ def _needs_module(point: EntryPoint, err: ModuleNotFoundError) -> Command:
     install = f'pip install "rams_env[{point.name}]"' if own else f"install {err.name!r}"
     message = f"needs {err.name!r}, which is not installed: {install}"
 
-    def configure(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    def configure(parser: Parser) -> None:
+        add_options(parser, _Unavailable)
 
-    def run(args: argparse.Namespace) -> int:
+    def run(args: Namespace) -> int:
         raise CommandError(message)
 
     return Command(point.name, f"(not available: {message})", configure, run)
 
 
-def build_parser(commands: Sequence[Command]) -> argparse.ArgumentParser:
-    """The ``rams`` parser with one subparser per command (each remembers its ``run``)."""
-    parser = argparse.ArgumentParser(prog="rams", description="Rams card game: evaluate agents, play, replay.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    seen: set[str] = set()
-    for command in commands:
-        if command.name in seen:
-            raise ValueError(f"two rams commands are named {command.name!r}")
-        seen.add(command.name)
-        child = sub.add_parser(command.name, help=command.help, description=command.help)
-        command.configure(child)
-        child.set_defaults(run=command.run)
-    return parser
+@dataclass(kw_only=True)
+class _Unavailable:
+    """The arguments of a command that is not available: taken, never read (running it says what to install)."""
+
+    arguments: tuple[str, ...] = arg((), "not read: the command is not available", positional=True, nargs="...")
+
+
+def build_parser(commands: Sequence[Command]) -> Parser:
+    """The ``rams`` parser with one subcommand per command (each remembers its ``run``)."""
+    names = [command.name for command in commands]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        raise ValueError(f"two rams commands are named {twice!r}")
+    return commands_parser("rams", "Rams card game: evaluate agents, play, replay.", commands)

@@ -76,7 +76,6 @@ def _batch(num_games: int, num_players: int) -> BatchStep:
     )
 
 
-
 def checked_seeds(seeds: Any, num_games: int) -> list[int]:
     """One seed per game, each as :func:`~rams_env.rules.seeding.require_seed` takes it (the error names the first
     that is not)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -10,7 +9,7 @@ from typing import Any
 
 from ...agents.specs import ResolvedAgent, is_policy
 from ...eval import AGENT_SPEC_HELP, evaluate, league
-from ...options import REQUIRED, SEED, add_options, arg
+from ...options import REQUIRED, SEED, Namespace, Parser, add_options, arg
 from ...rules import RulesConfig
 from ..command import Command, CommandError
 from .options import (
@@ -52,7 +51,7 @@ class EvalOptions:
     wide: bool = arg(False, "print the earlier wide table, one line per agent (default: a table within 100 columns)")
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
+def _configure(parser: Parser) -> None:
     first = ("agents", "baseline")  # then the rules options, then the rest
     add_options(parser, EvalOptions, validate=True, only=first)
     add_rules_options(parser, own="a checkpoint agent's own, else ")
@@ -61,7 +60,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: Namespace) -> int:
     if len(set(args.agents)) != len(args.agents):
         raise CommandError(f"an agent is named twice: {' '.join(args.agents)}")
     if args.league and args.baseline is not None:
@@ -78,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
         return _evaluate_and_report(args, config, agents)
 
 
-def _resolve_agents(args: argparse.Namespace) -> tuple[RulesConfig, dict[str, Any]]:
+def _resolve_agents(args: Namespace) -> tuple[RulesConfig, dict[str, Any]]:
     """The rules and the agent sources of ``rams eval``, the baseline's under ``--baseline``'s spec (default
     ``random``). The trained policies are resolved first, each read once; the rules played are the first
     one's own (:func:`_checkpoint_rules`) or the rules options'; then each policy is set to those rules
@@ -95,7 +94,7 @@ def _resolve_agents(args: argparse.Namespace) -> tuple[RulesConfig, dict[str, An
     return config, agents
 
 
-def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig, sources: dict[str, Any]) -> int:
+def _evaluate_and_report(args: Namespace, config: RulesConfig, sources: dict[str, Any]) -> int:
     agents = {spec: sources[spec] for spec in args.agents}
     if "torch" in sys.modules:  # a checkpoint agent imported it: its threads now, the workers' from the environment
         sys.modules["torch"].set_num_threads(args.threads)
@@ -139,7 +138,7 @@ def _evaluate_and_report(args: argparse.Namespace, config: RulesConfig, sources:
     return 0
 
 
-def _checkpoint_rules(args: argparse.Namespace, agents: Iterable[ResolvedAgent]) -> RulesConfig | None:
+def _checkpoint_rules(args: Namespace, agents: Iterable[ResolvedAgent]) -> RulesConfig | None:
     """``rams eval``'s rules from its first checkpoint agent: its own where ``--variant`` and
     ``--num-players`` are left out; a ``CommandError`` naming the option to change where a given one
     conflicts. ``None`` when no agent is a checkpoint that records its rules (the options decide)."""
@@ -165,7 +164,7 @@ def _checkpoint_rules(args: argparse.Namespace, agents: Iterable[ResolvedAgent])
         )
     config = config_at_size(own, n)
     if args.option:
-        wanted = rules_from_args(argparse.Namespace(**{**vars(args), "variant": own.variant, "num_players": n}))
+        wanted = rules_from_args(Namespace(**{**vars(args), "variant": own.variant, "num_players": n}))
         if wanted != config:
             ours, theirs = wanted.to_dict(), config.to_dict()
             diff = ", ".join(f"{k}={ours[k]!r} (it plays {theirs[k]!r})" for k in ours if ours[k] != theirs[k])

@@ -5,7 +5,6 @@ dataclass (rams_env/options.py); what is here is what those options mean."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -16,7 +15,7 @@ from typing import Any
 from ...agents.specs import ResolvedAgent, resolve
 from ...eval import SCORES
 from ...keyvalue import parse_pair
-from ...options import add_options, arg
+from ...options import Namespace, Parser, add_options, arg
 from ...rules import PRESETS, RulesConfig, make_config
 from ...rules.config import MAX_PLAYERS, MIN_PLAYERS
 from ...rules.episode import EPISODES, EpisodeKind
@@ -48,7 +47,7 @@ RULES_DEFAULTS = {"option": "the preset's options"}
 """how a default of :class:`RulesOptions` reads in ``--help`` where it is not its value"""
 
 
-def add_rules_options(parser: argparse.ArgumentParser, own: str = "", only: Sequence[str] | None = None) -> None:
+def add_rules_options(parser: Parser, own: str = "", only: Sequence[str] | None = None) -> None:
     """:class:`RulesOptions` (``only``: these), each help saying its default; ``own``: what decides the preset
     and the table when they are left out (then their default is None)."""
     names = list(only or RulesOptions.__dataclass_fields__)
@@ -67,7 +66,7 @@ def rules_help(own: str = "") -> Callable[[str], str]:
     return text
 
 
-def rules_from_args(args: argparse.Namespace) -> RulesConfig:
+def rules_from_args(args: Namespace) -> RulesConfig:
     """The rules that ``--variant``, ``--num-players`` and ``--option`` give; ``CommandError`` for a bad one."""
     options: dict[str, Any] = {}
     for item in args.option:

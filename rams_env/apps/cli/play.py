@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import random
 import sys
@@ -12,7 +11,7 @@ from typing import Any, TextIO
 
 from ...eval import AGENT_SPEC_HELP, actor_for, agent_label, agent_seed, build_agent, deal_set
 from ...obs import ObservationEncoder
-from ...options import SEED, add_options, arg
+from ...options import SEED, Namespace, Parser, add_options, arg
 from ...rules import Action, Game, RulesConfig, action_name, card_index
 from ...rules.episode import next_deal_or_end
 from ..command import Command, CommandError
@@ -42,7 +41,7 @@ class PlayOptions:
     )
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
+def _configure(parser: Parser) -> None:
     add_rules_options(parser)
     add_options(parser, PlayOptions, validate=True)
 
@@ -152,7 +151,7 @@ def _play_loop(
     table(game, viewer)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: Namespace) -> int:
     if args.replay:
         return replay(args.replay, None, sys.stdout)
     config = rules_from_args(args)
@@ -199,7 +198,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _save_play_log(
-    args: argparse.Namespace, config: RulesConfig, deal: Any, names: list[str], game: Game, log: list[list[Any]]
+    args: Namespace, config: RulesConfig, deal: Any, names: list[str], game: Game, log: list[list[Any]]
 ) -> None:
     """Write ``rams play --save``'s log; ``CommandError`` if the file cannot be written."""
     record = log_record(config, args.episode, deal, names, args.seat, log, game)

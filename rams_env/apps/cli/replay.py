@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass
 from typing import TextIO
 
 from ...envs.render import render_table
-from ...options import REQUIRED, add_options, arg
+from ...options import REQUIRED, Namespace, Parser, add_options, arg
 from ...rules import Game, IllegalActionError, Phase
 from ...rules.episode import next_deal_or_end
 from ..command import Command, CommandError
@@ -25,11 +24,11 @@ class ReplayOptions:
     seat: int | None = arg(None, "whose view to show (default: the player's)", low=0)
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
+def _configure(parser: Parser) -> None:
     add_options(parser, ReplayOptions, validate=True)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: Namespace) -> int:
     return replay(args.log, args.seat, sys.stdout)
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import ipaddress
 import os
 from dataclasses import dataclass
 
-from ...options import add_options, arg
+from ...options import Namespace, Parser, add_options, arg
 from ..cli.options import MAX_THREADS
 from ..command import Command, CommandError
 from ..game_log import load_log
@@ -98,13 +97,13 @@ class LimitOptions:
     )
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
+def _configure(parser: Parser) -> None:
     add_options(parser, ServeOptions)
     group = parser.add_argument_group("limits", "what requests may ask of the server (rams_env.apps.serve.limits)")
     add_options(group, LimitOptions, validate=True)
 
 
-def limits_from_args(args: argparse.Namespace) -> Limits:
+def limits_from_args(args: Namespace) -> Limits:
     """The :class:`Limits` of ``rams serve``'s options."""
     return Limits(
         max_games=args.max_games,
@@ -127,7 +126,7 @@ def _check_host(host: str, port: int) -> None:
         raise CommandError(f"--host {host!r} does not resolve to an address to listen on: {err}") from None
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: Namespace) -> int:
     for path in args.logs:
         load_log(path)  # a bad log is a CommandError now, not a surprise on the page
     if args.save_dir is not None and not os.path.isdir(args.save_dir):
