@@ -188,10 +188,9 @@ def summary(recipe: str, args: TrainArgs) -> str:
 def engine_compiled() -> bool:
     """Whether numba's cache holds the batched env's compiled step (False when unsure), so that the
     first run can say it compiles."""
-    from rams_env.compiled import core  # every batched face's driver: the env's steps, the final evaluation's games
-    from rams_env.compiled.compiler import is_cached
+    from rams_env.core import is_compiled  # every batched face's driver: the env's steps, the final evaluation's games
 
-    return is_cached(core.play) and is_cached(core.start_games)
+    return is_compiled()
 
 
 def run(namespace: Namespace) -> int:
