@@ -27,6 +27,7 @@ import json
 import math
 import random
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,9 @@ from rams_env.policy.beliefs import BeliefNet, masked_log_likelihood, save_belie
 from rams_env.policy.checkpoint import read_plain, write_atomically
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import PRESETS, RulesConfig
-from rams_env.rules.seeding import wrap_seed
 from rams_env.zoo import FLAGSHIPS
 
-from .shards import BELIEF_SHARD, SHARD, DamagedFileError, check_collection, read_shard, set_aside_if_damaged
+from .shards import BELIEF_SHARD, SHARD, DamagedFileError, collect_shards, concatenated_shards, shard_count
 
 FIRST_SEED = 1_000_000  # the ramsar collected start at or above it: benchmarks.belief_accuracy deals seeds below
 MULTI_SIZE = {"mattmar": "mattmar-3to7p", "norrlandsknack": "norrlandsknack-3to7p", "rams32": "rams32-3to6p",
@@ -115,8 +115,7 @@ def collect_shard(variant: str, players: Players, decisions: int, seed: int) -> 
 
 def read_data(data_dir: Path, shards: int) -> dict[str, np.ndarray]:
     """The first ``shards`` shards, concatenated and checked (:class:`DamagedFileError` names a bad one)."""
-    parts = [read_shard(data_dir / SHARD.format(k), BELIEF_SHARD) for k in range(shards)]
-    return {key: np.concatenate([p[key] for p in parts]) for key in BELIEF_SHARD}
+    return concatenated_shards([data_dir / SHARD.format(k) for k in range(shards)], BELIEF_SHARD)
 
 
 def evaluate(net: BeliefNet, data: dict[str, torch.Tensor]) -> dict[str, float]:
@@ -206,16 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     data_dir = out / "data"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    check_collection(data_dir, args, COLLECTED_BY)
     players = Players(args.variant, args.policy_share)
-    shards = -(-args.decisions // args.shard)
-    for k in tqdm(range(shards), desc="collect", unit="shard"):
-        path = data_dir / SHARD.format(k)
-        set_aside_if_damaged(path, BELIEF_SHARD)  # a resume collects a damaged shard again, saying so
-        if not path.exists():
-            shard = collect_shard(args.variant, players, args.shard, wrap_seed(args.seed * 100003 + k))
-            write_atomically(path, lambda f, shard=shard: np.savez_compressed(f, **shard))
+    shards = shard_count(args.decisions, args.shard)
+    collect = partial(collect_shard, args.variant, players, args.shard)  # each shard's seed last
+    collect_shards(data_dir, args, COLLECTED_BY, BELIEF_SHARD, shards, collect)
     try:
         data = read_data(data_dir, shards)
     except DamagedFileError as err:

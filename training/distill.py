@@ -26,6 +26,7 @@ import dataclasses
 import json
 import random
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,18 +49,10 @@ from rams_env.policy.checkpoint import (
 from rams_env.policy.network import MaskedCategorical
 from rams_env.rules import Game, Phase, make_config
 from rams_env.rules.config import RulesConfig
-from rams_env.rules.seeding import wrap_seed
 from rams_env.zoo import locate
 
 from .checks import agent_spec, device, model, rules
-from .shards import (
-    DISTILL_SHARD,
-    SHARD,
-    DamagedFileError,
-    check_collection,
-    read_shard,
-    set_aside_if_damaged,
-)
+from .shards import DISTILL_SHARD, DamagedFileError, collect_shards, concatenated_shards, shard_count
 
 
 def collect_shard(
@@ -101,20 +94,12 @@ def collect_shard(
     }
 
 
-def write_shard(path: Path, shard: dict[str, np.ndarray]) -> None:
-    """Write one shard atomically (a stopped run never leaves half a shard)."""
-    write_atomically(path, lambda f: np.savez_compressed(f, **shard))
-
-
 def read_shards(folder: Path) -> dict[str, np.ndarray]:
     """Every shard of ``folder``, concatenated (plain arrays: ``allow_pickle=False``)."""
     paths = sorted(folder.glob("shard-*.npz"))
     if not paths:
         raise ValueError(f"no shards in {folder}")
-    parts = []
-    for path in paths:
-        parts.append(read_shard(path, DISTILL_SHARD))  # checked: DamagedFileError names a damaged file
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return concatenated_shards(paths, DISTILL_SHARD)  # checked: DamagedFileError names a damaged file
 
 
 def fine_tune(
@@ -196,16 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
     out = Path(args.out)
     data_dir = out / "data"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    check_collection(data_dir, args, COLLECTED_BY)
-    shards = -(-args.decisions // args.shard)
-    for k in tqdm(range(shards), desc="collect", unit="shard"):
-        path = data_dir / SHARD.format(k)
-        set_aside_if_damaged(path, DISTILL_SHARD)  # a resume collects a damaged shard again, saying so
-        if not path.exists():
-            write_shard(
-                path, collect_shard(config, student, args.expert, args.shard, wrap_seed(args.seed * 100003 + k))
-            )
+    collect = partial(collect_shard, config, student, args.expert, args.shard)  # each shard's seed last
+    collect_shards(data_dir, args, COLLECTED_BY, DISTILL_SHARD, shard_count(args.decisions, args.shard), collect)
     try:
         data = read_shards(data_dir)
     except DamagedFileError as err:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +67,11 @@ from rams_env.policy.network import PolicyNet
 from rams_env.rules import make_config
 from rams_env.rules.actions import NUM_ACTIONS, Action
 from rams_env.rules.config import RulesConfig
-from rams_env.rules.seeding import wrap_seed
 from rams_env.zoo import locate
 
 from .checks import device, network_size, rules
-from .shards import IMPROVE_SHARD, SHARD, DamagedFileError, check_collection, read_shard, set_aside_if_damaged
+from .shards import IMPROVE_SHARD, DamagedFileError, collect_shards, read_shard, shard_count
+from .shards import write_shard as write_arrays
 
 EMPTY = np.zeros(0, np.int64)  # no fixed deck: a shuffled one
 PROG = "python -m rams_training.improve"
@@ -322,7 +323,7 @@ def write_shard(path: Path, shard: dict[str, np.ndarray]) -> None:
     """Write a collected shard atomically, its observations packed (:class:`Observations`)."""
     arrays = {k: v for k, v in shard.items() if k != "observation"}
     arrays.update(Observations.pack(shard["observation"]).arrays())
-    write_atomically(path, lambda f: np.savez_compressed(f, **arrays))
+    write_arrays(path, arrays)
 
 
 def read_shards(folder: Path) -> dict[str, Any]:
@@ -416,15 +417,7 @@ def train(
         total = 0.0
         for start in range(0, len(order), 1024):
             rows = np.sort(order[start : start + 1024])
-            m_np = mask_np[rows]
-            m = torch.from_numpy(m_np).to(device)
-            target = torch.from_numpy(centred(q_np[rows], m_np)).to(device)
-            mean = torch.from_numpy(np.nanmean(np.where(m_np, q_np[rows], np.nan), axis=1).astype(np.float32)).to(
-                device
-            )
-            logits, value = net(torch.from_numpy(observations[rows]).to(device))
-            centred_pred = logits - (logits * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)
-            loss = (((centred_pred - target) ** 2) * m).sum() / m.sum() + ((value - mean) ** 2).mean()
+            loss = batch_loss(net, observations[rows], mask_np[rows], q_np[rows], device)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -439,6 +432,17 @@ def train(
     if test.any():
         report |= held_out_regrets(net, observations, data, test)
     return report
+
+
+def batch_loss(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, q: np.ndarray, device: str) -> torch.Tensor:
+    """One batch's loss (module docstring): the squared error of the centred logits to the centred values on
+    the legal actions ``mask``, plus the value head's to the legal actions' mean value."""
+    m = torch.from_numpy(mask).to(device)
+    target = torch.from_numpy(centred(q, mask)).to(device)
+    mean = torch.from_numpy(np.nanmean(np.where(mask, q, np.nan), axis=1).astype(np.float32)).to(device)
+    logits, value = net(torch.from_numpy(obs).to(device))
+    centred_pred = logits - (logits * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)
+    return (((centred_pred - target) ** 2) * m).sum() / m.sum() + ((value - mean) ** 2).mean()
 
 
 def held_out_regrets(
@@ -497,6 +501,13 @@ class ImproveArgs:
             network_size("hidden", self.hidden)
 
 
+def collect_run_shard(config: RulesConfig, base: Any, args: ImproveArgs, seed: int) -> dict[str, np.ndarray]:
+    """One shard of the run ``args``, seeded ``seed``: played by the compiled heuristic, or by ``base`` where
+    one is given (:func:`collect_shard`, :func:`collect_policy_shard`)."""
+    options = (args.shard, seed, args.explore, args.record, args.random_start)
+    return collect_shard(config, *options) if base is None else collect_policy_shard(config, base, *options)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line (module docstring)."""
     args = parse(ImproveArgs, argv, PROG, __doc__.split("\n\n")[0])
@@ -511,16 +522,8 @@ def main(argv: list[str] | None = None) -> int:
         error(PROG, f"--base {args.base!r} is not a policy that acts on batches")
     out = Path(args.out)
     data_dir = out / "data"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    check_collection(data_dir, args, COLLECTED_BY)
-    shards = -(-args.ramsar // args.shard)
-    for k in tqdm(range(shards), desc="collect", unit="shard"):
-        path = data_dir / SHARD.format(k)
-        set_aside_if_damaged(path, IMPROVE_SHARD)  # a resume collects a damaged shard again, saying so
-        if not path.exists():
-            options = (args.shard, wrap_seed(args.seed * 100003 + k), args.explore, args.record, args.random_start)
-            shard = collect_shard(config, *options) if base is None else collect_policy_shard(config, base, *options)
-            write_shard(path, shard)
+    shards, collect = shard_count(args.ramsar, args.shard), partial(collect_run_shard, config, base, args)
+    collect_shards(data_dir, args, COLLECTED_BY, IMPROVE_SHARD, shards, collect, write=write_shard)  # packed
     if args.collect_only:
         return 0
     data = read_shards(data_dir)

@@ -1,6 +1,11 @@
-"""What the collecting scripts (``improve``, ``distill``) share: the shards' names, the record of what
-a run folder's shards were collected with, the check of ``--device``, and the checked reading of the
-shards (``data/shard-NNNNN.npz``).
+"""What the collecting scripts (``beliefs``, ``distill``, ``improve``) share: the one shard collector
+(:func:`collect_shards`), the shards' names, the record of what a run folder's shards were collected
+with, the check of ``--device``, and the checked reading of the shards (``data/shard-NNNNN.npz``).
+
+The collector writes numbered shards, each atomically and each seeded by its number
+(:func:`shard_seed`), so a stopped collection resumes at the first shard missing and ends with the
+same files as a collection never stopped (byte for byte but for the time stamps that ``np.savez``
+gives each member of the zip).
 
 Atomic writes keep a stopped collection whole, but disks and copies damage files too. Every shard is
 read here: each array the script needs must be present, readable (the zip's CRC checks the bytes),
@@ -16,15 +21,18 @@ import json
 import sys
 import zipfile
 import zlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 from rams_env.obs.encoding import ENCODER_VERSION, OBS_SIZE
 from rams_env.policy.checkpoint import write_atomically
 from rams_env.rules.actions import NUM_ACTIONS
+from rams_env.rules.seeding import wrap_seed
 
 SHARD = "shard-{:05d}.npz"  # data/shard-NNNNN.npz, written atomically; a stopped run resumes at its last
 COLLECTION = "collection.json"  # what the shards of a run folder were collected with
@@ -175,3 +183,51 @@ def set_aside_if_damaged(path: Path, spec: dict[str, Array]) -> bool:
         print(f"{path}: {err.reason}; set aside as {aside.name}, collecting it again", file=sys.stderr)
         return True
     return False
+
+
+Shard = dict[str, np.ndarray]
+"""one shard's arrays, by name"""
+
+
+def shard_count(total: int, per_shard: int) -> int:
+    """How many shards of ``per_shard`` cover ``total`` (the last one full too: every shard is the same size)."""
+    return -(-total // per_shard)
+
+
+def shard_seed(seed: int, k: int) -> int:
+    """The seed of shard ``k`` of a run seeded ``seed``: each shard's own, so a resume collects the same data."""
+    return wrap_seed(seed * 100003 + k)
+
+
+def write_shard(path: Path, shard: Shard) -> None:
+    """Write one shard atomically (``np.savez_compressed``; a stopped run never leaves half a shard)."""
+    write_atomically(path, lambda f: np.savez_compressed(f, **shard))
+
+
+def collect_shards(
+    data_dir: Path,
+    args: Any,
+    keys: tuple[str, ...],
+    spec: dict[str, Array],
+    shards: int,
+    collect: Callable[[int], Shard],
+    write: Callable[[Path, Shard], None] = write_shard,
+) -> None:
+    """Collect the shards ``0 .. shards - 1`` of ``data_dir`` (``SHARD``), resuming: make the folder, record
+    the options ``keys`` of ``args`` or refuse a resume with others (:func:`check_collection`), then, under a
+    progress bar, set each damaged shard aside (:func:`set_aside_if_damaged`, checked against ``spec``) and
+    write each missing one, ``write(path, collect(shard_seed(args.seed, k)))``. Shards already whole are kept
+    as they are, so a stopped collection run again ends with the shards of one never stopped (module docstring)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    check_collection(data_dir, args, keys)
+    for k in tqdm(range(shards), desc="collect", unit="shard"):
+        path = data_dir / SHARD.format(k)
+        set_aside_if_damaged(path, spec)  # a resume collects a damaged shard again, saying so
+        if not path.exists():
+            write(path, collect(shard_seed(args.seed, k)))
+
+
+def concatenated_shards(paths: Iterable[Path], spec: dict[str, Array]) -> Shard:
+    """The arrays of ``spec`` from the shards ``paths``, each checked (:func:`read_shard`), concatenated in order."""
+    parts = [read_shard(path, spec) for path in paths]
+    return {key: np.concatenate([part[key] for part in parts]) for key in spec}

@@ -14,6 +14,7 @@ from rams_env.policy.network import MaskedCategorical
 from rams_env.rules import make_config
 from rams_env.zoo import locate
 from rams_training import distill
+from rams_training.shards import SHARD, write_shard
 
 EXPERT = "search:simulations=1,base=mattmar-4p,opponent_model=heuristic"
 
@@ -67,7 +68,7 @@ def _relabelled_shards(tmp_path):
     folder.mkdir()
     shard = distill.collect_shard(make_config("mattmar", 4), load_agent("mattmar-4p"), "heuristic", 200, seed=3)
     shard["expert"] = np.array([np.flatnonzero(m)[-1] for m in shard["mask"]])
-    distill.write_shard(folder / distill.SHARD.format(0), shard)
+    write_shard(folder / SHARD.format(0), shard)
     return folder
 
 

@@ -1,15 +1,31 @@
-"""Shards read back are checked (training/shards.py): a damaged or truncated file is named in one line,
-a resumed run collects it again and says so, and the training never reads it."""
+"""The shards (training/shards.py): the one collector, stopped and resumed, writes the files of a collection never
+stopped; shards read back are checked: a damaged or truncated file is named in one line, a resumed run collects it
+again and says so, and the training never reads it."""
 
 from __future__ import annotations
+
+import time
+import zipfile
+from functools import partial
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from rams_env.obs.encoding import OBS_SIZE
+from rams_env.policy.checkpoint import write_atomically
 from rams_env.rules.actions import NUM_ACTIONS
-from rams_training import distill, improve
-from rams_training.shards import DISTILL_SHARD, IMPROVE_SHARD, DamagedFileError, read_shard
+from rams_training import beliefs, distill, improve
+from rams_training.shards import (
+    DISTILL_SHARD,
+    IMPROVE_SHARD,
+    SHARD,
+    DamagedFileError,
+    collect_shards,
+    read_shard,
+    shard_seed,
+    write_shard,
+)
 
 
 def damage(path, at: float = 0.5, size: int = 8) -> None:
@@ -20,8 +36,8 @@ def damage(path, at: float = 0.5, size: int = 8) -> None:
     path.write_bytes(bytes(data))
 
 
-def distill_shard(rows: int = 5) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(0)
+def distill_shard(rows: int = 5, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
     mask = np.ones((rows, NUM_ACTIONS), bool)
     return {
         "observation": rng.random((rows, OBS_SIZE)).astype(np.float32),
@@ -33,7 +49,7 @@ def distill_shard(rows: int = 5) -> dict[str, np.ndarray]:
 
 def test_a_whole_shard_reads_back(tmp_path):
     path = tmp_path / "shard-00000.npz"
-    distill.write_shard(path, distill_shard())
+    write_shard(path, distill_shard())
     data = read_shard(path, DISTILL_SHARD)
     assert data["observation"].shape == (5, OBS_SIZE)
 
@@ -41,7 +57,7 @@ def test_a_whole_shard_reads_back(tmp_path):
 @pytest.mark.parametrize("at", [0.3, 0.5, 0.8])
 def test_overwritten_bytes_are_named(tmp_path, at):
     path = tmp_path / "shard-00000.npz"
-    distill.write_shard(path, distill_shard(50))
+    write_shard(path, distill_shard(50))
     damage(path, at)
     with pytest.raises(DamagedFileError, match=r"shard-00000\.npz: damaged") as err:
         read_shard(path, DISTILL_SHARD)
@@ -50,7 +66,7 @@ def test_overwritten_bytes_are_named(tmp_path, at):
 
 def test_a_truncated_shard_is_named(tmp_path):
     path = tmp_path / "shard-00000.npz"
-    distill.write_shard(path, distill_shard())
+    write_shard(path, distill_shard())
     path.write_bytes(path.read_bytes()[:300])
     with pytest.raises(DamagedFileError, match=r"shard-00000\.npz: damaged or truncated"):
         read_shard(path, DISTILL_SHARD)
@@ -90,8 +106,8 @@ def test_a_pickled_array_is_refused_not_unpickled(tmp_path):
 
 def test_distill_reads_no_damaged_shard(tmp_path):
     for k in range(2):
-        distill.write_shard(tmp_path / distill.SHARD.format(k), distill_shard(50))
-    damage(tmp_path / distill.SHARD.format(1))
+        write_shard(tmp_path / SHARD.format(k), distill_shard(50))
+    damage(tmp_path / SHARD.format(1))
     with pytest.raises(DamagedFileError, match=r"shard-00001\.npz"):
         distill.read_shards(tmp_path)
 
@@ -140,3 +156,103 @@ def test_a_run_folder_of_another_encoder_version_is_refused_on_resume(tmp_path):
     (tmp_path / COLLECTION).write_text(json.dumps({"variant": "mattmar", "seed": "1"}))  # an older folder
     with pytest.raises(SystemExit, match="encoder_version"):
         check_collection(tmp_path, args, ("variant", "seed"))
+
+
+@pytest.fixture
+def still_clock(monkeypatch):
+    """Every zip member stamped with one time: a shard's bytes then depend on its arrays alone (np.savez stamps
+    each member with the clock, so two collections of the same arrays differ in those bytes only)."""
+    monkeypatch.setattr(zipfile, "time", SimpleNamespace(time=lambda: 1_500_000_000.0, localtime=time.localtime))
+
+
+def files(folder) -> dict[str, bytes]:
+    """Every file of ``folder`` (temporary files of an interrupted write included), by name."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+class Stop(BaseException):
+    """An interruption (as Ctrl-C's KeyboardInterrupt: not an Exception)."""
+
+
+@pytest.mark.parametrize("k", [0, 2, 4])
+def test_a_collection_stopped_after_k_shards_and_resumed_writes_the_same_files(tmp_path, still_clock, k):
+    args, keys, shards = SimpleNamespace(seed=11, variant="mattmar"), ("variant", "seed"), 5
+    collect = partial(distill_shard, 7)  # a shard of 7 rows drawn from its seed
+    collect_shards(tmp_path / "whole", args, keys, DISTILL_SHARD, shards, collect)
+    whole = files(tmp_path / "whole")
+    assert sorted(whole) == ["collection.json", *(SHARD.format(j) for j in range(shards))]
+
+    def stopping(seed):  # stops the collection as its shard k is being collected
+        if seed == shard_seed(args.seed, k):
+            raise Stop
+        return collect(seed)
+
+    stopped = tmp_path / "stopped"
+    with pytest.raises(Stop):
+        collect_shards(stopped, args, keys, DISTILL_SHARD, shards, stopping)
+    assert sorted(files(stopped)) == ["collection.json", *(SHARD.format(j) for j in range(k))]
+    seeds: list[int] = []
+    collect_shards(stopped, args, keys, DISTILL_SHARD, shards, lambda seed: seeds.append(seed) or collect(seed))
+    assert seeds == [shard_seed(args.seed, j) for j in range(k, shards)], "only the missing shards are collected"
+    assert files(stopped) == whole
+
+
+def test_a_collection_stopped_inside_a_write_leaves_no_part_and_resumes_to_the_same_files(tmp_path, still_clock):
+    args, keys = SimpleNamespace(seed=3), ("seed",)
+    collect = partial(distill_shard, 7)  # a shard of 7 rows drawn from its seed
+    collect_shards(tmp_path / "whole", args, keys, DISTILL_SHARD, 3, collect)
+
+    def half_written(path, shard):  # the atomic write is stopped midway through shard 1
+        if path.name == SHARD.format(1):
+            write_atomically(path, half)
+        else:
+            write_shard(path, shard)
+
+    def half(f):
+        f.write(b"PK half a shard")
+        raise Stop
+
+    with pytest.raises(Stop):
+        collect_shards(tmp_path / "stopped", args, keys, DISTILL_SHARD, 3, collect, write=half_written)
+    assert sorted(files(tmp_path / "stopped")) == ["collection.json", SHARD.format(0)]  # no part, no temporary
+    collect_shards(tmp_path / "stopped", args, keys, DISTILL_SHARD, 3, collect)
+    assert files(tmp_path / "stopped") == files(tmp_path / "whole")
+
+
+SCRIPTS = {  # each collecting script: its module, the function a stop is put into, a tiny command line
+    "improve": (improve, "collect_run_shard", "--variant rams32 --ramsar 5 --shard 2 --collect-only"),
+    "distill": (
+        distill,
+        "collect_shard",
+        "--student mattmar-4p --variant mattmar --expert heuristic --decisions 30 --shard 10 --epochs 1",
+    ),
+    "beliefs": (
+        beliefs,
+        "collect_shard",
+        "--variant russian --decisions 30 --shard 10 --hidden 8 --batch 16 --epochs 1",
+    ),
+}
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_each_script_stopped_and_run_again_writes_the_shards_of_a_run_never_stopped(
+    tmp_path, still_clock, monkeypatch, script
+):
+    module, name, line = SCRIPTS[script]
+    argv = line.split()
+    assert module.main([*argv, "--out", str(tmp_path / "whole")]) == 0
+    real, calls = getattr(module, name), []
+
+    def stopping(*args, **kwargs):  # stops the run as its second shard is being collected
+        if len(calls) == 1:
+            raise Stop
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, stopping)
+    with pytest.raises(Stop):
+        module.main([*argv, "--out", str(tmp_path / "stopped")])
+    assert sorted((tmp_path / "stopped" / "data").glob("shard-*")) == [tmp_path / "stopped" / "data" / SHARD.format(0)]
+    monkeypatch.setattr(module, name, real)
+    assert module.main([*argv, "--out", str(tmp_path / "stopped")]) == 0
+    assert files(tmp_path / "stopped" / "data") == files(tmp_path / "whole" / "data")
