@@ -527,6 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.collect_only:
         return 0
     data = read_shards(data_dir)
+    torch.manual_seed(args.seed)  # a new network's first weights follow the seed too: the same run twice is the same
     net = network_from_checkpoint(start) if start is not None else PolicyNet(OBS_SIZE, NUM_ACTIONS, args.hidden)
     report = train(data, net, args.epochs, args.lr, args.scale, args.seed, args.held_out, args.device)
     save_checkpoint(
