@@ -11,20 +11,12 @@ card cannot drift from its numbers: ``--check`` fails naming a card that differs
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rams_env import zoo
-from rams_env.options import arg, options_parser
 from rams_env.policy.checkpoint import read_plain
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "beliefs"
-
-
-def _interval(share: float, ci: list[float]) -> str:
-    return f"{share:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+from .card_files import DOCS, interval, write_cards
 
 
 def card(model: zoo.ZooModel) -> str:
@@ -78,7 +70,7 @@ def card(model: zoo.ZooModel) -> str:
             "|---|---|---:|---|",
         ]
         for way, row in result["rows"].items():
-            placed, agrees = _interval(row["placed"], row["placed_ci"]), _interval(row["agrees"], row["agrees_ci"])
+            placed, agrees = interval(row["placed"], row["placed_ci"]), interval(row["agrees"], row["agrees_ci"])
             lines.append(f"| {way} | {placed} | {row['log_likelihood']:.3f} | {agrees} |")
     gain = DOCS / f"gain-{preset}.json"
     if gain.is_file():
@@ -94,8 +86,8 @@ def card(model: zoo.ZooModel) -> str:
             "",
             "| agent | win share [95% CI] |",
             "|---|---|",
-            f"| `{options['reference']}` | {_interval(result['reference_win_share'], result['reference_ci'])} |",
-            f"| `{options['search']}` | {_interval(result['search_win_share'], result['search_ci'])} |",
+            f"| `{options['reference']}` | {interval(result['reference_win_share'], result['reference_ci'])} |",
+            f"| `{options['search']}` | {interval(result['search_win_share'], result['search_ci'])} |",
             f"| paired gain | {result['gain']:+.3f} [{result['gain_ci'][0]:+.3f}, {result['gain_ci'][1]:+.3f}] |",
             "",
             f"Seconds per decision with a choice: mean {seconds['mean']:.3f}, 95th percentile {seconds['p95']:.3f}, "
@@ -104,33 +96,9 @@ def card(model: zoo.ZooModel) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass(kw_only=True)
-class CardsArgs:
-    """The options of ``python -m rams_training.belief_cards``."""
-
-    check: bool = arg(False, "change nothing; fail naming each card that differs")
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Write every belief card of the zoo (``--check``: fail naming each that differs); the exit status."""
-    prog = "python -m rams_training.belief_cards"
-    args = options_parser(__doc__.splitlines()[0], CardsArgs, prog=prog).parse_args(argv)
-    differ = []
-    for model in zoo.belief_models(zoo.SOURCE_ZOO).values():
-        text = card(model)
-        if model.card.is_file() and model.card.read_text(encoding="utf-8") == text:
-            continue
-        if args.check:
-            differ.append(str(model.card))
-        else:
-            model.card.write_text(text, encoding="utf-8")
-            print(f"wrote {model.card}")
-    if differ:
-        print(
-            "cards that differ from their figures (run python -m rams_training.belief_cards):", *differ, file=sys.stderr
-        )
-        return 1
-    return 0
+    """Write every card (``--check``: fail naming each that differs); the exit status."""
+    return write_cards("rams_training.belief_cards", zoo.belief_models(zoo.SOURCE_ZOO).values(), card, argv)
 
 
 if __name__ == "__main__":

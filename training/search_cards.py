@@ -13,26 +13,15 @@ numbers: ``--check`` fails naming a card that differs (a test runs it).
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rams_env import zoo
 from rams_env.agents.search import KNOCK_WORLDS
 from rams_env.agents.specs import resolve, split_spec
-from rams_env.options import arg, options_parser
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "beliefs"
+from .card_files import DOCS, interval, signed, write_cards
+
 GAIN_GOAL = 0.02  # the goal of the search over the flagship (docs/agents.md): a paired gain of +0.02, interval above 0
-
-
-def _interval(share: float, ci: list[float]) -> str:
-    return f"{share:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def _signed(value: float, ci: list[float]) -> str:
-    return f"{value:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
 
 
 def _card_path(model: zoo.ZooModel) -> str:
@@ -132,40 +121,16 @@ def card(model: zoo.ZooModel) -> str:
         lines += [
             "",
             f"The same search with uniform worlds (the spec without `beliefs=`) on the same decks: "
-            f"{_interval(uniform['search_win_share'], uniform['search_ci'])}, a gain of "
-            f"{_signed(uniform['gain'], uniform['gain_ci'])} over the flagship",
+            f"{interval(uniform['search_win_share'], uniform['search_ci'])}, a gain of "
+            f"{signed(uniform['gain'], uniform['gain_ci'])} over the flagship",
             f"(`docs/beliefs/gain-{preset}-uniform.json`; docs/agents.md, learned beliefs, pairs the two).",
         ]
     return "\n".join(lines) + "\n"
 
 
-@dataclass(kw_only=True)
-class CardsArgs:
-    """The options of ``python -m rams_training.search_cards``."""
-
-    check: bool = arg(False, "change nothing; fail naming each card that differs")
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Write every named search's card (``--check``: fail naming each that differs); the exit status."""
-    prog = "python -m rams_training.search_cards"
-    args = options_parser(__doc__.splitlines()[0], CardsArgs, prog=prog).parse_args(argv)
-    differ = []
-    for model in zoo.named_agents(zoo.SOURCE_ZOO).values():
-        text = card(model)
-        if model.card.is_file() and model.card.read_text(encoding="utf-8") == text:
-            continue
-        if args.check:
-            differ.append(str(model.card))
-        else:
-            model.card.write_text(text, encoding="utf-8")
-            print(f"wrote {model.card}")
-    if differ:
-        print(
-            "cards that differ from their figures (run python -m rams_training.search_cards):", *differ, file=sys.stderr
-        )
-        return 1
-    return 0
+    """Write every card (``--check``: fail naming each that differs); the exit status."""
+    return write_cards("rams_training.search_cards", zoo.named_agents(zoo.SOURCE_ZOO).values(), card, argv)
 
 
 if __name__ == "__main__":
