@@ -126,25 +126,23 @@ def models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
 
 def belief_models(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
     """Every belief network of the zoo at ``root`` (default :func:`zoo_root`), by name."""
-    folder = Path(root) if root is not None else zoo_root()
-    if folder is None or not folder.is_dir():
-        return {}
-    return {
-        model.name: ZooModel(model.name, model.parent.name, model)
-        for model in sorted(folder.glob("*/*/"))
-        if (model / f"{model.name}{BELIEFS_SUFFIX}").is_file()
-    }
+    return _models_with(BELIEFS_SUFFIX, root)
 
 
 def named_agents(root: str | os.PathLike[str] | None = None) -> dict[str, ZooModel]:
     """Every named agent of the zoo at ``root`` (default :func:`zoo_root`), by name."""
+    return _models_with(AGENT_SUFFIX, root)
+
+
+def _models_with(suffix: str, root: str | os.PathLike[str] | None) -> dict[str, ZooModel]:
+    """The zoo's models at ``root`` whose folder holds ``<name><suffix>``, by name."""
     folder = Path(root) if root is not None else zoo_root()
     if folder is None or not folder.is_dir():
         return {}
     return {
         model.name: ZooModel(model.name, model.parent.name, model)
         for model in sorted(folder.glob("*/*/"))
-        if (model / f"{model.name}{AGENT_SUFFIX}").is_file()
+        if (model / f"{model.name}{suffix}").is_file()
     }
 
 
