@@ -78,6 +78,22 @@ def read(path: str | os.PathLike[str], max_depth: int = MAX_DEPTH, max_bytes: in
     return parse(data, where, max_depth, max_bytes)
 
 
+def header_problem(data: Any, where: str, file: tuple[str, str, str], format_name: str, version: int, keys: Any) -> str:
+    """What is wrong with a plain-data file's header (``""``: nothing): ``format``, ``format_version`` and no key
+    outside ``keys``. ``file`` names it three ways: ``(what it is, its format's kind, what has the keys)``."""
+    what, kind, holder = file
+    if not isinstance(data, dict) or data.get("format") != format_name:
+        return f'{where!r} is not {what} ("format" is not {format_name!r})'
+    if data.get("format_version") != version:
+        return (
+            f"{where!r} has {kind} format version {data.get('format_version')!r}; this rams_env reads version {version}"
+        )
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        return f"{where!r} has unknown keys {unknown}; {holder} has {sorted(keys)}"
+    return ""
+
+
 def is_int(value: Any) -> bool:
     """An integer that is not a bool (JSON's ``true`` is no seat number)."""
     return isinstance(value, int) and not isinstance(value, bool)

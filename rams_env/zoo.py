@@ -168,16 +168,10 @@ def agent_spec(model: ZooModel) -> str:
         data = jsoncheck.read(model.path, max_depth=2, max_bytes=64 * 1024)
     except jsoncheck.JsonInputError as err:
         raise ZooError(f"{where!r} is not a named agent's file: {err}") from None
-    if not isinstance(data, dict) or data.get("format") != AGENT_FORMAT:
-        raise ZooError(f'{where!r} is not a named agent\'s file ("format" is not {AGENT_FORMAT!r})')
-    if data.get("format_version") != AGENT_FORMAT_VERSION:
-        raise ZooError(
-            f"{where!r} has named-agent format version {data.get('format_version')!r}; "
-            f"this rams_env reads version {AGENT_FORMAT_VERSION}"
-        )
-    unknown = sorted(set(data) - _AGENT_KEYS)
-    if unknown:
-        raise ZooError(f"{where!r} has unknown keys {unknown}; a named agent's file has {sorted(_AGENT_KEYS)}")
+    file = ("a named agent's file", "named-agent", "a named agent's file")
+    problem = jsoncheck.header_problem(data, where, file, AGENT_FORMAT, AGENT_FORMAT_VERSION, _AGENT_KEYS)
+    if problem:
+        raise ZooError(problem)
     spec = data.get("spec")
     if not isinstance(spec, str) or not spec.strip() or not isinstance(data.get("description", ""), str):
         raise ZooError(f"{where!r}: 'spec' must be a non-empty agent spec and 'description' a string")

@@ -68,16 +68,10 @@ def load_ensemble(path: str | os.PathLike[str], expect_config: RulesConfig | Non
         raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: it is not JSON ({err})") from None
     except jsoncheck.JsonInputError as err:
         raise CheckpointError(f"{where!r} is not a rams_env ensemble manifest: {err}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != ENSEMBLE_FORMAT:
-        raise CheckpointError(f'{where!r} is not a rams_env ensemble manifest ("format" is not {ENSEMBLE_FORMAT!r})')
-    if manifest.get("format_version") != ENSEMBLE_VERSION:
-        raise CheckpointError(
-            f"{where!r} has ensemble format version {manifest.get('format_version')!r}; "
-            f"this rams_env reads version {ENSEMBLE_VERSION}"
-        )
-    unknown = sorted(set(manifest) - _ENSEMBLE_KEYS)
-    if unknown:
-        raise CheckpointError(f"{where!r} has unknown keys {unknown}; a manifest has {sorted(_ENSEMBLE_KEYS)}")
+    file = ("a rams_env ensemble manifest", "ensemble", "a manifest")
+    problem = jsoncheck.header_problem(manifest, where, file, ENSEMBLE_FORMAT, ENSEMBLE_VERSION, _ENSEMBLE_KEYS)
+    if problem:
+        raise CheckpointError(problem)
     if not isinstance(manifest.get("description", ""), str):
         raise CheckpointError(f"{where!r}: 'description' must be a string")
     members = manifest.get("members")
