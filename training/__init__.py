@@ -15,12 +15,12 @@ The modules, one job each, in the order a run uses them:
   and the lock on its run folder;
 - ``rollout``: collection, the games of one update in the batched env, the learner's decisions in a
   ``Rollout`` and GAE along each seat's own decisions;
-- ``mixing``: the ``OpponentMix`` that draws each episode's opponent (self-play, pool, heuristic, random, target);
+- ``mixing``: the ``OpponentMix`` that draws each episode's seats, a row of ``rams_env.Seat`` (self-play, pool,
+  heuristic, random, target);
 - ``algorithms``: the ``Algorithm`` Protocol and the registry that turns ``--algorithm NAME`` into a class;
 - ``ppo`` and ``dmc``: the two registered algorithms, how each acts and how it learns from a rollout;
 - ``critic``: the privileged critic, a training-only value network that also sees the other hands;
 - ``shaping``: the equity shaping of the win reward;
-- ``heuristic_pool``: ``HeuristicAgent`` opponents shared between processes;
 - ``logs``: ``progress.csv``, TensorBoard, log lines and the learning-curve plot;
 - ``runargs``: a run's saved ``args.json`` read back with every field's type checked;
 - ``export``: a trained run shipped to the model zoo with its card; ``fit_equity``: the equity model's fit.

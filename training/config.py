@@ -183,15 +183,11 @@ class OpponentArgs:
     )
     compiled_heuristic: bool = arg(
         True,
-        "heuristic opponents played by the compiled twin inside the batched env's step (false: HeuristicAgent "
-        "in Python, through heuristic_processes); the same decisions, in another order of the run's draws",
+        "deprecated: the heuristic seats are played by the compiled heuristic inside the batched env's step "
+        "(false: by HeuristicAgent in Python, an outside seat; the same decisions, in another order of the "
+        "run's draws)",
     )
-    heuristic_processes: int = arg(
-        1,
-        "with compiled_heuristic false: processes that play the heuristic opponents' decisions, this one and "
-        "the rest as helpers (the games depend on the number)",
-        low=1,
-    )
+    heuristic_processes: int = arg(1, "deprecated, no effect: the heuristic plays in one process", low=1)
     pool_size: int = arg(8, "snapshots kept in the opponent pool (oldest dropped)", low=1)
     snapshot_every: int = arg(10, "updates between snapshots added to the pool", low=0)
 

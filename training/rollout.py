@@ -2,13 +2,13 @@
 
 One update: the batched env is reset from ``(seed, update)``; every game plays episodes until it has
 finished ``episodes_per_game`` of them (a game past its quota keeps stepping with random actions whose
-samples are dropped, so that every sample belongs to a complete episode). Each episode's opponent is
-drawn by the run's :class:`~rams_training.mixing.OpponentMix`: most are pure self-play (every seat is the
-learner); in a ``pool_fraction`` of the episodes one random seat is the learner and the others play a
-frozen snapshot from the opponent pool, in a ``heuristic_fraction`` (second stage only,
-training/config.py) they play ``HeuristicAgent``, in a ``random_fraction`` uniformly random legal
-moves. Each learner decision becomes a row; a seat's reward is what it earns between its decision and its
-next one (PPO targets use each acting player's own rewards), and GAE (:func:`gae`) runs along each
+samples are dropped, so that every sample belongs to a complete episode). Each episode's seats are a row
+of :class:`~rams_env.envs.seats.Seat` drawn by the run's :class:`~rams_training.mixing.OpponentMix`: most
+are pure self-play (every seat is the learner); in a ``pool_fraction`` of the episodes one random seat is the
+learner and the others play a frozen snapshot from the opponent pool, in a ``heuristic_fraction`` (second
+stage only, training/config.py) the heuristic (inside the env's step), in a ``random_fraction`` uniformly
+random legal moves. Each learner decision becomes a row; a seat's reward is what it earns between its decision
+and its next one (PPO targets use each acting player's own rewards), and GAE (:func:`gae`) runs along each
 seat's own chain of decisions.
 """
 
@@ -23,6 +23,8 @@ import numba
 import numpy as np
 
 from rams_env.envs.credit import SeatCredit
+from rams_env.envs.gym_vector import BatchActor
+from rams_env.envs.seats import HEURISTIC_SEAT, LEARNER_SEAT, Seat, caller_seats, heuristic_seat_mask
 from rams_env.eval import derive_seed
 from rams_env.obs import MAX_PLAYERS, OBS_SIZE
 from rams_env.policy import PolicyNet
@@ -31,14 +33,10 @@ from rams_env.rules.actions import NUM_ACTIONS
 
 from .config import GameArgs
 from .critic import HIDDEN_SIZE, other_hands
-from .heuristic_pool import HeuristicPool
-from .mixing import NO_INDEX, Draw, Opponent, OpponentMix, heuristic_seats
-from .opponent_pool import OpponentPool
+from .mixing import OpponentMix, Policy
 from .shaping import EquityShaping
 from .targets import Target
 
-Policy = Callable[[PolicyNet, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
-"""how a network acts: (network, observations, masks) -> (actions, log-probabilities, values)"""
 CriticValues = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """the privileged critic's values of (observations, other hands)"""
 
@@ -138,23 +136,33 @@ def episode_rows(episodes: list[Episode]) -> np.ndarray:
 
 @dataclass
 class Table:
-    """One table size of a run: its rules, its batched env and its heuristic opponents."""
+    """One table size of a run: its rules, its batched env, and who plays the draws' heuristic seats there."""
 
     config: RulesConfig
     env: Any
-    heuristic: HeuristicPool
+    heuristic: Seat
+    """the env's compiled heuristic, inside its step; or (``compiled_heuristic`` false, deprecated) an outside
+    ``HeuristicAgent``, reseeded every update"""
+
+    @property
+    def inside(self) -> bool:
+        """Whether the env plays the heuristic seats inside its step (each game's next seats are drawn ahead)."""
+        return self.heuristic == HEURISTIC_SEAT
+
+
+PAST_QUOTA = -1
+"""who acts in a game past its quota: random legal moves in every seat, nothing recorded (a player of its own,
+apart from the random seats, so that each draws its own noise)"""
 
 
 @dataclass
 class Games:
     """Where each game of the batched env stands during one update's collection."""
 
-    opponent: np.ndarray
-    """an Opponent kind"""
-    index: np.ndarray
-    """which pool snapshot or target plays (``NO_INDEX``: neither; training/mixing.py)"""
-    learner_seat: np.ndarray
-    """the learner's seat against an opponent (``EVERY_SEAT``: self-play)"""
+    players: np.ndarray
+    """per game and seat, who plays it in the current episode: an index of :attr:`Collector.seats`"""
+    heuristic: np.ndarray
+    """per game and seat, whether the env's heuristic plays it in the current episode"""
     finished: np.ndarray
     """the episodes it has finished"""
     episode: np.ndarray
@@ -165,21 +173,18 @@ class Games:
     """each seat's latest learner row (its decision id) and the rewards owed to it"""
     finished_episodes: dict[int, int] = field(default_factory=dict)
     """episode -> its game, in the order they ended"""
-    next_opponent: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    """``versus``: the opponent of the game's next episode, drawn ahead"""
-    next_index: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    """``versus``: its pool snapshot or target"""
-    next_seat: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    """``versus``: the learner's seat in the game's next episode"""
+    next_players: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    """``Table.inside``: the players of the game's next episode, drawn ahead"""
+    next_heuristic: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
+    """``Table.inside``: the env's heuristic seats of the game's next episode"""
 
 
 class Collector:
     """Plays updates' episodes of ``game`` with the learner's network ``net`` acting through ``policy``.
 
     ``critic_values`` (the privileged critic's, or None) replaces the policy's values where given.
-    ``mix`` draws each episode's opponent (training/mixing.py); ``pool`` holds the snapshots it draws.
-    ``versus``: the heuristic opponents play inside the env's compiled step, so the env returns only the
-    learner's decisions there. ``gae``: the (gamma, lambda) of the algorithm's advantages and returns.
+    ``mix`` draws each episode's seats (training/mixing.py). ``gae``: the (gamma, lambda) of the algorithm's
+    advantages and returns.
     """
 
     def __init__(
@@ -192,16 +197,17 @@ class Collector:
         critic_values: CriticValues | None,
         rollout: Rollout,
         mix: OpponentMix,
-        pool: OpponentPool,
         gae: tuple[float, float],
         reward_scale: float,
         start_score: int,
-        versus: bool,
     ) -> None:
         self.game, self.seed, self.gae = game, seed, gae
         self.net, self.policy, self.critic_values = net, policy, critic_values
-        self.rollout, self.mix, self.pool = rollout, mix, pool
-        self.reward_scale, self.start_score, self.versus = reward_scale, start_score, versus
+        self.rollout, self.mix = rollout, mix
+        self.reward_scale, self.start_score = reward_scale, start_score
+        self.seats: list[Seat] = [LEARNER_SEAT]  # every player seen, by its index; the learner's is 0
+        self._actors: list[Callable[[np.ndarray, np.ndarray], np.ndarray] | None] = [None]  # by seats' index
+        self._rows: dict[tuple[Seat, ...], tuple[np.ndarray, np.ndarray]] = {}  # row -> its players, heuristic seats
 
     @property
     def targets(self) -> tuple[Target, ...]:
@@ -215,27 +221,27 @@ class Collector:
         the stage's): the learner's decisions of each (rows of ``rollout``) with GAE done, the collection's
         statistics, and the number of episodes finished."""
         game = self.game
-        env, heuristic, players = table.env, table.heuristic, table.config.num_players
+        env = table.env
         self.rollout.clear()
-        # The heuristics' bid sampling, per update (the first process's seed is the one-process run's).
-        heuristic.seed([derive_seed(self.seed, 2, update, *([k] if k else [])) for k in range(heuristic.processes)])
-        games = self._draw_games(players, steps)
-        if self.versus:
-            env.set_heuristic_seats(heuristic_seats(games.opponent, games.learner_seat, players))
+        if not table.inside:  # the outside heuristic's bid sampling, per update
+            table.heuristic.agent.seed(derive_seed(self.seed, 2, update))
+        games = self._draw_games(table, steps)
+        if table.inside:
+            env.set_heuristic_seats(games.heuristic)
         out = env.reset(seed=derive_seed(self.seed, 1, update))
-        if self.versus:
-            env.set_next_heuristic_seats(heuristic_seats(games.next_opponent, games.next_seat, players))
+        if table.inside:
+            env.set_next_heuristic_seats(games.next_heuristic)
         shaping = points_weight / self.start_score
         equity_shaping = EquityShaping(table.config, env) if game.equity_shaping else None
         env_steps = 0
+        every = np.arange(game.num_games)
         while (games.finished < game.episodes_per_game).any():
             active = games.finished < game.episodes_per_game
-            learner = active & ((games.opponent == Opponent.SELF_PLAY) | (out.seats == games.learner_seat))
+            acting = np.where(active, games.players[every, out.seats], PAST_QUOTA)
+            learner = acting == 0
             actions = np.empty(game.num_games, np.int64)
             self._learner_decisions(out, env, games, np.flatnonzero(learner), actions)
-            acting = np.where(active, games.opponent, Opponent.RANDOM_AFTER_QUOTA)
-            index = np.where(active, games.index, NO_INDEX)
-            self._other_decisions(out, heuristic, acting, index, np.flatnonzero(~learner), actions)
+            self._other_decisions(out, acting, np.flatnonzero(~learner), actions)
             before = env.scores if shaping else None
             out = env.step(actions)
             env_steps += game.num_games
@@ -245,37 +251,45 @@ class Collector:
             if equity_shaping is not None:
                 rewards += equity_shaping.step(env, out.done) * self.reward_scale
             games.credit.pay(np.where(active[:, None], rewards, 0))  # each seat's reward to its latest decision
-            self._end_episodes(env, games, np.flatnonzero(out.done).tolist(), active, players, steps)
+            self._end_episodes(table, games, np.flatnonzero(out.done).tolist(), active, steps)
         ready, mean_return = self._finish(games.finished_episodes)
         return ready, {"env_steps": env_steps, "mean_return": mean_return}, len(games.finished_episodes)
 
-    def _draw_games(self, players: int, steps: int) -> Games:
-        """Every game's first opponent and learner seat (and, ``versus``, the next ones, drawn ahead)."""
-        n = self.game.num_games
+    def _draw_games(self, table: Table, steps: int) -> Games:
+        """Every game's first seats (and, ``table.inside``, the next ones, drawn ahead)."""
+        n, players = self.game.num_games, table.config.num_players
         games = Games(
-            opponent=np.empty(n, np.int64),
-            index=np.empty(n, np.int64),
-            learner_seat=np.empty(n, np.int64),
+            players=np.empty((n, players), np.int64),
+            heuristic=np.empty((n, players), bool),
             finished=np.zeros(n, np.int64),
             episode=np.arange(n),
             next_episode=n,
             credit=SeatCredit(n, players, np.float32),  # owed as the float32 rollout adds it
         )
         for i in range(n):
-            self._place(games, i, self.mix.draw(players, steps))
-        if self.versus:  # the env plays the heuristic seats, so each game's next opponent is drawn ahead
-            games.next_opponent, games.next_index, games.next_seat = (np.empty(n, np.int64) for _ in range(3))
+            self._place(table, games, i, self.mix.draw(players, steps))
+        if table.inside:  # the env plays the heuristic seats, so each game's next seats are drawn ahead
+            games.next_players, games.next_heuristic = np.empty((n, players), np.int64), np.empty((n, players), bool)
             for i in range(n):
-                self._place(games, i, self.mix.draw(players, steps), ahead=True)
+                self._place(table, games, i, self.mix.draw(players, steps), ahead=True)
         return games
 
-    @staticmethod
-    def _place(games: Games, i: int, draw: Draw, ahead: bool = False) -> None:
-        """Game ``i``'s opponent of its current episode (``ahead``: of its next one) is ``draw``."""
+    def _place(self, table: Table, games: Games, i: int, row: tuple[Seat, ...], ahead: bool = False) -> None:
+        """Game ``i``'s seats of its current episode (``ahead``: of its next one) are ``row``."""
+        known = self._rows.get(row)
+        if known is None:
+            played = tuple(table.heuristic if seat == HEURISTIC_SEAT else seat for seat in row)
+            for seat in played:
+                if seat not in self.seats:
+                    self.seats.append(seat)
+                    random_play = self._random if seat.kind == "random" else None  # none for the env's heuristic
+                    self._actors.append(BatchActor(seat.agent) if seat.kind == "agent" else random_play)
+            heuristic = heuristic_seat_mask(caller_seats(played, len(row)), len(row))
+            known = self._rows[row] = np.array([self.seats.index(seat) for seat in played]), heuristic
         if ahead:
-            games.next_opponent[i], games.next_index[i], games.next_seat[i] = draw.opponent, draw.index, draw.seat
+            games.next_players[i], games.next_heuristic[i] = known
         else:
-            games.opponent[i], games.index[i], games.learner_seat[i] = draw.opponent, draw.index, draw.seat
+            games.players[i], games.heuristic[i] = known
 
     def _learner_decisions(self, out: Any, env: Any, games: Games, rows: np.ndarray, actions: np.ndarray) -> None:
         """The learner's actions in games ``rows`` into ``actions``, each decision a new rollout row."""
@@ -302,61 +316,47 @@ class Collector:
         closed = games.credit.decide(rows, seats, new_rows)
         self.rollout.reward[closed.ids] = closed.earned
 
-    def _other_decisions(
-        self,
-        out: Any,
-        heuristic: HeuristicPool,
-        acting: np.ndarray,
-        index: np.ndarray,
-        others: np.ndarray,
-        actions: np.ndarray,
-    ) -> None:
-        """The actions of games ``others`` into ``actions``, by who acts there (``acting``: an Opponent kind,
-        ``index``: its pool snapshot or target), opponent by opponent in the order of their first game (each
-        draws from its own generator, so that order keeps runs reproducible)."""
-        who = np.stack([acting[others], index[others]], axis=1)
-        opponents, first = np.unique(who, axis=0, return_index=True)
-        for kind, k in opponents[np.argsort(first)].tolist():
-            idx = others[(who[:, 0] == kind) & (who[:, 1] == k)]
-            if kind in (Opponent.RANDOM_AFTER_QUOTA, Opponent.RANDOM):
-                noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(idx), NUM_ACTIONS))
-                noise[out.action_masks[idx] == 0] = -1.0
-                actions[idx] = noise.argmax(axis=1)
-            elif kind == Opponent.HEURISTIC:
-                actions[idx] = heuristic.act(out.observations[idx], out.action_masks[idx])
-            elif kind == Opponent.TARGET:
-                actions[idx] = self.targets[k].actions(out.observations[idx], out.action_masks[idx])
-            elif kind == Opponent.POOL:
-                act, _, _ = self.policy(self.pool.network(k), out.observations[idx], out.action_masks[idx])
-                actions[idx] = act
-            else:
-                raise AssertionError(f"no decision of {Opponent(kind).name} is made outside the learner")
+    def _other_decisions(self, out: Any, acting: np.ndarray, others: np.ndarray, actions: np.ndarray) -> None:
+        """The actions of games ``others`` into ``actions``, by who acts there (``acting``: an index of ``seats``,
+        or ``PAST_QUOTA``), player by player in the order of their first game (each draws from its own
+        generator, so that order keeps runs reproducible)."""
+        who = acting[others]
+        players, first = np.unique(who, return_index=True)
+        for player in players[np.argsort(first)].tolist():
+            idx = others[who == player]
+            actor = self._random if player == PAST_QUOTA else self._actors[player]
+            assert actor is not None, f"{self.seats[player]} makes no decision outside the env's step"
+            actions[idx] = actor(out.observations[idx], out.action_masks[idx])
+
+    def _random(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Uniformly random legal moves, from the run's generator: one draw a call."""
+        noise = np.random.default_rng(self.rng.getrandbits(32)).random((len(masks), NUM_ACTIONS))
+        noise[masks == 0] = -1.0
+        return noise.argmax(axis=1)
 
     @property
     def rng(self) -> random.Random:
         """The run's generator (the mix's): opponents and the random seats' noise draw from it."""
         return self.mix.rng
 
-    def _end_episodes(
-        self, env: Any, games: Games, ended: list[int], active: np.ndarray, players: int, steps: int
-    ) -> None:
-        """Games ``ended`` finished an episode: count it (if within the quota) and draw the next one's opponent."""
+    def _end_episodes(self, table: Table, games: Games, ended: list[int], active: np.ndarray, steps: int) -> None:
+        """Games ``ended`` finished an episode: count it (if within the quota) and draw the next one's seats."""
+        players = table.config.num_players
         for i in ended:
             if active[i]:
                 games.finished_episodes[int(games.episode[i])] = i
-            if self.versus:  # the episode the env started with the drawn-ahead seats
-                games.opponent[i], games.index[i] = games.next_opponent[i], games.next_index[i]
-                games.learner_seat[i] = games.next_seat[i]
-                self._place(games, i, self.mix.draw(players, steps), ahead=True)
+            if table.inside:  # the episode the env started with the drawn-ahead seats
+                games.players[i] = games.next_players[i]
+                self._place(table, games, i, self.mix.draw(players, steps), ahead=True)
             else:
-                self._place(games, i, self.mix.draw(players, steps))
+                self._place(table, games, i, self.mix.draw(players, steps))
             games.finished[i] += 1
             games.episode[i] = games.next_episode
             games.next_episode += 1
         closed = games.credit.end(np.asarray(ended, np.int64))  # every seat's last decision of the episodes
         self.rollout.reward[closed.ids] = closed.earned
-        if self.versus and ended:
-            env.set_next_heuristic_seats(heuristic_seats(games.next_opponent, games.next_seat, players))
+        if table.inside and ended:
+            table.env.set_next_heuristic_seats(games.next_heuristic)
 
     def _finish(self, finished_episodes: dict[int, int]) -> tuple[list[Episode], float]:
         """The finished episodes in the order they ended, their GAE done; the mean return of a seat in one."""

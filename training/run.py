@@ -19,6 +19,7 @@ import math
 import os
 import random
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from rams_env.agents import RandomAgent
+from rams_env.agents import HeuristicAgent, RandomAgent
 from rams_env.agents.neural import PolicyAgent
 from rams_env.envs import BatchedRamsEnv, SubprocBatchedRamsEnv
+from rams_env.envs.seats import HEURISTIC_SEAT, LEARNER_SEAT, Seat
 from rams_env.eval import agent_source, evaluate
 from rams_env.policy import (
     CheckpointError,
@@ -45,7 +47,6 @@ from rams_env.rules.snapshot import as_tuples
 from .algorithms import LOSSES, Context, Stage, build_algorithm
 from .config import NO_STEP_LIMIT, TrainArgs, second_stage, stage_value
 from .cores import ThreadGovernor, free_cores, usable_cores
-from .heuristic_pool import HeuristicPool
 from .imitation import Teacher, imitate
 from .logs import log_line, tensorboard, truncate_csv, write_csv
 from .mixing import OpponentMix
@@ -132,9 +133,14 @@ class Trainer:
         self.targets = resolve_targets(args.target, self.config) if args.target else ()  # before any work
         if args.imitation_teacher == "target" and self.targets[0].kind == "random":
             raise ValueError(f"imitation_teacher target: {args.target!r} plays at random, which is no play to imitate")
-        # Heuristic opponents inside the compiled step: the env returns only the learner's decisions there.
-        against_heuristic = args.heuristic_fraction > 0 or any(t.kind == "heuristic" for t in self.targets)
-        self.versus = args.compiled_heuristic and against_heuristic
+        if not args.compiled_heuristic or args.heuristic_processes != 1:
+            warnings.warn(
+                "compiled_heuristic and heuristic_processes are deprecated: the heuristic's seats are "
+                "rams_env.Seat('heuristic'), played inside the env's step (compiled_heuristic false: an outside "
+                "Seat.of(HeuristicAgent(config)) in this process)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         self._set_up_device()
         self.torch_gen = torch.Generator().manual_seed(args.seed)
         self.algorithm = build_algorithm(args.learn, Context(args.seed, self.device, self.bf16, self.torch_gen))
@@ -148,7 +154,7 @@ class Trainer:
         self.history: list[dict[str, Any]] = []
         self._pool_refs: dict[str, list[str]] = {}  # checkpoint file -> the pool snapshots it names
         self.rng = random.Random(args.seed)
-        self.mix = OpponentMix(args.opponents, self.pool, self.rng, self.targets)
+        self.mix = OpponentMix(args.opponents, self.pool, self.rng, self.targets, policy=self.algorithm.act)
         self.collector = self._make_collector()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock = RunLock(self.run_dir)
@@ -184,11 +190,9 @@ class Trainer:
             critic_values=self._critic_values if self.critic is not None else None,
             rollout=self.rollout,
             mix=self.mix,
-            pool=self.pool,
             gae=self.algorithm.gae,
             reward_scale=self.reward_scale,
             start_score=self.config.start_score,
-            versus=self.versus,
         )
 
     def _open_run(self) -> None:
@@ -205,19 +209,21 @@ class Trainer:
         (self.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2) + "\n")
 
     def _open_tables(self) -> None:
-        """One table per size: its rules, its batched env (in process or in worker processes), its heuristics."""
+        """One table per size: its rules, its batched env (in process or in worker processes) and who plays the
+        draws' heuristic seats: the env's compiled heuristic where any are drawn, made with seats to play them."""
         args = self.args
+        inside = args.compiled_heuristic and self.mix.heuristic
         for n in args.sizes:
             config = make_config(args.variant, n)
+            heuristic = HEURISTIC_SEAT if inside else Seat.of(HeuristicAgent(config))
             env_kwargs: dict[str, Any] = dict(config=config, episode=args.episode, reward=args.reward)
-            if self.versus:
-                env_kwargs["heuristic_seats"] = np.zeros(n, bool)
+            if inside:
+                env_kwargs["seats"] = [LEARNER_SEAT] * n
             if args.workers > 1:
                 env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
             else:
                 env = BatchedRamsEnv(args.num_games, **env_kwargs)
-            processes = 1 if self.versus else args.heuristic_processes
-            self.tables.append(Table(config, env, HeuristicPool(config, processes)))
+            self.tables.append(Table(config, env, heuristic))
 
     @property
     def table(self) -> Table:
@@ -230,15 +236,20 @@ class Trainer:
         return self.table.env
 
     @property
-    def heuristic(self) -> HeuristicPool:
-        """The heuristic opponents of the next update."""
+    def heuristic(self) -> Seat:
+        """Who plays the heuristic seats of the next update (:attr:`Table.heuristic`)."""
         return self.table.heuristic
+
+    @property
+    def versus(self) -> bool:
+        """Deprecated: ``trainer.table.inside``, whether the env plays the heuristic seats inside its step."""
+        warnings.warn("Trainer.versus is now Trainer.table.inside", DeprecationWarning, stacklevel=2)
+        return self.table.inside
 
     def close(self) -> None:
         """Close the envs and give the run folder back (``run`` does this when it ends)."""
         for table in self.tables:
             table.env.close()
-            table.heuristic.close()
         self._lock.release()
 
     # ---------------------------------------------------------------- checkpoints

@@ -23,6 +23,7 @@ import numpy as np
 
 from rams_env import zoo
 from rams_env.agents.specs import agent_source, is_builtin, split_spec
+from rams_env.envs.seats import Seat
 from rams_env.rules import RulesConfig
 
 TARGET_SEPARATOR = "+"
@@ -45,6 +46,11 @@ class Target:
     spec: str
     kind: str
     agent: Any
+
+    @property
+    def seat(self) -> Seat:
+        """Who the target is at the table: the env's heuristic, random play, or its policy (an outside agent)."""
+        return Seat(self.kind) if self.kind != "policy" else Seat.of(self.agent)
 
     def actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A policy target's greedy actions for a batch of its seats' observations."""

@@ -60,11 +60,11 @@ LEARNER_SEAT, HEURISTIC_SEAT, RANDOM_SEAT = Seat("learner"), Seat("heuristic"), 
 
 
 def core_role(seat: Seat) -> int:
-    """The compiled core's role of a seat (:mod:`rams_env.compiled.core`; loaded on first use, as the batched
-    faces load it): the one place where a seat becomes a role."""
-    from ..compiled.core import HEURISTIC, LEARNER, OUTSIDE, RANDOM
+    """The compiled core's role of a seat (:data:`rams_env.core.ROLES`, loaded on first use, as the batched faces
+    load it)."""
+    from ..core import role_of
 
-    return {"learner": LEARNER, "heuristic": HEURISTIC, "random": RANDOM, "agent": OUTSIDE}[seat.kind]
+    return role_of(seat)
 
 
 def as_seats(seats: Any, num_players: int) -> tuple[Seat, ...]:
@@ -118,6 +118,12 @@ def derive_seed(*words: int) -> int:
     return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
+def caller_seats(seats: Any, num_players: int) -> tuple[Seat, ...]:
+    """A row of seats as the batched env takes it: the heuristic's stay, and the caller plays every other seat
+    (learner, random or agent) through ``step``, as the env's learner."""
+    return tuple(seat if seat.kind == "heuristic" else LEARNER_SEAT for seat in as_seats(seats, num_players))
+
+
 def _names(row: Sequence[Seat]) -> list[str]:
     return [seat.kind for seat in row]
 
@@ -126,6 +132,7 @@ __all__ = [
     "KINDS",
     "Seat",
     "as_seats",
+    "caller_seats",
     "core_role",
     "derive_seed",
     "heuristic_seat_mask",

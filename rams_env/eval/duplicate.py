@@ -18,6 +18,7 @@ import numpy as np
 
 from ..agents import CompiledHeuristicAgent, HeuristicAgent
 from ..agents.specs import AgentFactory, AgentSource, agent_label, check_source, source_name
+from ..envs.seats import HEURISTIC_SEAT, Seat
 from ..rules import RulesConfig
 from ..rules.episode import EpisodeKind, episode_kind
 from .deals import agent_seed, deal_at
@@ -198,7 +199,7 @@ def _batch_actors(
         return None
     actors = [batch_actor(source) for _, source in named]
     why = None
-    if not _is_heuristic(baseline, config):
+    if source_seat(baseline, config).kind != "heuristic":
         why = "the baseline is not the heuristic for these rules"
     elif episode_kind(episode) not in (EpisodeKind.DEAL, EpisodeKind.RAMS):
         why = f"episode {episode!r} (only 'deal' and 'rams')"
@@ -209,13 +210,6 @@ def _batch_actors(
     if batched:
         raise ValueError(f"batched=True, but the batched heuristic games cannot play this evaluation: {why}")
     return None
-
-
-def _is_heuristic(source: AgentSource, config: RulesConfig) -> bool:
-    """Whether ``source`` is the heuristic factory (``agent_source("heuristic")``) for ``config``'s rules."""
-    if not isinstance(source, AgentFactory) or source.cls not in (CompiledHeuristicAgent, HeuristicAgent):
-        return False
-    return set(source.options) <= {"config"} and source.options.get("config") in (None, config)
 
 
 @dataclass(frozen=True)
@@ -241,3 +235,12 @@ class _DuplicateJob:
                 lineup = [self.baseline] * n
                 lineup[seat] = agent
                 yield lineup
+
+
+def source_seat(source: Any, config: Any = None) -> Seat:
+    """The seat of an agent source (:mod:`rams_env.agents.specs`): ``heuristic`` for the heuristic's factory with
+    no option but ``config`` (these rules), else :meth:`Seat.of` the source."""
+    heuristic = isinstance(source, AgentFactory) and source.cls in (CompiledHeuristicAgent, HeuristicAgent)
+    if heuristic and set(source.options) <= {"config"} and source.options.get("config") in (None, config):
+        return HEURISTIC_SEAT
+    return Seat.of(source)

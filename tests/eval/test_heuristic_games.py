@@ -50,3 +50,16 @@ def test_the_batched_path_is_refused_where_it_cannot_play_the_same_games() -> No
         evaluate({"r": RandomAgent}, heuristic, config, **common)
     # without batched=True those evaluations take the Python path
     assert evaluate({"r": RandomAgent}, heuristic, config, decks=1, progress=False).agents[0].games == 4
+
+
+def test_the_baseline_is_read_as_a_seat_the_heuristic_only_for_these_rules() -> None:
+    from rams_env.envs.seats import HEURISTIC_SEAT, LEARNER_SEAT, RANDOM_SEAT, caller_seats
+    from rams_env.eval.duplicate import source_seat
+
+    config = make_config("mattmar", 4)
+    assert source_seat(agent_source("heuristic", config), config) == HEURISTIC_SEAT
+    assert source_seat(agent_source("heuristic"), config) == HEURISTIC_SEAT
+    assert source_seat(agent_source("heuristic", make_config("russian", 4)), config).kind == "agent"
+    assert source_seat(RandomAgent, config).kind == "agent"
+    assert caller_seats(["heuristic", "random", RandomAgent(), "learner"], 4) == (HEURISTIC_SEAT, *[LEARNER_SEAT] * 3)
+    assert RANDOM_SEAT not in caller_seats(["random"] * 4, 4)

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import logging
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import torch
 
 from rams_env.agents import load_agent
 from rams_env.apps.command import CommandError
+from rams_env.envs.seats import HEURISTIC_SEAT, LEARNER_SEAT, RANDOM_SEAT, Seat
 from rams_env.eval import agent_source, play_episode
 from rams_env.obs import OBS_SIZE
 from rams_env.policy import CheckpointError, load_checkpoint, save_checkpoint
@@ -22,7 +24,7 @@ from rams_training.cli import args_from, configure
 from rams_training.config import TrainArgs
 from rams_training.critic import HIDDEN_SIZE, other_hands
 from rams_training.dmc import epsilon_greedy_entropy
-from rams_training.mixing import NO_INDEX, Draw, Opponent, OpponentMix
+from rams_training.mixing import OpponentMix, Snapshot, against
 from rams_training.rollout import Rollout, episode_rows, gae
 from rams_training.run import Trainer, uses_bf16
 
@@ -46,6 +48,12 @@ def tiny(run_dir, **overrides) -> TrainArgs:
     )
     values.update(overrides)
     return TrainArgs(**values)
+
+
+def opponent(row: tuple[Seat, ...]) -> Seat:
+    """Who a draw seats around the learner (a row of one learner and one opponent)."""
+    assert row.count(LEARNER_SEAT) == 1 and len(set(row)) == 2
+    return next(seat for seat in row if seat != LEARNER_SEAT)
 
 
 def _episode(decisions: list[tuple[int, float, float]]) -> tuple[Rollout, np.ndarray]:
@@ -379,19 +387,19 @@ def test_the_card_of_a_policy_for_several_table_sizes_evaluates_each(tmp_path, m
     assert json.loads(evaluation.read_text())["episode"] == "rams"
 
 
-def test_opponent_kinds_and_pool_indices_are_apart(tmp_path):
-    """A draw names its kind and, apart, which pool snapshot: snapshot 0 is not self-play or any other kind."""
-    assert len(set(Opponent)) == len(Opponent)
+def test_a_draw_is_a_row_of_seats_with_one_learner_against_a_pool_snapshot(tmp_path):
+    """A draw says who plays each seat: the learner in one, pool snapshot 0 (an outside agent) in the others."""
     trainer = Trainer(tiny(tmp_path, pool_fraction=1.0))
     trainer.pool.add(trainer.net, 1)
     draws = [trainer.mix.draw(4, trainer.steps) for _ in range(20)]
     trainer.close()
-    assert {(d.opponent, d.index) for d in draws} == {(Opponent.POOL, 0)} and {d.seat for d in draws} <= set(range(4))
-    assert Draw(Opponent.SELF_PLAY, NO_INDEX, -1) != Draw(Opponent.POOL, 0, -1)
+    snapshot = Seat.of(Snapshot(trainer.pool, 0, trainer.algorithm.act))
+    assert set(draws) <= {against(snapshot, s, 4) for s in range(4)} and snapshot.kind == "agent"
 
 
 def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
-    trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0, compiled_heuristic=False))
+    with pytest.warns(DeprecationWarning, match="compiled_heuristic"):
+        trainer = Trainer(tiny(tmp_path, heuristic_fraction=1.0, compiled_heuristic=False))
     heuristic_moves = []
     act = trainer.heuristic.agent.act
     monkeypatch.setattr(trainer.heuristic.agent, "act", lambda obs: heuristic_moves.append(1) or act(obs))
@@ -399,7 +407,8 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
     assert episodes and heuristic_moves
     for episode in episodes:
         assert len(set(trainer.rollout.seat[episode.rows].tolist())) == 1
-    again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0, compiled_heuristic=False))
+    with pytest.warns(DeprecationWarning):
+        again = Trainer(tiny(tmp_path / "again", heuristic_fraction=1.0, compiled_heuristic=False))
     repeat, _ = again.collect()  # the same update of the same run: the same games and moves
 
     def moves(trainer, episodes):
@@ -410,11 +419,11 @@ def test_heuristic_opponents_leave_the_learner_one_seat(tmp_path, monkeypatch):
 
 def test_random_opponents_take_their_share_and_leave_the_learner_one_seat(tmp_path):
     trainer = Trainer(tiny(tmp_path, num_games=40, heuristic_fraction=0.5, random_fraction=0.5))
-    opponents = [trainer.mix.draw(4, trainer.steps).opponent for _ in range(400)]
-    assert set(opponents) == {Opponent.HEURISTIC, Opponent.RANDOM}
-    assert 150 < opponents.count(Opponent.RANDOM) < 250
+    opponents = [opponent(trainer.mix.draw(4, trainer.steps)) for _ in range(400)]
+    assert set(opponents) == {HEURISTIC_SEAT, RANDOM_SEAT}
+    assert 150 < opponents.count(RANDOM_SEAT) < 250
     mix = dataclasses.replace(trainer.args.opponents, heuristic_fraction=0.0, random_fraction=1.0)
-    trainer.mix = trainer.collector.mix = OpponentMix(mix, trainer.pool, trainer.rng)
+    trainer.mix = trainer.collector.mix = OpponentMix(mix, trainer.pool, trainer.rng, policy=trainer.algorithm.act)
     episodes, _ = trainer.collect()
     seats = [set(trainer.rollout.seat[e.rows].tolist()) for e in episodes]  # a deal can end before the learner's turn
     assert max(map(len, seats)) == 1 and sum(map(len, seats)) > len(seats) // 2
@@ -445,10 +454,13 @@ def test_both_precisions_train_and_act_in_float32_heads(tmp_path, precision):
 
 def test_heuristic_opponents_wait_for_heuristic_after_and_leave_the_run_as_before_until_then(tmp_path):
     def first_update(run_dir, **overrides):
-        trainer = Trainer(tiny(run_dir, **overrides))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # compiled_heuristic false
+            trainer = Trainer(tiny(run_dir, **overrides))
         moves = []
-        act = trainer.heuristic.agent.act
-        trainer.heuristic.agent.act = lambda obs: moves.append(1) or act(obs)
+        if trainer.heuristic.kind == "agent":  # not the env's compiled heuristic
+            act = trainer.heuristic.agent.act
+            trainer.heuristic.agent.act = lambda obs: moves.append(1) or act(obs)
         episodes, _ = trainer.collect()
         trainer.close()
         return [trainer.rollout.action[e.rows].tolist() for e in episodes], len(moves)
@@ -471,7 +483,7 @@ def test_compiled_heuristic_opponents_play_inside_the_env_and_leave_the_learner_
         return trainer, episodes, stats
 
     trainer, episodes, stats = first_update(tmp_path / "a")
-    assert trainer.versus and episodes
+    assert trainer.table.inside and trainer.heuristic == HEURISTIC_SEAT and episodes
     heuristic = trainer.env.heuristic_seats
     assert (heuristic.sum(axis=1) == trainer.config.num_players - 1).all()  # every game: one learner seat
     for episode in episodes:
@@ -483,8 +495,11 @@ def test_compiled_heuristic_opponents_play_inside_the_env_and_leave_the_learner_
     assert [again.rollout.action[e.rows].tolist() for e in repeat] == [
         trainer.rollout.action[e.rows].tolist() for e in episodes
     ]
-    python, python_episodes, _ = first_update(tmp_path / "c", compiled_heuristic=False)
-    assert not python.versus and python_episodes
+    with pytest.warns(DeprecationWarning, match="compiled_heuristic"):
+        python, python_episodes, _ = first_update(tmp_path / "c", compiled_heuristic=False)
+    assert not python.table.inside and python.heuristic.kind == "agent" and python_episodes
+    with pytest.warns(DeprecationWarning, match="Trainer.table.inside"):
+        assert not python.versus
 
 
 def test_the_late_stage_switches_rate_entropy_and_shaping_at_heuristic_after(tmp_path, caplog):
@@ -607,9 +622,10 @@ def test_a_run_for_several_table_sizes_resumes_at_the_size_it_stopped_before(tmp
     resumed.close()
 
 
-def test_heuristic_helper_processes_play_their_share_reproducibly_and_resume_exactly(tmp_path):
+def test_heuristic_runs_resume_exactly_and_heuristic_processes_is_deprecated(tmp_path):
     kwargs = dict(heuristic_fraction=1.0, heuristic_processes=2, num_games=6)
-    straight, resumed = straight_and_resumed(tmp_path, **kwargs)
+    with pytest.warns(DeprecationWarning, match="heuristic_processes"):
+        straight, resumed = straight_and_resumed(tmp_path, **kwargs)
     resumed.close()
     for a, b in zip(straight.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
