@@ -29,6 +29,7 @@ SCRIPTS = [
     "rams_training.export",
     "rams_training.belief_cards",
     "rams_training.search_cards",
+    "rams_training.expert_iteration",
     "benchmarks.learning.__main__",
     "benchmarks.learning.policy_entropy",
     "benchmarks.aec_core",

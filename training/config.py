@@ -44,8 +44,7 @@ from typing import Any, Protocol, TypeVar
 from rams_env import options
 from rams_env.apps.cli.options import MAX_THREADS
 from rams_env.options import SEED, FieldType, arg, check_fields, field_types
-from rams_env.rules import make_config
-from rams_env.rules.episode import check_episode
+from rams_env.rules.spec import EnvSpec, make_spec
 
 PRECISIONS = ("auto", "bf16", "fp32")
 IMITATION_TEACHERS = ("heuristic", "target")
@@ -101,6 +100,10 @@ class GameArgs:
     def sizes(self) -> tuple[int, ...]:
         """Every table size the run trains for, ``num_players`` first."""
         return (self.num_players, *self.table_sizes)
+
+    def spec(self, num_players: int | None = None) -> EnvSpec:
+        """What the run's games play, at ``num_players`` (default the run's own size)."""
+        return make_spec(self.variant, num_players or self.num_players, self.episode, self.reward)
 
 
 @dataclass(frozen=True)
@@ -343,11 +346,10 @@ def group(args: TrainArgs, cls: type[G]) -> G:
 def check_game(args: GameArgs) -> None:
     """The rules, the sizes, the episode kind and the shaping fit together."""
     for n in (args.num_players, *args.table_sizes):
-        make_config(args.variant, n)  # ValueError naming a bad variant or player count
+        make_spec(args.variant, n, args.episode, args.reward)  # ValueError naming a bad field
     sizes = (args.num_players, *args.table_sizes)
     if len(set(sizes)) != len(sizes):
         raise ValueError(f"table_sizes must be distinct and differ from num_players, got {sizes!r}")
-    check_episode(args.episode, args.reward)
     if args.equity_shaping and (args.reward, args.episode) != ("win", "rams"):
         raise ValueError(
             "equity_shaping shapes the win reward of whole ramsar: it needs reward=win and episode=rams "

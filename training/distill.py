@@ -110,10 +110,11 @@ def fine_tune(
     kl: float,
     seed: int,
     device: str = "cpu",
+    batch: int = 512,
 ) -> tuple[torch.nn.Module, list[float]]:
-    """The student's network trained on ``data`` (on ``device``): cross-entropy to the expert plus ``kl``
-    times the KL divergence from its own starting policy; returns the network (on the CPU) and the mean
-    loss of each epoch."""
+    """The student's network trained on ``data`` (on ``device``, in minibatches of ``batch``): cross-entropy to
+    the expert plus ``kl`` times the KL divergence from its own starting policy; returns the network (on the
+    CPU) and the mean loss of each epoch."""
     torch.manual_seed(seed)
     net = network_from_checkpoint(payload).to(device)
     teacher = network_from_checkpoint(payload).to(device).eval()
@@ -127,20 +128,29 @@ def fine_tune(
     for _ in tqdm(range(epochs), desc="fine-tune", unit="epoch"):
         order = torch.randperm(len(target), device=device)
         total = 0.0
-        for batch in order.split(512):
-            dist = MaskedCategorical(net(obs[batch])[0], mask[batch])
-            p = start[batch]
-            drift = torch.where(mask[batch], p * (torch.log(p.clamp_min(1e-12)) - dist.log_probs), 0.0).sum(-1)
-            loss = -dist.log_prob(target[batch]).mean() + kl * drift.mean()
+        for rows in order.split(batch):
+            dist = MaskedCategorical(net(obs[rows])[0], mask[rows])
+            p = start[rows]
+            drift = torch.where(mask[rows], p * (torch.log(p.clamp_min(1e-12)) - dist.log_probs), 0.0).sum(-1)
+            loss = -dist.log_prob(target[rows]).mean() + kl * drift.mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += float(loss.detach()) * len(batch)
+            total += float(loss.detach()) * len(rows)
         losses.append(total / len(target))
     return net.cpu().eval(), losses
 
 
 COLLECTED_BY = ("student", "expert", "variant", "num_players", "shard", "seed")
+
+
+def collect(data_dir: Path, args: Any, config: RulesConfig, student: Any) -> None:
+    """Collect ``args.decisions`` decisions of ``student`` (an agent) labelled by the expert spec ``args.expert``
+    into the shards of ``data_dir`` (``args.shard`` each), resuming (:func:`rams_training.shards.collect_shards`);
+    ``args`` holds the options of :data:`COLLECTED_BY`, which ``data/collection.json`` records."""
+    agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
+    one = partial(collect_shard, config, student, args.expert, args.shard)  # each shard's seed last
+    collect_shards(data_dir, args, COLLECTED_BY, DISTILL_SHARD, shard_count(args.decisions, args.shard), one)
 
 
 @dataclass(kw_only=True)
@@ -178,11 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     student_path = locate(args.student)
     payload = load_checkpoint(student_path, expect_config=config)
     student = PolicyAgent(network_from_checkpoint(payload), config)  # the file read once
-    agent_source(args.expert, config)  # a bad spec fails now, not after the first shard
     out = Path(args.out)
     data_dir = out / "data"
-    collect = partial(collect_shard, config, student, args.expert, args.shard)  # each shard's seed last
-    collect_shards(data_dir, args, COLLECTED_BY, DISTILL_SHARD, shard_count(args.decisions, args.shard), collect)
+    collect(data_dir, args, config, student)
     try:
         data = read_shards(data_dir)
     except DamagedFileError as err:

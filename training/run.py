@@ -41,7 +41,6 @@ from rams_env.policy import (
     network_from_checkpoint,
     save_checkpoint,
 )
-from rams_env.rules import make_config
 from rams_env.rules.snapshot import as_tuples
 
 from .algorithms import LOSSES, Context, Stage, build_algorithm
@@ -126,7 +125,7 @@ class Trainer:
 
     def __init__(self, args: TrainArgs) -> None:
         self.args = args
-        self.config = make_config(args.variant, args.num_players)
+        self.config = args.game.spec().config
         default_scale = 1.0 if args.reward == "win" else 2.0 / self.config.start_score
         self.reward_scale = default_scale if args.reward_scale is None else args.reward_scale
         self.run_dir = Path(args.run_dir)
@@ -214,16 +213,16 @@ class Trainer:
         args = self.args
         inside = args.compiled_heuristic and self.mix.heuristic
         for n in args.sizes:
-            config = make_config(args.variant, n)
-            heuristic = HEURISTIC_SEAT if inside else Seat.of(HeuristicAgent(config))
-            env_kwargs: dict[str, Any] = dict(config=config, episode=args.episode, reward=args.reward)
+            spec = args.game.spec(n)
+            heuristic = HEURISTIC_SEAT if inside else Seat.of(HeuristicAgent(spec.config))
+            env_kwargs: dict[str, Any] = dict(spec=spec)
             if inside:
                 env_kwargs["seats"] = [LEARNER_SEAT] * n
             if args.workers > 1:
                 env: Any = SubprocBatchedRamsEnv(args.num_games, workers=args.workers, **env_kwargs)
             else:
                 env = BatchedRamsEnv(args.num_games, **env_kwargs)
-            self.tables.append(Table(config, env, heuristic))
+            self.tables.append(Table(spec.config, env, heuristic))
 
     @property
     def table(self) -> Table:

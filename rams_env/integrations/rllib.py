@@ -39,7 +39,8 @@ from ..obs.encoding import OBS_SIZE
 from ..policy import CheckpointError, RulesMismatchError, rules_mismatch
 from ..policy.checkpoint import first_layer_for_this_encoder
 from ..rules import NUM_ACTIONS, IllegalActionError, RulesConfig
-from ..rules.config import DEFAULT_NUM_PLAYERS, DEFAULT_VARIANT, OPTION_NAMES, resolve_config
+from ..rules.config import OPTION_NAMES
+from ..rules.spec import EnvSpec, make_spec
 
 SHARED_POLICY = "shared"
 SINGLE_AGENT_POLICY = "default_policy"  # RLlib's DEFAULT_MODULE_ID: the one module of a single-agent algorithm
@@ -411,6 +412,12 @@ _ENV_KEYWORDS = {
 def rules_of_env_config(env_config: Mapping[str, Any]) -> RulesConfig:
     """The rules of the env of ``env_config`` (keywords of ``RamsEnv`` or ``RamsVectorEnv``); ``ValueError`` for
     bad ones, naming a key that is neither such a keyword nor a rule option."""
+    return spec_of_env_config(env_config).config
+
+
+def spec_of_env_config(env_config: Mapping[str, Any]) -> EnvSpec:
+    """The :class:`~rams_env.rules.spec.EnvSpec` of ``env_config`` (what ``rams_env.make(..., "rllib")`` writes
+    there: the spec's ``to_dict()``, and face keywords), resolved by the one resolver."""
     options = {k: v for k, v in env_config.items() if k not in _ENV_KEYWORDS}
     unknown = sorted(set(options) - set(OPTION_NAMES), key=repr)
     if unknown:
@@ -418,8 +425,9 @@ def rules_of_env_config(env_config: Mapping[str, Any]) -> RulesConfig:
             f"env_config key(s) {unknown}: neither a keyword of RamsEnv or RamsVectorEnv nor a rule option "
             f"(keywords: {sorted(_ENV_KEYWORDS)}; rule options: {list(OPTION_NAMES)})"
         )
-    variant, players = env_config.get("variant", DEFAULT_VARIANT), env_config.get("num_players", DEFAULT_NUM_PLAYERS)
-    return resolve_config(variant, players, env_config.get("config"), options)
+    keys = ("variant", "num_players", "episode", "reward", "illegal_action", "illegal_reward", "config")
+    fields = {k: env_config[k] for k in keys if k in env_config}
+    return make_spec(**fields, spec=env_config.get("spec"), **options)
 
 
 def _hidden_of(state: Mapping[str, Any], where: str) -> list[int]:

@@ -11,7 +11,8 @@ import numpy as np
 from ...keyvalue import parse_value
 from ...rules import Game, RulesConfig, deck_cards, make_config
 from ...rules.config import OPTION_NAMES
-from ...rules.episode import EpisodeKind, check_episode, episode_kind
+from ...rules.episode import EpisodeKind, episode_kind
+from ...rules.spec import make_spec
 
 SHORT_NAME = "python_rams"
 DEFAULT_MAX_DEALS = 1000
@@ -70,7 +71,10 @@ def check_parameters(params: dict[str, Any]) -> None:
 
 
 def _named_config_error(message: str) -> str:
-    """A rules error said with the parameter's name: ``players`` for ``num_players``, else ``rules``/``variant``."""
+    """A rules error said with the parameter's name: ``players`` for ``num_players``, else ``rules``/``variant``
+    (an episode's or reward's error names its parameter already)."""
+    if message.startswith(("episode", "reward")):
+        return message
     if "num_players=" in message:
         return f"players: {message}"
     if message.startswith("unknown variant"):
@@ -109,12 +113,13 @@ class ParameterSpec:
         if "num_players" in rules or "variant" in rules:
             raise ValueError("rules: give the variant and the number of players as the variant and players parameters")
         try:
-            self.config = make_config(str(p["variant"]), int(p["players"]), **rules)
+            spec = make_spec(str(p["variant"]), int(p["players"]), str(p["episode"]), str(p["reward"]), **rules)
         except ValueError as err:
             raise ValueError(_named_config_error(str(err))) from None
+        self.spec = spec
+        """the game as every face describes it (:class:`~rams_env.rules.spec.EnvSpec`)"""
+        self.config, self.episode, self.reward = spec.config, spec.episode, spec.reward
         self.n = n = self.config.num_players
-        self.episode, self.reward = str(p["episode"]), str(p["reward"])
-        check_episode(self.episode, self.reward)
         self.kind = episode_kind(self.episode)
         dealer = int(p["dealer"])
         if not -1 <= dealer < n:
