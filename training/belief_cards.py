@@ -56,7 +56,13 @@ def card(model: zoo.ZooModel) -> str:
         f"| mean log-probability of a hidden card's true place | {last['log_likelihood']:.3f} |",
         f"| the other hands' cards whose likeliest place is right | {last['hand_cards_argmax_right']:.3f} |",
     ]
+    return "\n".join(lines + _accuracy_section(preset) + _play_section(preset)) + "\n"
+
+
+def _accuracy_section(preset: str) -> list[str]:
+    """The card's lines on the worlds it gives the search (none before they are measured)."""
     accuracy = DOCS / f"accuracy-{preset}.json"
+    lines: list[str] = []
     if accuracy.is_file():
         result = json.loads(accuracy.read_text())
         lines += [
@@ -72,7 +78,13 @@ def card(model: zoo.ZooModel) -> str:
         for way, row in result["rows"].items():
             placed, agrees = interval(row["placed"], row["placed_ci"]), interval(row["agrees"], row["agrees_ci"])
             lines.append(f"| {way} | {placed} | {row['log_likelihood']:.3f} | {agrees} |")
+    return lines
+
+
+def _play_section(preset: str) -> list[str]:
+    """The card's lines on the search with these beliefs in play (none before it is measured)."""
     gain = DOCS / f"gain-{preset}.json"
+    lines: list[str] = []
     if gain.is_file():
         result = json.loads(gain.read_text())
         seconds, options = result["seconds_per_decision"], result["options"]
@@ -93,7 +105,7 @@ def card(model: zoo.ZooModel) -> str:
             f"Seconds per decision with a choice: mean {seconds['mean']:.3f}, 95th percentile {seconds['p95']:.3f}, "
             f"most {seconds['max']:.3f} (one torch thread).",
         ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -96,10 +96,7 @@ def update(
     old_logp = torch.from_numpy(rollout.log_prob[rows]).to(device)
     adv = torch.from_numpy(rollout.advantage[rows]).float().to(device)
     ret = torch.from_numpy(rollout.ret[rows]).float().to(device)
-    if len(rows) > 1:
-        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-    elif len(rows) == 1:  # one sample has no spread to normalise by (its std is NaN): centred only
-        adv = adv - adv.mean()
+    adv = normalised(adv)
     stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
     batches = 0
     for idx in minibatches(len(rows), args.minibatch, generator, device, args.epochs):
@@ -130,6 +127,13 @@ def update(
         batches += 1
     # No rows (no decision of a learning seat in the update): no step and zero losses, as dmc.update.
     return {k: v / max(batches, 1) for k, v in stats.items()}
+
+
+def normalised(adv: torch.Tensor) -> torch.Tensor:
+    """Advantages to zero mean and unit spread (one sample has no spread, its std is NaN: centred only)."""
+    if len(adv) > 1:
+        return (adv - adv.mean()) / (adv.std() + 1e-8)
+    return adv - adv.mean() if len(adv) == 1 else adv
 
 
 def minibatches(

@@ -79,9 +79,14 @@ def card(model: zoo.ZooModel) -> str:
         "## Headline",
         "",
     ]
-    result = measured(model)
+    return "\n".join(lines + _measured_section(model, spec)) + "\n"
+
+
+def _measured_section(model: zoo.ZooModel, spec: str) -> list[str]:
+    """The card's headline and evaluation, from the measured figures (or how to measure them)."""
+    preset, result = model.preset, measured(model)
     if result is None:
-        lines += [
+        return [
             f"Not measured yet: no run of this spec is in docs/beliefs/gain-{preset}.json. The measurement, the search",
             "and the flagship alone in every seat of the same 1,600 ramsar of the report set against three heuristics",
             "(resumable: the same command continues a stopped run), then this card:",
@@ -89,12 +94,11 @@ def card(model: zoo.ZooModel) -> str:
             f"`python -m benchmarks.search_gain --variant {preset} --decks 400 --out docs/beliefs/gain-{preset}.json "
             f"--search {spec}`",
         ]
-        return "\n".join(lines) + "\n"
     options_run, seconds = result["options"], result["seconds_per_decision"]
     low = result["gain_ci"][0]
     above = "yes" if low > 0 else "no"
     goal = "yes" if result["gain"] >= GAIN_GOAL and low > 0 else "no"
-    lines += [
+    lines = [
         "| yardstick | goal | measured | 95% CI | met |",
         "|---|---|---:|---|---|",
         f"| whole ramsar vs 3 heuristics, win share | above the flagship's | {result['search_win_share']:.3f} | "
@@ -125,7 +129,7 @@ def card(model: zoo.ZooModel) -> str:
             f"{signed(uniform['gain'], uniform['gain_ci'])} over the flagship",
             f"(`docs/beliefs/gain-{preset}-uniform.json`; docs/agents.md, learned beliefs, pairs the two).",
         ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
