@@ -6,16 +6,23 @@ rule changed in ``rules.py`` or a constant changed in :mod:`rams_env.rules` woul
 ``play`` of ``core.py`` stale. So the functions of this package are cached under one
 stamp, a hash of this package and of the modules whose constants they read: editing any of them
 recompiles the whole engine on the next import.
+
+A call between compiled functions is compiled for the callee's argument types without their literal values
+(:class:`Dispatcher`): numba would otherwise compile a function again for each constant a call site passes
+(``card_bit(52)``, ``_settle(..., False, True)``), and again every function it calls with that argument.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numba
-from numba.core import caching
+from numba.core import caching, errors, types
+from numba.core.registry import CPUDispatcher
 
 _HERE = Path(__file__).resolve().parent
 # The files whose code or constants the compiled functions hold: this package, and the modules it
@@ -51,6 +58,7 @@ class _PackageLocator(caching._CacheLocator):
 
     def __init__(self, inner: caching._CacheLocator) -> None:
         self._inner = inner
+        self._py_file = inner._py_file  # numba's warning that a function cannot be cached names it
 
     def get_cache_path(self) -> str:
         return self._inner.get_cache_path()
@@ -76,9 +84,43 @@ if _PackageLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, _PackageLocator)
 
 
+class Dispatcher(CPUDispatcher):
+    """numba's dispatcher, typing a call from compiled code with the arguments' types rather than their literal
+    values: one compiled version serves every constant (falling back to the literal types where a function
+    cannot be typed without them)."""
+
+    def get_call_template(self, args: tuple, kws: dict) -> tuple:
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain == tuple(args) and plain_kws == kws:
+            return super().get_call_template(args, kws)
+        try:
+            return super().get_call_template(plain, plain_kws)
+        except errors.TypingError:
+            return super().get_call_template(args, kws)
+
+
 # No function here allocates, so the runtime's reference counting is switched off (a step costs
-# less without it); cache=True keeps the compiled code between processes.
-jit = numba.njit(cache=True, nogil=True, _nrt=False)
+# less without it); none is passed around as a first-class function, so numba builds no C wrapper
+# for that; enable_caching (numba's cache=True) keeps the compiled code between processes.
+_OPTIONS = {"nopython": True, "nogil": True, "_nrt": False, "boundscheck": None, "no_cfunc_wrapper": True}
+
+
+def jit(function: Callable[..., Any] | None = None, *, inline: bool = False) -> Any:
+    """``function`` compiled by numba (``njit(cache=True, nogil=True)`` without reference counting), its calls
+    from compiled code typed without literal values (:class:`Dispatcher`).
+
+    ``@jit(inline=True)``: compiled into each compiled caller instead (numba's ``inline="always"``). numba
+    compiles every jitted function on its own, with a copy of everything it calls, so a thin wrapper around a
+    large callee costs about as much again as the callee; inlined, it costs a little in each caller instead.
+    For such wrappers: numba inlines slowly, so inlining a function with a body of its own saves little compile
+    time or none (``python -m benchmarks.compile_time`` measures it)."""
+    if function is None:
+        return functools.partial(jit, inline=inline)
+    options = dict(_OPTIONS, inline="always") if inline else dict(_OPTIONS)
+    dispatcher = Dispatcher(py_func=function, locals={}, targetoptions=options)
+    dispatcher.enable_caching()
+    return dispatcher
 
 
 def entry_point(function: numba.core.registry.CPUDispatcher, *example_args: object) -> object:

@@ -134,7 +134,7 @@ def role_table(heuristic_masks: np.ndarray) -> np.ndarray:
     return np.where(bits == 1, HEURISTIC, LEARNER).astype(np.int64)
 
 
-@jit
+@jit(inline=True)
 def apply_scored(s: np.ndarray, c: np.ndarray, action: int, rewards: np.ndarray) -> None:
     """Apply ``action``, adding the score decreases to ``rewards`` (points rewards)."""
     n = c[C_PLAYERS]
@@ -154,7 +154,7 @@ def seed_generators(rngs: np.ndarray, seeds: np.ndarray) -> None:
             mt_seed(rngs[i, j], seeds[i, j])
 
 
-@jit
+@jit(inline=True)
 def _compiled_action(t: Tables, c: np.ndarray, i: int, seat: int) -> int:
     """The compiled player's action at ``seat`` of game ``i``."""
     s = t.states[i]
@@ -166,7 +166,7 @@ def _compiled_action(t: Tables, c: np.ndarray, i: int, seat: int) -> int:
     return random_legal(legal, rng)  # RANDOM
 
 
-@jit
+@jit(inline=True)
 def _settle(t: Tables, c: np.ndarray, i: int, out: Outputs, autoreset: bool, renew: bool) -> int:
     """Play game ``i``'s compiled seats until a learner or outside seat is to act, or (without ``autoreset``)
     the episode ends; ``renew``: a dealt-again episode takes ``next_roles`` (as an autoreset's always does).
@@ -215,7 +215,7 @@ def _settle(t: Tables, c: np.ndarray, i: int, out: Outputs, autoreset: bool, ren
         apply_scored(s, c, _compiled_action(t, c, i, s[CURRENT]), rewards)
 
 
-@jit
+@jit(inline=True)
 def _clear(t: Tables, c: np.ndarray, i: int, out: Outputs, pay_carry: bool) -> None:
     """A call's outputs of game ``i`` before its command: no end, no start, rewards nothing (or the carry, paid)."""
     out.over[i] = False
@@ -230,7 +230,7 @@ def _clear(t: Tables, c: np.ndarray, i: int, out: Outputs, pay_carry: bool) -> N
             out.rewards[i, k] = 0.0
 
 
-@jit
+@jit(inline=True)
 def first_illegal_act(t: Tables, commands: np.ndarray, actions: np.ndarray) -> int:
     """The first game told to ``ACT`` an action that is not legal there, or -1."""
     for i in range(commands.shape[0]):
@@ -260,7 +260,6 @@ def play(t: Tables, c: np.ndarray, commands: np.ndarray, actions: np.ndarray, ou
             t.fresh[i] = True
             t.deals[i] = 0
             out.started[i] = True
-            dropped += _settle(t, c, i, out, autoreset, False)
         else:
             if t.roles[i, s[CURRENT]] == LEARNER:
                 t.fresh[i] = False
@@ -270,43 +269,30 @@ def play(t: Tables, c: np.ndarray, commands: np.ndarray, actions: np.ndarray, ou
                 if role in (LEARNER, OUTSIDE):
                     observe_into(s, c, i, out.observations, out.masks, out.seats)
                     continue
-            dropped += _settle(t, c, i, out, autoreset, True)
+        dropped += _settle(t, c, i, out, autoreset, command != RESTART)  # one call: _settle is compiled into it
     return -1, dropped
 
 
-@jit
 def restart(t: Tables, c: np.ndarray, seeds: np.ndarray, out: Outputs, autoreset: bool) -> int:
     """Seed every game's episode generator with ``seeds[i]`` and start its first episode (a ``RESTART`` of every
     game, the compiled seats' rewards before the first decision carried when ``autoreset``); returns the episodes
-    dropped."""
-    dropped = 0
-    for i in range(seeds.shape[0]):
+    dropped.
+
+    Not compiled itself: ``play`` does the work, so that the engine is compiled once (a compiled function holds a
+    copy of everything it calls)."""
+    n = seeds.shape[0]
+    for i in range(n):
         mt_seed(t.rngs[i, 0], seeds[i])
-        _clear(t, c, i, out, False)
-        for k in range(P):
-            t.carry[i, k] = 0.0
-        t.carried[i] = False
-        start_episode(t.states[i], c, t.rngs[i, 0], t.rngs[i, 1])
-        t.fresh[i] = True
-        t.deals[i] = 0
-        out.started[i] = True
-        if autoreset:  # the carry takes this episode's rewards before its first decision
-            dropped += _settle_into_carry(t, c, i, out)
-        else:
-            dropped += _settle(t, c, i, out, False, False)
-    return dropped
-
-
-@jit
-def _settle_into_carry(t: Tables, c: np.ndarray, i: int, out: Outputs) -> int:
-    """``_settle`` after a same-step reset: the rewards before the first decision go to the carry, and the call
-    reports none."""
-    dropped = _settle(t, c, i, out, True, False)
-    for k in range(c[C_PLAYERS]):
-        t.carry[i, k] += out.rewards[i, k]
-        out.rewards[i, k] = 0.0
-    t.carried[i] = True
-    return dropped
+    t.carry[:n] = 0.0
+    t.carried[:n] = False
+    commands = np.full(n, RESTART, np.int64)
+    _, dropped = play(t, c, commands, commands, out, bool(autoreset))
+    if autoreset:  # the carry takes this episode's rewards before its first decision
+        players = int(c[C_PLAYERS])
+        t.carry[:n, :players] += out.rewards[:n, :players]
+        out.rewards[:n, :players] = 0.0
+        t.carried[:n] = True
+    return int(dropped)
 
 
 @jit
