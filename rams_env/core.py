@@ -13,6 +13,7 @@ restart. Everything in :mod:`rams_env.compiled` besides what this module offers 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -39,8 +40,12 @@ from .compiled.core import (
 )
 from .compiled.drivers import first_illegal_in as first_illegal
 from .compiled.encode import legal_actions
+from .compiled.heuristic import heuristic_action
+from .compiled.heuristic_batch import heuristic_actions
 from .compiled.layout import config_array
 from .compiled.mt import mt_seed
+from .compiled.workspace import make_workspace, mt_state
+from .rules.config import RulesConfig
 from .rules.phases import IllegalActionError, illegal_message
 from .rules.spec import EnvSpec
 
@@ -236,6 +241,41 @@ class Core:
         return illegal_message(action, player, phase, legal_actions(state))
 
 
+class Heuristic:
+    """The compiled heuristic (``HeuristicAgent``'s twin: the same action for every observation, seed for seed)
+    deciding observations outside a :class:`Core`, one generator for each of ``seeds`` (any shape: one a game and
+    seat, say); ``None`` seeds from the operating system."""
+
+    def __init__(self, seeds: Any) -> None:
+        seeds = np.asarray(seeds, dtype=object)
+        self.generators = np.stack([mt_state(s) for s in seeds.reshape(-1)]).reshape(*seeds.shape, -1)
+        """each seed's generator (shape ``seeds``' and the generator's state)"""
+        self._workspace = make_workspace()
+
+    def reseed(self, seed: int | None, index: Any = 0) -> None:
+        """Reseed the generator at ``index``, as ``HeuristicAgent.rng.seed(seed)`` does."""
+        self.generators[index] = mt_state(seed)
+
+    def act(self, observation: np.ndarray, config: RulesConfig, legal: int, index: Any = 0) -> int:
+        """The action for one float32 observation vector with the legal actions' bit set ``legal``, drawing from
+        the generator at ``index``."""
+        ws = self._workspace
+        return int(heuristic_action(observation, _rules(config), legal, self.generators[index], ws.work, ws.iwork))
+
+    def act_rows(self, observations: np.ndarray, masks: np.ndarray, config: RulesConfig, seats: np.ndarray) -> np.ndarray:
+        """The actions for observation rows (float32) with their masks (int8 or bool rows), row ``i`` drawing from
+        the generator of game ``i`` and seat ``seats[i]`` (the generators' shape: games by seats)."""
+        out = np.empty(len(observations), np.int64)
+        heuristic_actions(observations, masks, _rules(config), self.generators, seats, self._workspace, out)
+        return out
+
+
+@lru_cache(maxsize=64)
+def _rules(config: RulesConfig) -> np.ndarray:
+    """The compiled form of ``config``, as the heuristic reads it (built once a config)."""
+    return config_array(config, "deal", "points")
+
+
 def _same_kind(out: Outputs, like: Outputs) -> bool:
     """Whether every array of ``out`` has the dtype, rank and C layout of ``like``'s (the compiled entry's types)."""
     return all(
@@ -266,6 +306,7 @@ __all__ = [
     "SEAT_COLUMNS",
     "Core",
     "DealStarts",
+    "Heuristic",
     "Outputs",
     "first_illegal",
     "is_compiled",

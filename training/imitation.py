@@ -21,9 +21,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from rams_env import compiled
-from rams_env.compiled.heuristic_batch import heuristic_actions
-from rams_env.compiled.workspace import make_workspace, mt_state
+from rams_env.core import Heuristic
 from rams_env.envs import BatchedRamsEnv, BatchStep
 from rams_env.envs.vector import game_seeds
 from rams_env.policy import MaskedCategorical, PolicyNet
@@ -81,12 +79,11 @@ class HeuristicLabeller:
     ) -> None:
         self.teacher = teacher
         self.env = BatchedRamsEnv(num_games, config=config, episode=episode, reward=reward)
-        self.config_vector = compiled.config_array(config, "deal", "points")
+        self.config = config
         players = config.num_players
         # one generator per seat of each game, as HeuristicAgent(seed=...) draws its own
-        self.mts = np.stack([mt_state(s) for s in game_seeds(wrap_seed(seed + 1), num_games * players)])
-        self.mts = self.mts.reshape(num_games, players, -1)
-        self.workspace = make_workspace()
+        seeds = np.array(game_seeds(wrap_seed(seed + 1), num_games * players), dtype=object)
+        self.heuristic = Heuristic(seeds.reshape(num_games, players))
         self.reward_scale = reward_scale
         self.state = self.env.reset(seed=seed)
 
@@ -119,11 +116,7 @@ class HeuristicLabeller:
         teacher's)."""
         if self.teacher is not None:
             return np.asarray(self.teacher(state.observations, state.action_masks), np.int64)
-        out = np.empty(self.env.num_games, np.int64)
-        heuristic_actions(
-            state.observations, state.action_masks, self.config_vector, self.mts, state.seats, self.workspace, out
-        )
-        return out
+        return self.heuristic.act_rows(state.observations, state.action_masks, self.config, state.seats)
 
     def close(self) -> None:
         """Close the env."""

@@ -1,7 +1,7 @@
 """``CompiledHeuristicAgent``: :class:`~rams_env.agents.HeuristicAgent`'s decisions from the compiled twin.
 
-The same constructor and the same actions as the Python agent (seed for seed), from
-:mod:`rams_env.compiled.heuristic`, at a fraction of the cost a decision. The Python agent stays
+The same constructor and the same actions as the Python agent (seed for seed), from the core's
+:class:`~rams_env.core.Heuristic`, at a fraction of the cost a decision. The Python agent stays
 the readable reference; the batched env plays heuristic seats with the twin inside its compiled
 step (``BatchedRamsEnv(heuristic_seats=...)``). :func:`compare_agents` plays the two side by side,
 decision by decision (``tests/compiled/test_heuristic.py``, ``benchmarks/heuristic_speed.py --compare``).
@@ -14,9 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import compiled
-from ..compiled import heuristic
-from ..compiled.workspace import mt_state
+from ..core import Heuristic
 from ..obs.encoding import SLICES
 from ..rules import Game, RulesConfig, make_config
 from ..rules.config import PRESETS
@@ -27,24 +25,16 @@ from .heuristic import HeuristicAgent
 _VARIANTS = tuple(PRESETS)
 
 
-@lru_cache(maxsize=64)
-def _config_vector(config: RulesConfig) -> np.ndarray:
-    return compiled.config_array(config, "deal", "points")
-
-
 class CompiledHeuristicAgent(ObservationAgent):
     """``HeuristicAgent(config, seed)``, compiled: the same action for every observation."""
 
     def __init__(self, config: RulesConfig | None = None, seed: int | None = None) -> None:
         self.config = config
-        self.mt = mt_state(seed)
-        self._work = np.zeros(heuristic.WORK_SIZE, np.float64)
-        self._iwork = np.zeros(heuristic.WORK_SIZE, np.int64)
-        self._act = heuristic.heuristic_action
+        self._heuristic = Heuristic([seed])
 
     def seed(self, seed: int | None) -> None:
         """Reseed the generator, as ``HeuristicAgent.rng.seed(seed)`` does."""
-        self.mt = mt_state(seed)
+        self._heuristic.reseed(seed)
 
     def act(self, observation: Observation) -> int:
         """A legal action for the observation."""
@@ -55,7 +45,7 @@ class CompiledHeuristicAgent(ObservationAgent):
         bits = 0
         for a in legal.tolist():
             bits |= 1 << a
-        return int(self._act(vector, _config_vector(self._rules(vector)), bits, self.mt, self._work, self._iwork))
+        return self._heuristic.act(vector, self._rules(vector), bits)
 
     def _rules(self, vector: np.ndarray) -> RulesConfig:
         """The agent's rules, checked against the table it observes."""

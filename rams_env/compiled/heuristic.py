@@ -21,25 +21,30 @@ makes each phase's decision (``HeuristicAgent``): its entry point is :func:`heur
 from __future__ import annotations
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from ..rules.cards import ACE, HAND_SIZE, NUM_CARDS
+from ..rules.cards import ACE, HAND_SIZE, KING, NUM_CARDS
 from ..rules.config import MAX_PLAYERS
 from ..rules.heuristic_tunables import BETTER_SAMPLES, BID_MARGIN, RANK_TIE_BREAK
 from .compiler import jit
 from .heuristic_chances import (
     I_POOL,
     S_OPPONENTS,
+    S_TRUMP,
     S_UNSEEN,
     W_CARD,
     W_CHANCE,
     W_PLAY,
     W_VALUES,
     WORK_SIZE,
-    card_chance,
+    chance_of,
     draw_chance,
+    hand_chances,
     hold,
+    ruff_of,
     situation,
+    suit_top_chance,
+    voids,
 )
 from .heuristic_decode import (
     O_LEADER,
@@ -91,7 +96,7 @@ from .layout import (
     rank_of,
     suit_of,
 )
-from .mt import mt_randbelow
+from .mt import mt_next, mt_randbelow
 
 __all__ = ["WORK_SIZE", "heuristic_action"]
 
@@ -126,39 +131,52 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
     (every opponent with five cards)."""
     if not c[C_SWEDISH] and v[V_DEALER] == 0 and v[V_TURNED_AT] == ON_TABLE:
         hand |= card_bit(v[V_TURNED])
-    # (chance, card) of every card, sorted ascending; the lowest dropped down to five
+    # (chance, card) of every card, sorted ascending; the lowest dropped down to five. The chances are
+    # hand_chances(sit, hand, True, work)'s, computed here as they are sorted (a bid values many hands).
+    trump = sit[S_TRUMP]
+    void_suits = voids(sit, hand, KING)
+    ruff = ruff_of(void_suits)
     size = 0
-    rest = hand
-    while rest:
-        card = trailing_zeros(rest)
-        rest &= rest - 1
-        p = card_chance(sit, card, hand, True, work)
-        i = size
-        while i > 0 and (work[W_CHANCE + i - 1] > p or (work[W_CHANCE + i - 1] == p and work[W_CARD + i - 1] > card)):
-            work[W_CHANCE + i] = work[W_CHANCE + i - 1]
-            work[W_CARD + i] = work[W_CARD + i - 1]
-            i -= 1
-        work[W_CHANCE + i] = p
-        work[W_CARD + i] = card
-        size += 1
+    lower = 0  # the hand's trumps so far: those below the card when it is a trump
+    for suit in range(4):
+        ranks = (hand >> (13 * suit)) & 0x1FFF
+        while ranks:
+            rank = trailing_zeros(ranks)
+            ranks &= ranks - 1
+            is_trump = suit == trump
+            chance = chance_of(suit_top_chance(sit, suit, rank, lower if is_trump else -1, work), is_trump, ruff)
+            if is_trump:
+                lower += 1
+            _insert_ascending(work, size, chance, 13 * suit + rank)
+            size += 1
     first = max(0, size - HAND_SIZE)
-    average = draw_chance(sit, hand, work)
+    average = draw_chance(sit, hand, void_suits, work)
     room = max(0, v[V_TALON] - 3 * popcount(sit[S_OPPONENTS]))
+    # The values (sorted descending at W_VALUES): the kept chances at least the average (the top of the
+    # ascending chances), the draws, the chances kept below the average (``_keeps``), the extra, zeros.
     count = 0
-    for i in range(first, size):
-        p = work[W_CHANCE + i]
-        if p >= average or _keeps(c, int(work[W_CARD + i]), hand):
-            _insert_descending(work, count, p)
-            count += 1
-    draws = min(HAND_SIZE - count, room)
-    for _ in range(draws):
-        _insert_descending(work, count, average)
+    i = size - 1
+    while i >= first and work[W_CHANCE + i] >= average:
+        work[W_VALUES + count] = work[W_CHANCE + i]
+        count += 1
+        i -= 1
+    low = 0
+    while i >= first:
+        if _keeps(c, int(work[W_CARD + i]), hand):
+            work[W_VALUES + 8 + low] = work[W_CHANCE + i]
+            low += 1
+        i -= 1
+    for _ in range(min(HAND_SIZE - count - low, room)):
+        work[W_VALUES + count] = average
+        count += 1
+    for k in range(low):
+        work[W_VALUES + count] = work[W_VALUES + 8 + k]
         count += 1
     if extra:
         _insert_descending(work, count, 0.5)
         count += 1
     while count < HAND_SIZE:
-        _insert_descending(work, count, 0.0)
+        work[W_VALUES + count] = 0.0
         count += 1
     cost, bonus = _flight_stakes(v, c, hand)
     total = 0.0
@@ -171,7 +189,21 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
     return expected + bonus * (1.0 - zero) - cost * zero
 
 
-@jit
+@jit(inline=True)
+def _insert_ascending(work: np.ndarray, size: int, chance: float, card: int) -> None:
+    """Insert (``chance``, ``card``) into the ``size`` pairs at ``W_CHANCE``/``W_CARD``, kept in ascending order."""
+    i = size
+    while i > 0 and (
+        work[W_CHANCE + i - 1] > chance or (work[W_CHANCE + i - 1] == chance and work[W_CARD + i - 1] > card)
+    ):
+        work[W_CHANCE + i] = work[W_CHANCE + i - 1]
+        work[W_CARD + i] = work[W_CARD + i - 1]
+        i -= 1
+    work[W_CHANCE + i] = chance
+    work[W_CARD + i] = card
+
+
+@jit(inline=True)
 def _insert_descending(work: np.ndarray, count: int, value: float) -> None:
     """Insert ``value`` into the ``count`` values at ``W_VALUES``, kept in descending order."""
     i = count
@@ -219,20 +251,27 @@ def _sample(mt: np.ndarray, iwork: np.ndarray, pool_size: int, k: int) -> int:
             chosen |= card_bit(iwork[copy + j])
             iwork[copy + j] = iwork[copy + pool_size - i - 1]
         return chosen
+    shift = 32 - _bit_length(pool_size)  # mt_randbelow(mt, pool_size), its getrandbits' width found once
     selected = 0
     for _ in range(k):
-        j = mt_randbelow(mt, pool_size)
-        while (selected >> j) & 1:
-            j = mt_randbelow(mt, pool_size)
+        j = mt_next(mt) >> shift
+        while j >= pool_size or (selected >> j) & 1:
+            j = mt_next(mt) >> shift
         selected |= card_bit(j)
         chosen |= card_bit(iwork[I_POOL + j])
     return chosen
 
 
+@jit(inline=True)
+def _bit_length(n: int) -> int:
+    """``int.bit_length`` of a positive ``n``."""
+    return 64 - leading_zeros(n)
+
+
 @jit
-def _better_value(v: tuple, c: np.ndarray, mt: np.ndarray, work: np.ndarray, iwork: np.ndarray) -> float:
-    """``HeuristicAgent._better_value``: the mean knock value of new hands sampled from the unseen cards."""
-    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
+def _better_value(v: tuple, c: np.ndarray, sit: tuple, mt: np.ndarray, work: np.ndarray, iwork: np.ndarray) -> float:
+    """``HeuristicAgent._better_value``: the mean knock value of new hands sampled from the unseen cards, in
+    ``sit``, the situation under the trump (with its memo in ``work``)."""
     size = 0
     rest = sit[S_UNSEEN]
     while rest:
@@ -272,17 +311,18 @@ def _swing_value(v: tuple, c: np.ndarray, work: np.ndarray) -> float:
 
 
 @jit
-def _current_value(v: tuple, c: np.ndarray, work: np.ndarray) -> float:
-    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
+def _current_value(v: tuple, c: np.ndarray, sit: tuple, work: np.ndarray) -> float:
+    """The knock value (0 when it would pass) of the hand in hand, in ``sit``."""
     return max(0.0, _hand_value(v, c, sit, v[V_HAND], False, work))
 
 
 @jit
 def _bid(v: tuple, c: np.ndarray, legal: int, mt: np.ndarray, work: np.ndarray, iwork: np.ndarray) -> int:
     """``HeuristicAgent._bid``: the first of no bid, better cards, swing with the highest value."""
-    best, action = _current_value(v, c, work) + BID_MARGIN, A_NO_BID
+    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)  # the Python agent's memoised situation: built once
+    best, action = _current_value(v, c, sit, work) + BID_MARGIN, A_NO_BID
     if (legal >> A_BETTER) & 1:
-        value = _better_value(v, c, mt, work, iwork)
+        value = _better_value(v, c, sit, mt, work, iwork)
         if value > best:
             best, action = value, A_BETTER
     if (legal >> A_SWING) & 1:
@@ -295,8 +335,9 @@ def _bid(v: tuple, c: np.ndarray, legal: int, mt: np.ndarray, work: np.ndarray, 
 @jit
 def _answer(v: tuple, c: np.ndarray, legal: int, mt: np.ndarray, work: np.ndarray, iwork: np.ndarray) -> int:
     """``HeuristicAgent._answer``."""
-    current = _current_value(v, c, work)
-    new = _better_value(v, c, mt, work, iwork) if v[V_BETTER_PENDING] else _swing_value(v, c, work)
+    sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
+    current = _current_value(v, c, sit, work)
+    new = _better_value(v, c, sit, mt, work, iwork) if v[V_BETTER_PENDING] else _swing_value(v, c, work)
     return A_ACCEPT if (legal >> A_ACCEPT) & 1 and new > current + BID_MARGIN else A_REJECT
 
 
@@ -308,11 +349,7 @@ def _buy(v: tuple, c: np.ndarray, legal: int, work: np.ndarray) -> int:
     if not cards:
         return A_DRAW
     sit = situation(v, v[V_TRUMP], HAND_SIZE, work)
-    rest = hand
-    while rest:  # the hand's chances, by card
-        card = trailing_zeros(rest)
-        rest &= rest - 1
-        work[W_PLAY + card] = card_chance(sit, card, hand, True, work)
+    hand_chances(sit, hand, True, work)
     if v[V_TAKE]:
         return _min_card(cards, work, c, hand, False)
     pending = v[V_PENDING]
@@ -333,7 +370,9 @@ def _buy(v: tuple, c: np.ndarray, legal: int, work: np.ndarray) -> int:
                     break
     worst = _min_card(cards, work, c, hand, True)
     must = c[C_SWEDISH] and v[V_DEALER] == 0 and pending == 0
-    if must or (work[W_PLAY + worst] < draw_chance(sit, hand, work) and not _keeps(c, worst, hand)):
+    if must or (
+        work[W_PLAY + worst] < draw_chance(sit, hand, voids(sit, hand, KING), work) and not _keeps(c, worst, hand)
+    ):
         return worst
     return A_DRAW if (legal >> A_DRAW) & 1 else worst
 
@@ -384,13 +423,7 @@ def _play(obs: np.ndarray, v: tuple, c: np.ndarray, legal: int, work: np.ndarray
         cost, bonus = _flight_stakes(v, c, hand)
         stake = cost + bonus
     sit = situation(v, trump, -1, work)
-    total = 0.0
-    rest = hand
-    while rest:
-        card = trailing_zeros(rest)
-        rest &= rest - 1
-        work[W_PLAY + card] = card_chance(sit, card, hand, False, work)
-        total += work[W_PLAY + card]
+    total = hand_chances(sit, hand, False, work)
     # the trick so far, in play order from its leader
     leader = max(0, one_hot(obs, O_LEADER, MAX_PLAYERS))
     led, best, after = -1, -1, sit[S_OPPONENTS]

@@ -51,7 +51,7 @@ def _set(obs: np.ndarray, i: int) -> bool:
     return obs[i] > 0.5
 
 
-@jit
+@jit(inline=True)
 def _cards(obs: np.ndarray, at: int) -> int:
     """The card mask of a 52-entry slice."""
     mask = np.int64(0)

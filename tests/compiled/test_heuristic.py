@@ -17,8 +17,19 @@ import pytest
 from rams_env.agents import HeuristicAgent
 from rams_env.agents.base import observe
 from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent, compare_agents
+from rams_env.compiled import config_array
+from rams_env.compiled.heuristic_chances import (
+    S_BEATEN,
+    S_OPPONENTS,
+    WORK_SIZE,
+    hold,
+    situation,
+    suit_top_chance,
+)
+from rams_env.compiled.heuristic_decode import V_HAND, V_TRUMP, decode
 from rams_env.envs import BatchedRamsEnv, heuristic_seed, next_deal_or_end, win_rewards
 from rams_env.rules import Game, Phase, make_config
+from rams_env.rules.cards import HAND_SIZE
 from rams_env.rules.config import PRESETS
 from rams_env.rules.seeding import SeedError
 
@@ -53,6 +64,40 @@ def test_the_twin_samples_better_card_hands_with_the_python_agents_generator() -
             other += python != CompiledHeuristicAgent(config, seed=g + 1000).act(obs)
             game.apply(python)
     assert same == 0 and other > 0
+
+
+@pytest.mark.parametrize(("variant", "n"), [("mattmar", 4), ("rams32", 5)])
+def test_the_table_of_top_chances_is_what_hold_computes_card_by_card(variant: str, n: int) -> None:
+    """A situation tabulates its top chances by suit and count of unseen cards above (``_tops``); every
+    entry a card reads is, bit for bit, ``hold`` of that card against every opponent, under every trump,
+    with the known card (the dealer's turned card) among them."""
+    config = make_config(variant, n)
+    c = config_array(config, "rams", "win")
+    work = np.zeros(WORK_SIZE)
+    rng = random.Random(3)
+    checked = known = 0
+    for g in range(12):
+        game = Game(config, seed=g)
+        agents = [HeuristicAgent(config, seed=g) for _ in range(n)]
+        while game.phase < Phase.DEAL_OVER:
+            obs = observe(game, game.current)
+            game.apply(agents[game.current].act(obs))
+            if rng.random() > 0.3:
+                continue
+            v = decode(obs["observation"], c)
+            for trump, hand_size in [(t, HAND_SIZE) for t in range(4)] + [(v[V_TRUMP], -1)]:
+                sit = situation(v, trump, hand_size, work)
+                known += sit[S_BEATEN] != 0
+                # a situation of play (hand size -1) tabulates the suits in hand only
+                suits = [s for s in range(4) if hand_size >= 0 or (v[V_HAND] >> (13 * s)) & 0x1FFF]
+                for suit in suits:
+                    for rank in range(13):
+                        for lower in range(4) if suit == trump else [-1]:
+                            led = trump if lower >= 0 else suit
+                            expected = hold(sit, 13 * suit + rank, led, sit[S_OPPONENTS], max(0, lower), work)
+                            assert suit_top_chance(sit, suit, rank, lower, work) == expected
+                            checked += 1
+    assert checked > 10_000 and known > 0
 
 
 def test_the_compiled_agent_refuses_a_table_it_was_not_built_for() -> None:
