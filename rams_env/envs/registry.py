@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules.config import OPTION_NAMES, PRESETS
+from ..rules.config import OPTION_NAMES, PRESETS, RulesConfig
 from ..rules.spec import SPEC_FIELDS, EnvSpec, make_spec
 
 
@@ -60,7 +60,7 @@ SPEC_KEYWORDS = frozenset((*SPEC_FIELDS, *OPTION_NAMES, "config"))
 
 
 def make(
-    spec: EnvSpec | Mapping[str, Any] | str | None = None,
+    spec: EnvSpec | Mapping[str, Any] | RulesConfig | str | None = None,
     /,
     face: str = "aec",
     *,
@@ -70,7 +70,8 @@ def make(
 ) -> Any:
     """Build the ``face`` of :data:`FACES` that plays ``spec``.
 
-    ``spec`` is an :class:`EnvSpec`, its ``to_dict()``, a variant's name or None (the keywords alone say it);
+    ``spec`` is an :class:`EnvSpec`, its ``to_dict()``, a variant's name, a ``RulesConfig`` (the rules; the
+    keywords say the rest) or None (the keywords alone say it);
     ``num_envs`` is the number of games of a batched face; ``seats`` says who plays each seat (one
     :class:`~rams_env.envs.seats.Seat`, name or agent per seat), on the faces that take it. Keywords that
     belong to the spec (variant, num_players, episode, reward, illegal_action, illegal_reward, rule options)
@@ -97,10 +98,14 @@ def make(
     return factory(spec=resolved, **rest)
 
 
-def _resolve(spec: EnvSpec | Mapping[str, Any] | str | None, fields: dict[str, Any]) -> EnvSpec:
+def _resolve(spec: EnvSpec | Mapping[str, Any] | RulesConfig | str | None, fields: dict[str, Any]) -> EnvSpec:
     """The spec of ``make``'s first argument and its spec keywords."""
     if spec is None:
         return make_spec(**fields)
+    if isinstance(spec, RulesConfig):
+        if "config" in fields:
+            raise ValueError("config given twice: as make's first argument and as config=")
+        return make_spec(config=spec, **fields)
     if isinstance(spec, str):
         if spec not in PRESETS:
             raise ValueError(f"unknown variant {spec!r}; choose one of {sorted(PRESETS)} (or give an EnvSpec)")

@@ -47,6 +47,15 @@ def test_make_is_the_env_users_know():
     assert made == known
 
 
+def test_a_rules_config_is_the_rules_of_a_spec():
+    config = rams_env.make_config("norrlandsknack", 5, start_score=7)
+    made = random_play(make(config, "aec", episode="rams"), 300, seed=4)
+    known = random_play(rams_env.env(config=config, episode="rams"), 300, seed=4)
+    assert made == known
+    with pytest.raises(ValueError, match="config given twice"):
+        make(config, "aec", config=config)
+
+
 def test_spec_round_trips_as_plain_data():
     spec = make_spec("russian", 5, "match", "win", illegal_action="terminate", start_score=150)
     data = json.loads(json.dumps(spec.to_dict()))
