@@ -30,20 +30,16 @@ from .compiler import jit
 from .heuristic_chances import (
     I_POOL,
     S_OPPONENTS,
-    S_TRUMP,
     S_UNSEEN,
     W_CARD,
     W_CHANCE,
     W_PLAY,
     W_VALUES,
     WORK_SIZE,
-    chance_of,
     draw_chance,
     hand_chances,
     hold,
-    ruff_of,
     situation,
-    suit_top_chance,
     voids,
 )
 from .heuristic_decode import (
@@ -131,26 +127,17 @@ def _hand_value(v: tuple, c: np.ndarray, sit: tuple, hand: int, extra: bool, wor
     (every opponent with five cards)."""
     if not c[C_SWEDISH] and v[V_DEALER] == 0 and v[V_TURNED_AT] == ON_TABLE:
         hand |= card_bit(v[V_TURNED])
-    # (chance, card) of every card, sorted ascending; the lowest dropped down to five. The chances are
-    # hand_chances(sit, hand, True, work)'s, computed here as they are sorted (a bid values many hands).
-    trump = sit[S_TRUMP]
-    void_suits = voids(sit, hand, KING)
-    ruff = ruff_of(void_suits)
+    # (chance, card) of every card, sorted ascending; the lowest dropped down to five
+    hand_chances(sit, hand, True, work)
     size = 0
-    lower = 0  # the hand's trumps so far: those below the card when it is a trump
-    for suit in range(4):
-        ranks = (hand >> (13 * suit)) & 0x1FFF
-        while ranks:
-            rank = trailing_zeros(ranks)
-            ranks &= ranks - 1
-            is_trump = suit == trump
-            chance = chance_of(suit_top_chance(sit, suit, rank, lower if is_trump else -1, work), is_trump, ruff)
-            if is_trump:
-                lower += 1
-            _insert_ascending(work, size, chance, 13 * suit + rank)
-            size += 1
+    rest = hand
+    while rest:
+        card = trailing_zeros(rest)
+        rest &= rest - 1
+        _insert_ascending(work, size, work[W_PLAY + card], card)
+        size += 1
     first = max(0, size - HAND_SIZE)
-    average = draw_chance(sit, hand, void_suits, work)
+    average = draw_chance(sit, hand, voids(sit, hand, KING), work)
     room = max(0, v[V_TALON] - 3 * popcount(sit[S_OPPONENTS]))
     # The values (sorted descending at W_VALUES): the kept chances at least the average (the top of the
     # ascending chances), the draws, the chances kept below the average (``_keeps``), the extra, zeros.
