@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from rams_env import make
 from rams_env.agents import HeuristicAgent
 from rams_env.agents.base import observe
 from rams_env.agents.compiled_heuristic import CompiledHeuristicAgent, compare_agents
 from rams_env.compiled import config_array
 from rams_env.compiled import heuristic as twin
 from rams_env.compiled.workspace import mt_state
-from rams_env import make
 from rams_env.envs import next_deal_or_end
 from rams_env.options import arg, options_parser
 from rams_env.rules import Game, make_config

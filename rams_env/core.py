@@ -262,7 +262,9 @@ class Heuristic:
         ws = self._workspace
         return int(heuristic_action(observation, _rules(config), legal, self.generators[index], ws.work, ws.iwork))
 
-    def act_rows(self, observations: np.ndarray, masks: np.ndarray, config: RulesConfig, seats: np.ndarray) -> np.ndarray:
+    def act_rows(
+        self, observations: np.ndarray, masks: np.ndarray, config: RulesConfig, seats: np.ndarray
+    ) -> np.ndarray:
         """The actions for observation rows (float32) with their masks (int8 or bool rows), row ``i`` drawing from
         the generator of game ``i`` and seat ``seats[i]`` (the generators' shape: games by seats)."""
         out = np.empty(len(observations), np.int64)
