@@ -19,6 +19,7 @@ from rams_env.policy.checkpoint import HOLDS_OBJECTS, migrate_first_layer, read_
 ROOT = Path(__file__).resolve().parents[2]
 READER = "rams_env/policy/checkpoint.py"
 
+
 def _torch_loads() -> dict[str, list[ast.Call]]:
     """The ``torch.load(...)`` calls of rams_env/, training/ and benchmarks/, by module."""
     found: dict[str, list[ast.Call]] = {}
