@@ -7,8 +7,9 @@ update's reset and step against heuristics; then the final evaluation's first ga
 It prints each phase's wall and CPU seconds and the seconds numba spent compiling in it, then one row per
 function group (its module, mostly of :mod:`rams_env.compiled`; ``numba`` for numba's own helpers): the
 specialisations compiled and their seconds, each function's own (the functions it calls are counted in their
-rows), and the functions compiled more than once. ``--runs 2`` runs the child again on the same cache: a later
-run should compile nothing. ``python -m benchmarks.compile_time`` (issue 69).
+rows), and the functions compiled more than once. As ``rams train``'s first run, it compiles the heuristic in a
+second process meanwhile (:mod:`rams_env.compiled.ahead`; ``--no-ahead``: not). ``--runs 2`` runs the child
+again on the same cache: a later run should compile nothing. ``python -m benchmarks.compile_time`` (issue 69).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class CompileTimeArgs:
     games: int = arg(4, "games of each env and labeller (what compiles does not depend on it)", low=1)
     decks: int = arg(1, "decks of the final evaluation's first games", low=1)
     runs: int = arg(1, "child processes run one after another on one fresh cache (later runs load it)", low=1)
+    ahead: bool = arg(True, "compile the heuristic in a second process meanwhile, as rams train's first run does")
 
 
 class CompileLog(event.Listener):
@@ -68,6 +70,10 @@ def child(args: CompileTimeArgs) -> None:
     started = time.perf_counter()
     log = CompileLog()
     event.register("numba:compile", log)
+    if args.ahead:  # as rams train's first run does
+        from rams_env.core import compile_ahead
+
+        compile_ahead()
 
     import numpy as np
 
@@ -167,7 +173,13 @@ def main(argv: list[str] | None = None) -> None:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         for run in range(1, args.runs + 1):
             print(f"run {run} of {args.runs} on {'a fresh' if run == 1 else 'the same'} numba cache", flush=True)
-            argv_child = ["--games", str(args.games), "--decks", str(args.decks)]
+            argv_child = [
+                "--games",
+                str(args.games),
+                "--decks",
+                str(args.decks),
+                "--ahead" if args.ahead else "--no-ahead",
+            ]
             subprocess.run([sys.executable, "-m", "benchmarks.compile_time", *argv_child], env=env, check=True)
             print(flush=True)
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import layout as _layout
+from .compiled.ahead import compile_ahead
 from .compiled.compiler import entry_point, is_cached
 from .compiled.core import (
     ACT,
@@ -310,6 +311,7 @@ __all__ = [
     "DealStarts",
     "Heuristic",
     "Outputs",
+    "compile_ahead",
     "first_illegal",
     "is_compiled",
     "role_of",

@@ -193,6 +193,14 @@ def engine_compiled() -> bool:
     return is_compiled()
 
 
+def compile_heuristic_ahead() -> None:
+    """On a first run, the heuristic compiled in a second process while this one compiles the core
+    (:func:`rams_env.core.compile_ahead`)."""
+    from rams_env.core import compile_ahead
+
+    compile_ahead()
+
+
 def run(namespace: Namespace) -> int:
     """Train, then evaluate the best checkpoint and say where everything is."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -200,6 +208,7 @@ def run(namespace: Namespace) -> int:
     print(summary(namespace.recipe, args), flush=True)
     if not engine_compiled():
         print("compiling the rules engine, once per install (later runs load it from numba's cache) ...", flush=True)
+        compile_heuristic_ahead()
     started = time.perf_counter()
     try:
         trainer = Trainer(args)
