@@ -18,25 +18,25 @@ import numpy as np
 
 from .compiler import entry_point, is_cached
 from .heuristic import WORK_SIZE, heuristic_action
-from .workspace import mt_states
+from .workspace import make_workspace, mt_states
 
 
 def heuristic_as_the_core_calls_it() -> None:
     """Compile :func:`~.heuristic.heuristic_action` for the core's types (``core._compiled_action``: its scratch
-    observation, the config, the legal set, a row of its generators, its two work arrays)."""
+    observation, the config, the legal set, a row of its generators, its two work arrays), then the labeller of
+    imitation (:func:`~.heuristic_batch.heuristic_actions`, the batched env's observation and mask rows)."""
     from ..obs.encoding import OBS_SIZE
+    from ..rules.actions import NUM_ACTIONS
     from ..rules.config import make_config
+    from .heuristic_batch import heuristic_actions
     from .layout import config_array
 
-    entry_point(
-        heuristic_action,
-        np.zeros(OBS_SIZE, np.float32),
-        config_array(make_config("mattmar", 4), "deal", "points"),
-        0,
-        mt_states(1, 1)[0, 0],
-        np.zeros(WORK_SIZE, np.float64),
-        np.zeros(WORK_SIZE, np.int64),
-    )
+    c = config_array(make_config("mattmar", 4), "deal", "points")
+    work, iwork = np.zeros(WORK_SIZE, np.float64), np.zeros(WORK_SIZE, np.int64)
+    entry_point(heuristic_action, np.zeros(OBS_SIZE, np.float32), c, 0, mt_states(1, 1)[0, 0], work, iwork)
+    observations, masks = np.zeros((1, OBS_SIZE), np.float32), np.zeros((1, NUM_ACTIONS), np.int8)
+    seats, out = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    entry_point(heuristic_actions, observations, masks, c, mt_states(1, 4), seats, make_workspace(), out)
 
 
 def compile_ahead() -> subprocess.Popen[bytes] | None:
