@@ -53,6 +53,7 @@ FLAGSHIPS: dict[str, str] = {
 # keeps it so). A preset whose search is not measured yet has none here.
 STRONGEST: dict[str, str] = {
     "mattmar": "mattmar-search",
+    "norrlandsknack": "norrlandsknack-search",
     "rams32": "rams32-search",
     "russian": "russian-search",
 }
