@@ -256,19 +256,6 @@ class RamsEnv(AECEnv):
                 info["tricks"] = won
 
     # ------------------------------------------------------------------ observing
-    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
-        """PettingZoo's ``last()``: the observation (if ``observe``), cumulative reward, termination,
-        truncation and info of the agent to act (the same answer, read without a call through the base class)."""
-        agent = self.agent_selection
-        assert agent is not None
-        return (
-            self.observe(agent) if observe else None,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 vector, "action_mask": int8 (60,)}`` for ``agent``; once the
         episode is over (also after PettingZoo has stepped the agent out), its final observation
@@ -389,7 +376,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         super().reset(seed=seed, options=options)
 
     def last(self, observe: bool = True):
-        if not self._reset_called:
+        if not self.has_reset:
             return super().last(observe)
         return self._raw.last(observe)
 
@@ -400,7 +387,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return _AgentIterable(self, max_iter)
 
     def step(self, action: Any) -> None:
-        if self._reset_called:
+        if self.has_reset:
             self._updated = True  # PettingZoo's step counts a step after the episode too (and warns)
             if self._raw.agents:
                 self._raw.step(action)
